@@ -1,0 +1,48 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.playbook.ActionSpec.CordonSpec;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code cordon: {}}: marks the node unschedulable, remembering whether it already was. */
+final class CordonAction implements ActionKind<CordonSpec> {
+  @Override
+  public String name() {
+    return "cordon";
+  }
+
+  @Override
+  public Class<CordonSpec> specType() {
+    return CordonSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<CordonSpec> parse(MapReader params, boolean dryRun) {
+    return Optional.of(new CordonSpec(dryRun));
+  }
+
+  @Override
+  public Step prepare(CordonSpec spec, TemplateContext ctx) {
+    return this::apply;
+  }
+
+  private ActionRecord apply(NodeDraft draft) {
+    boolean claimed = draft.ledger().claim(ClaimKey.CORDON).isPresent();
+    draft.ledger(draft.ledger().hold(ClaimKey.CORDON, draft.holder(), draft.unschedulable && !claimed));
+    if (!draft.unschedulable) {
+      draft.unschedulable = true;
+      return new ActionRecord(name(), "applied", "cordon (spec.unschedulable=true)");
+    }
+    String whose = claimed ? "" : " (not by us; stays cordoned on release)";
+    return new ActionRecord(name(), "unchanged", "already cordoned" + whose);
+  }
+}

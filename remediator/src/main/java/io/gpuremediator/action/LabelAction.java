@@ -1,0 +1,42 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.playbook.ActionSpec.LabelSpec;
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code label: {key, value}}: sets a label of ours; never overwrites one we did not set. */
+final class LabelAction implements ActionKind<LabelSpec> {
+  @Override
+  public String name() {
+    return "label";
+  }
+
+  @Override
+  public Class<LabelSpec> specType() {
+    return LabelSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<LabelSpec> parse(MapReader params, boolean dryRun) {
+    Optional<String> key = Params.ownKey(params, name());
+    Optional<Template> value = Params.template(params, "value", FieldRule.LABEL_VALUE, true, name());
+    return key.isEmpty() || value.isEmpty() ? Optional.empty() : Optional.of(new LabelSpec(key.get(), value.get(), dryRun));
+  }
+
+  @Override
+  public Step prepare(LabelSpec spec, TemplateContext ctx) throws RenderException {
+    String value = Params.render(spec.value(), ctx, FieldRule.LABEL_VALUE, "label value");
+    return draft -> KeyValues.set(draft, draft.labels, ClaimKey.label(spec.key()), name(), spec.key(), value);
+  }
+}

@@ -1,0 +1,10 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+
+/** An action with its templates rendered and checked, ready to apply to a draft. Pure and repeatable. */
+@FunctionalInterface
+public interface Step {
+  /** Applies the action to the draft and says what it changed. */
+  ActionRecord apply(NodeDraft draft);
+}

@@ -1,0 +1,68 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.node.Taint;
+import io.gpuremediator.node.TaintEffect;
+import io.gpuremediator.playbook.ActionSpec.TaintSpec;
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code taint: {key, value, effect}}: adds the taint, or updates the value of one we added. */
+final class TaintAction implements ActionKind<TaintSpec> {
+  @Override
+  public String name() {
+    return "taint";
+  }
+
+  @Override
+  public Class<TaintSpec> specType() {
+    return TaintSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<TaintSpec> parse(MapReader params, boolean dryRun) {
+    Optional<String> key = Params.ownKey(params, name());
+    boolean hasValue = params.has("value");
+    Optional<Template> value = Params.template(params, "value", FieldRule.LABEL_VALUE, false, name());
+    Optional<TaintEffect> effect = Params.effect(params, true, name());
+    if (key.isEmpty() || effect.isEmpty() || (hasValue && value.isEmpty())) {
+      return Optional.empty();
+    }
+    return Optional.of(new TaintSpec(key.get(), value.orElse(Template.literal("")), effect.get(), dryRun));
+  }
+
+  @Override
+  public Step prepare(TaintSpec spec, TemplateContext ctx) throws RenderException {
+    Taint wanted = new Taint(spec.key(), Params.render(spec.value(), ctx, FieldRule.LABEL_VALUE, "taint value"),
+        spec.effect());
+    return draft -> apply(draft, wanted);
+  }
+
+  private ActionRecord apply(NodeDraft draft, Taint wanted) {
+    String claimKey = ClaimKey.taint(wanted.key(), wanted.effect().apiName());
+    Optional<Taint> present = draft.taint(wanted.key(), wanted.effect());
+    boolean ours = draft.ledger().claim(claimKey).map(c -> !c.preexisting()).orElse(false);
+    boolean claimed = draft.ledger().claim(claimKey).isPresent();
+    draft.ledger(draft.ledger().hold(claimKey, draft.holder(), present.isPresent() && !claimed));
+    if (present.isEmpty()) {
+      draft.taints.add(wanted);
+      return new ActionRecord(name(), "applied", "add taint " + wanted);
+    }
+    if (ours && !present.get().value().equals(wanted.value())) {
+      draft.taints.set(draft.taints.indexOf(present.get()), wanted);
+      return new ActionRecord(name(), "applied", "set taint " + present.get() + " to " + wanted);
+    }
+    String whose = ours || claimed ? "" : " (not ours; kept on release)";
+    return new ActionRecord(name(), "unchanged", "taint " + present.get() + " already present" + whose);
+  }
+}

@@ -1,0 +1,49 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.playbook.ActionSpec.UncordonSpec;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code uncordon: {}}: makes the node schedulable, only if we cordoned it and no other alert needs the cordon. */
+final class UncordonAction implements ActionKind<UncordonSpec> {
+  @Override
+  public String name() {
+    return "uncordon";
+  }
+
+  @Override
+  public Class<UncordonSpec> specType() {
+    return UncordonSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<UncordonSpec> parse(MapReader params, boolean dryRun) {
+    return Optional.of(new UncordonSpec(dryRun));
+  }
+
+  @Override
+  public Step prepare(UncordonSpec spec, TemplateContext ctx) {
+    return this::apply;
+  }
+
+  private ActionRecord apply(NodeDraft draft) {
+    Claims.Release release = Claims.release(draft, ClaimKey.CORDON);
+    if (release != Claims.Release.UNDO) {
+      return Claims.unchanged(name(), release, "cordon");
+    }
+    if (!draft.unschedulable) {
+      return new ActionRecord(name(), "unchanged", "already schedulable");
+    }
+    draft.unschedulable = false;
+    return new ActionRecord(name(), "applied", "uncordon (spec.unschedulable=false)");
+  }
+}

@@ -1,0 +1,36 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code unlabel: {key}}: removes a label we set, once no other alert needs it. */
+final class UnlabelAction implements ActionKind<UnlabelSpec> {
+  @Override
+  public String name() {
+    return "unlabel";
+  }
+
+  @Override
+  public Class<UnlabelSpec> specType() {
+    return UnlabelSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<UnlabelSpec> parse(MapReader params, boolean dryRun) {
+    return Params.ownKey(params, name()).map(key -> new UnlabelSpec(key, dryRun));
+  }
+
+  @Override
+  public Step prepare(UnlabelSpec spec, TemplateContext ctx) {
+    return draft -> KeyValues.remove(draft, draft.labels, ClaimKey.label(spec.key()), name(), spec.key());
+  }
+}

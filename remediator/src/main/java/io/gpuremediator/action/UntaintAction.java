@@ -1,0 +1,73 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.node.TaintEffect;
+import io.gpuremediator.playbook.ActionSpec.UntaintSpec;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code untaint: {key[, effect]}}: removes a taint we added, once no other alert needs it. */
+final class UntaintAction implements ActionKind<UntaintSpec> {
+  @Override
+  public String name() {
+    return "untaint";
+  }
+
+  @Override
+  public Class<UntaintSpec> specType() {
+    return UntaintSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<UntaintSpec> parse(MapReader params, boolean dryRun) {
+    Optional<String> key = Params.ownKey(params, name());
+    boolean hasEffect = params.has("effect");
+    Optional<TaintEffect> effect = Params.effect(params, false, name());
+    if (key.isEmpty() || (hasEffect && effect.isEmpty())) {
+      return Optional.empty();
+    }
+    return Optional.of(new UntaintSpec(key.get(), effect, dryRun));
+  }
+
+  @Override
+  public Step prepare(UntaintSpec spec, TemplateContext ctx) {
+    List<TaintEffect> effects = spec.effect().map(List::of).orElse(List.of(TaintEffect.values()));
+    return draft -> apply(draft, spec.key(), effects);
+  }
+
+  private ActionRecord apply(NodeDraft draft, String key, List<TaintEffect> effects) {
+    List<TaintEffect> claimed = effects.stream()
+        .filter(e -> draft.ledger().claim(ClaimKey.taint(key, e.apiName())).isPresent())
+        .toList();
+    if (claimed.isEmpty()) {
+      return Claims.unchanged(name(), Claims.Release.NOT_OURS, "taint " + key);
+    }
+    List<String> removed = new ArrayList<>();
+    ActionRecord unchanged = null;
+    for (TaintEffect effect : claimed) {
+      Claims.Release release = Claims.release(draft, ClaimKey.taint(key, effect.apiName()));
+      if (release == Claims.Release.UNDO) {
+        draft.taint(key, effect).ifPresent(t -> {
+          draft.taints.remove(t);
+          removed.add(t.toString());
+        });
+      } else if (unchanged == null) {
+        unchanged = Claims.unchanged(name(), release, "taint " + key + ":" + effect.apiName());
+      }
+    }
+    if (!removed.isEmpty()) {
+      return new ActionRecord(name(), "applied", "remove taint " + String.join(", ", removed));
+    }
+    return unchanged != null ? unchanged : new ActionRecord(name(), "unchanged", "taint " + key + " already gone");
+  }
+}

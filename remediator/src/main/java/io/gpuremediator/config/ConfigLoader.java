@@ -1,0 +1,153 @@
+package io.gpuremediator.config;
+
+import io.gpuremediator.config.RemediatorConfig.Auth;
+import io.gpuremediator.config.RemediatorConfig.Breaker;
+import io.gpuremediator.config.RemediatorConfig.LeaderElection;
+import io.gpuremediator.config.RemediatorConfig.Safety;
+import io.gpuremediator.config.RemediatorConfig.Tls;
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.Durations;
+import io.gpuremediator.value.Rate;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.yaml.Problems;
+import io.gpuremediator.yaml.YamlFile;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.nodes.Node;
+
+/** Decodes {@code remediator.yaml}. Stateless. */
+public final class ConfigLoader {
+  /** The top-level keys of a config file. */
+  public static final List<String> TOP_LEVEL_KEYS = List.of("listen", "auth", "tls", "max_body_bytes", "playbooks",
+      "dry_run", "kubernetes", "node_selector", "node_from", "safety", "leader_election");
+  private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+  private static final Pattern LISTEN = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[0-9.]+|[a-zA-Z0-9.-]+):(\\d{1,5})");
+
+  private ConfigLoader() {}
+
+  /** The decoded config, or every problem found. */
+  public record Result(Optional<RemediatorConfig> config, List<String> errors) {}
+
+  /** Loads and decodes a config file. */
+  public static Result load(Path file) {
+    Problems problems = new Problems(file.toString());
+    Path base = file.toAbsolutePath().getParent();
+    Optional<RemediatorConfig> config = YamlFile.read(file, problems)
+        .flatMap(root -> MapReader.of(root, "config", problems))
+        .flatMap(m -> decode(m, base, problems));
+    return new Result(problems.isEmpty() ? config : Optional.empty(), problems.messages());
+  }
+
+  private static Optional<RemediatorConfig> decode(MapReader m, Path base, Problems problems) {
+    String listen = m.string("listen").orElse("0.0.0.0:8080");
+    java.util.regex.Matcher lm = LISTEN.matcher(listen);
+    boolean listenOk = lm.matches() && Integer.parseInt(lm.group(2)) <= 65535;
+    if (!listenOk) {
+      problems.add(m.at("listen"), "\"listen\" must be HOST:PORT, not \"" + listen + "\"");
+    }
+    Auth auth = auth(m, base, problems);
+    Optional<Tls> tls = m.map("tls", "tls").flatMap(t -> {
+      Optional<String> cert = t.requiredString("cert_file");
+      Optional<String> key = t.requiredString("key_file");
+      t.finish();
+      return cert.isPresent() && key.isPresent()
+          ? Optional.of(new Tls(base.resolve(cert.get()), base.resolve(key.get()))) : Optional.empty();
+    });
+    long maxBody = m.count("max_body_bytes").orElse(4L * 1024 * 1024);
+    if (maxBody < 1024 || maxBody > 64L * 1024 * 1024) {
+      problems.add(m.at("max_body_bytes"), "\"max_body_bytes\" must be between 1024 and 67108864");
+    }
+    List<Path> playbooks = new ArrayList<>();
+    m.list("playbooks").ifPresentOrElse(
+        items -> items.forEach(n -> m.scalar(n, "playbooks").ifPresent(p -> playbooks.add(base.resolve(p)))),
+        () -> playbooks.add(Path.of("/etc/remediator/playbooks")));
+    boolean dryRun = m.bool("dry_run").orElse(false);
+    Optional<Path> kubeconfig = m.map("kubernetes", "kubernetes").flatMap(k -> {
+      Optional<String> path = k.string("kubeconfig");
+      k.finish();
+      return path.map(base::resolve);
+    });
+    LabelSelector selector = m.parsed("node_selector", LabelSelector::parse)
+        .orElseGet(() -> LabelSelector.parse("nvidia.com/gpu.present=true").value());
+    List<String> nodeFrom = nodeFrom(m, problems);
+    Safety safety = safety(m, problems);
+    LeaderElection leader = leaderElection(m, problems);
+    m.finish();
+    if (!problems.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new RemediatorConfig(lm.group(1).replaceAll("[\\[\\]]", ""), Integer.parseInt(lm.group(2)),
+        auth, tls, maxBody, playbooks, dryRun, kubeconfig, selector, nodeFrom, safety, leader));
+  }
+
+  private static Auth auth(MapReader m, Path base, Problems problems) {
+    Optional<MapReader> a = m.map("auth", "auth");
+    if (a.isEmpty()) {
+      if (!m.has("auth")) {
+        problems.add(m.node(), "missing required key \"auth\" in config (bearer_token_file, or insecure_no_auth: true)");
+      }
+      return new Auth(Optional.empty(), false);
+    }
+    Optional<Path> token = a.get().string("bearer_token_file").map(base::resolve);
+    boolean insecure = a.get().bool("insecure_no_auth").orElse(false);
+    a.get().finish();
+    if (token.isPresent() == insecure) {
+      problems.add(a.get().node(), "auth must set exactly one of bearer_token_file or insecure_no_auth: true");
+    }
+    return new Auth(token, insecure);
+  }
+
+  private static List<String> nodeFrom(MapReader m, Problems problems) {
+    List<String> chain = new ArrayList<>();
+    m.list("node_from").ifPresentOrElse(items -> {
+      for (Node n : items) {
+        m.scalar(n, "node_from").ifPresent(label -> {
+          if (LABEL_NAME.matcher(label).matches()) {
+            chain.add(label);
+          } else {
+            problems.add(n, "\"node_from\" entry \"" + label + "\" is not a label name");
+          }
+        });
+      }
+      if (items.isEmpty()) {
+        problems.add(m.at("node_from"), "\"node_from\" must name at least one label");
+      }
+    }, () -> chain.addAll(List.of("node", "Hostname", "hostname", "instance")));
+    return chain;
+  }
+
+  private static Safety safety(MapReader m, Problems problems) {
+    Optional<MapReader> s = m.map("safety", "safety");
+    Budget maxUnavailable = s.flatMap(r -> r.parsed("max_unavailable", Budget::parse)).orElse(new Budget(10, true));
+    Rate rate = s.flatMap(r -> r.parsed("rate_limit", Rate::parse)).orElse(new Rate(10, Duration.ofHours(1)));
+    Breaker breaker = s.flatMap(r -> r.map("breaker", "breaker")).map(b -> {
+      int nodes = b.count("nodes").map(Long::intValue).orElse(5);
+      Duration window = b.parsed("window", Durations::parse).orElse(Duration.ofMinutes(10));
+      Optional<Duration> autoReset = b.parsed("auto_reset_after", Durations::parse);
+      b.finish();
+      return new Breaker(nodes, window, autoReset);
+    }).orElse(new Breaker(5, Duration.ofMinutes(10), Optional.empty()));
+    Duration cooldown = s.flatMap(r -> r.parsed("cooldown", Durations::parse)).orElse(Duration.ofHours(1));
+    s.ifPresent(MapReader::finish);
+    return new Safety(maxUnavailable, rate, breaker, cooldown);
+  }
+
+  private static LeaderElection leaderElection(MapReader m, Problems problems) {
+    return m.map("leader_election", "leader_election").map(l -> {
+      boolean enabled = l.bool("enabled").orElse(true);
+      String ns = l.string("namespace").orElse("gpu-remediator");
+      String lease = l.string("lease").orElse("gpu-remediator");
+      for (String[] kv : new String[][] {{"namespace", ns}, {"lease", lease}}) {
+        FieldRule.DNS_SUBDOMAIN.check(kv[1]).ifPresent(e -> problems.add(l.at(kv[0]), "\"" + kv[0] + "\" in leader_election: " + e));
+      }
+      l.finish();
+      return new LeaderElection(enabled, ns, lease);
+    }).orElse(new LeaderElection(true, "gpu-remediator", "gpu-remediator"));
+  }
+}

@@ -1,0 +1,54 @@
+package io.gpuremediator.config;
+
+import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.Rate;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/** The whole service config, as decoded and defaulted. */
+public record RemediatorConfig(
+    String listenHost,
+    int listenPort,
+    Auth auth,
+    Optional<Tls> tls,
+    long maxBodyBytes,
+    List<Path> playbooks,
+    boolean dryRun,
+    Optional<Path> kubeconfig,
+    LabelSelector nodeSelector,
+    List<String> nodeFrom,
+    Safety safety,
+    LeaderElection leaderElection) {
+
+  /** Copies lists and validates presence. */
+  public RemediatorConfig {
+    Objects.requireNonNull(listenHost, "listenHost");
+    Objects.requireNonNull(auth, "auth");
+    Objects.requireNonNull(tls, "tls");
+    playbooks = List.copyOf(playbooks);
+    Objects.requireNonNull(kubeconfig, "kubeconfig");
+    Objects.requireNonNull(nodeSelector, "nodeSelector");
+    nodeFrom = List.copyOf(nodeFrom);
+    Objects.requireNonNull(safety, "safety");
+    Objects.requireNonNull(leaderElection, "leaderElection");
+  }
+
+  /** How webhook and API callers authenticate: a bearer token from a file, or explicitly none. */
+  public record Auth(Optional<Path> bearerTokenFile, boolean insecureNoAuth) {}
+
+  /** The server certificate and key (PEM). */
+  public record Tls(Path certFile, Path keyFile) {}
+
+  /** The fleet-wide limits. */
+  public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown) {}
+
+  /** The storm breaker: more than {@code nodes} distinct nodes firing within {@code window} opens it. */
+  public record Breaker(int nodes, Duration window, Optional<Duration> autoResetAfter) {}
+
+  /** Leader election on a Lease. */
+  public record LeaderElection(boolean enabled, String namespace, String lease) {}
+}

@@ -1,0 +1,6 @@
+/**
+ * The record of what the remediator decided for one alert: outcome, stable reason code, and each
+ * action with the change made or that would be made; plus the bounded in-memory log that serves
+ * {@code GET /api/v1/decisions}. JDK only.
+ */
+package io.gpuremediator.decision;

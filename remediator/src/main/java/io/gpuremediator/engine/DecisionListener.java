@@ -1,0 +1,12 @@
+package io.gpuremediator.engine;
+
+import io.gpuremediator.decision.Decision;
+
+/** Told about every decision once it is final (to log it, count it and keep it for the API). */
+public interface DecisionListener {
+  /** Called once per decided alert. */
+  void decided(Decision decision);
+
+  /** Called with how long one action took to take effect, in seconds. */
+  default void actionTimed(String action, String outcome, double seconds) {}
+}

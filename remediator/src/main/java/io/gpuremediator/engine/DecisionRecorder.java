@@ -1,0 +1,65 @@
+package io.gpuremediator.engine;
+
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.metrics.RemediatorMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Logs every decision on one line, keeps it for the API and counts it. */
+public final class DecisionRecorder implements DecisionListener {
+  private static final Logger LOGGER = LoggerFactory.getLogger("io.gpuremediator.decision");
+
+  private final DecisionLog log;
+  private final RemediatorMetrics metrics;
+
+  /** Creates the recorder. */
+  public DecisionRecorder(DecisionLog log, RemediatorMetrics metrics) {
+    this.log = log;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void decided(Decision d) {
+    log.add(d);
+    metrics.decided(d.outcome().code(), d.reason().code());
+    if (LOGGER.isInfoEnabled()) {
+      LOGGER.info(line(d));
+    }
+  }
+
+  @Override
+  public void actionTimed(String action, String outcome, double seconds) {
+    metrics.actionTimed(action, outcome, seconds);
+  }
+
+  /** The logfmt line for a decision; every value that came from an alert is quoted and escaped. */
+  static String line(Decision d) {
+    return "decision outcome=" + d.outcome().code() + " reason=" + d.reason().code()
+        + " fingerprint=" + quote(d.fingerprint()) + " alertname=" + quote(d.alertname())
+        + " status=" + d.status() + " node=" + quote(d.node()) + " playbook=" + quote(d.playbook())
+        + " starts_at=" + d.startsAt() + " detail=" + quote(d.detail());
+  }
+
+  /** Quotes a value so that no label content can forge a field or a log line. */
+  static String quote(String value) {
+    StringBuilder b = new StringBuilder(value.length() + 2).append('"');
+    value.codePoints().forEach(c -> {
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        default -> {
+          if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029) {
+            b.append(String.format("\\u%04x", c));
+          } else {
+            b.appendCodePoint(c);
+          }
+        }
+      }
+    });
+    return b.append('"').toString();
+  }
+}

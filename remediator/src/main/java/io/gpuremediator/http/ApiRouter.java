@@ -1,0 +1,135 @@
+package io.gpuremediator.http;
+
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.webhook.WebhookHandler;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.common.TextFormat;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Builds the service's routes. */
+public final class ApiRouter {
+  private static final Logger LOGGER = LoggerFactory.getLogger(ApiRouter.class);
+  private static final int DEFAULT_DECISIONS = 100;
+
+  private ApiRouter() {}
+
+  /** What the routes need. */
+  public record Routes(
+      BearerAuth auth,
+      long maxBodyBytes,
+      Readiness readiness,
+      WebhookHandler webhook,
+      DecisionLog decisions,
+      Supplier<List<NodeInfo>> nodes,
+      CollectorRegistry registry) {}
+
+  /** Creates the router. */
+  public static Router create(Vertx vertx, Routes r) {
+    Router router = Router.router(vertx);
+    // Order matters: nothing of an unauthenticated, mistyped or unwanted body is read.
+    router.post("/api/v1/alerts")
+        .handler(r.auth())
+        .handler(ApiRouter::requireJson)
+        .handler(ctx -> ifReady(ctx, r.readiness()))
+        .handler(BodyHandler.create(false).setBodyLimit(r.maxBodyBytes()).setHandleFileUploads(false))
+        .handler(r.webhook());
+    router.get("/api/v1/decisions").handler(r.auth()).handler(ctx -> decisions(ctx, r.decisions()));
+    router.get("/api/v1/nodes").handler(r.auth()).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
+    router.get("/metrics").handler(ctx -> metrics(ctx, r.registry()));
+    router.get("/healthz").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("ok\n"));
+    router.get("/readyz").handler(ctx -> {
+      Optional<String> why = r.readiness().notReadyBecause();
+      ctx.response().setStatusCode(why.isPresent() ? 503 : 200).putHeader("Content-Type", "text/plain")
+          .end(why.map(w -> "not ready: " + w + "\n").orElse("ready\n"));
+    });
+    router.route().failureHandler(ApiRouter::failure);
+    return router;
+  }
+
+  private static void requireJson(RoutingContext ctx) {
+    String type = ctx.request().getHeader("Content-Type");
+    String mime = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+    if (!mime.equals("application/json")) {
+      json(ctx, 415, error("Content-Type must be application/json, not \"" + (type == null ? "" : type) + "\""));
+      return;
+    }
+    ctx.next();
+  }
+
+  private static void ifReady(RoutingContext ctx, Readiness readiness) {
+    Optional<String> why = readiness.notReadyBecause();
+    if (why.isPresent()) {
+      json(ctx, 503, error("not ready: " + why.get()));
+      return;
+    }
+    ctx.next();
+  }
+
+  private static void decisions(RoutingContext ctx, DecisionLog log) {
+    String raw = ctx.request().getParam("limit");
+    int limit = DEFAULT_DECISIONS;
+    if (raw != null) {
+      try {
+        limit = Integer.parseInt(raw);
+      } catch (NumberFormatException e) {
+        limit = -1;
+      }
+      if (limit < 1 || limit > log.capacity()) {
+        json(ctx, 400, error("limit must be an integer from 1 to " + log.capacity()));
+        return;
+      }
+    }
+    JsonArray out = new JsonArray();
+    for (Decision d : log.recent(limit)) {
+      out.add(DecisionJson.of(d));
+    }
+    json(ctx, 200, new JsonObject().put("decisions", out));
+  }
+
+  private static void metrics(RoutingContext ctx, CollectorRegistry registry) {
+    StringWriter out = new StringWriter();
+    try {
+      TextFormat.write004(out, registry.metricFamilySamples());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    ctx.response().putHeader("Content-Type", TextFormat.CONTENT_TYPE_004).end(out.toString());
+  }
+
+  private static void failure(RoutingContext ctx) {
+    int code = ctx.statusCode();
+    if (code == 413) {
+      json(ctx, 413, error("body larger than max_body_bytes"));
+    } else if (code >= 400 && code < 500) {
+      json(ctx, code, error("bad request"));
+    } else {
+      LOGGER.error("unhandled failure on {} {}", ctx.request().method(), ctx.request().path(), ctx.failure());
+      json(ctx, 500, error("internal error"));
+    }
+  }
+
+  static JsonObject error(String message) {
+    return new JsonObject().put("error", message);
+  }
+
+  static void json(RoutingContext ctx, int code, JsonObject body) {
+    if (!ctx.response().ended()) {
+      ctx.response().setStatusCode(code).putHeader("Content-Type", "application/json").end(body.encode());
+    }
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The HTTP server: routes, bearer-token auth, the body limit, content-type checks, the read APIs
+ * ({@code /api/v1/decisions}, {@code /api/v1/nodes}), {@code /metrics} and the probes. Handlers never
+ * block the event loop. Depends on {@code webhook}, {@code decision}, {@code node}, {@code metrics},
+ * Vert.x Web and the Prometheus text exposition.
+ */
+package io.gpuremediator.http;

@@ -1,0 +1,195 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Cluster} port over a fabric8 client. Reads come from a node informer's cache, converted
+ * once per change; writes read the node fresh and PUT it back with its resourceVersion, retrying a
+ * 409 with a fresh read.
+ */
+public final class Fabric8Cluster implements Cluster, AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(Fabric8Cluster.class);
+  private static final int MAX_CONFLICT_RETRIES = 5;
+  /** Events about nodes live in the default namespace, as the kubelet's do. */
+  private static final String EVENT_NAMESPACE = "default";
+
+  private final KubernetesClient client;
+  private final String instance;
+  private final Map<String, NodeInfo> byName = new ConcurrentHashMap<>();
+  private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
+  private SharedIndexInformer<Node> informer;
+
+  /** Creates the adapter; call {@link #start()} to begin watching nodes. */
+  public Fabric8Cluster(KubernetesClient client, String instance) {
+    this.client = client;
+    this.instance = instance;
+  }
+
+  /** Starts the node informer; the cache is ready once {@link #isReady()} says so. */
+  public void start() {
+    informer = client.nodes().inform(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Node node) {
+        cache(node);
+      }
+
+      @Override
+      public void onUpdate(Node old, Node node) {
+        cache(node);
+      }
+
+      @Override
+      public void onDelete(Node node, boolean finalStateUnknown) {
+        NodeInfo gone = byName.remove(node.getMetadata().getName());
+        if (gone != null) {
+          gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
+        }
+      }
+    }, 0);
+  }
+
+  private void cache(Node node) {
+    NodeInfo info = NodeMapper.toInfo(node);
+    NodeInfo previous = byName.put(info.name(), info);
+    if (previous != null) {
+      previous.internalIps().stream().filter(ip -> !info.internalIps().contains(ip))
+          .forEach(ip -> nameByIp.remove(ip, info.name()));
+    }
+    info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
+  }
+
+  @Override
+  public Optional<NodeInfo> node(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  @Override
+  public Optional<NodeInfo> nodeWithInternalIp(String ip) {
+    return Optional.ofNullable(nameByIp.get(ip)).map(byName::get);
+  }
+
+  @Override
+  public List<NodeInfo> nodes() {
+    return new ArrayList<>(byName.values());
+  }
+
+  @Override
+  public boolean isReady() {
+    return informer != null && informer.hasSynced() && informer.isWatching();
+  }
+
+  @Override
+  public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
+    Edited<T> written = null;
+    for (int attempt = 1; written == null; attempt++) {
+      Node fresh = get(name);
+      NodeInfo current = NodeMapper.toInfo(fresh);
+      Edited<T> edited = edit.apply(current);
+      if (!NodeMapper.specDiffers(current, edited.node())) {
+        written = edited;
+      } else {
+        try {
+          cache(client.nodes().resource(NodeMapper.withSpec(fresh, edited.node())).update());
+          written = edited;
+        } catch (KubernetesClientException e) {
+          retryOnConflict(e, attempt, "update node " + name);
+        }
+      }
+    }
+    writeConditions(name, edit);
+    return written.result();
+  }
+
+  /** Writes the status part; a conflict re-reads and re-applies the (idempotent) edit to the fresh node. */
+  private <T> void writeConditions(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
+    for (int attempt = 1; ; attempt++) {
+      Node fresh = get(name);
+      NodeInfo current = NodeMapper.toInfo(fresh);
+      NodeInfo wanted = edit.apply(current).node();
+      if (wanted.conditions().equals(current.conditions())) {
+        return;
+      }
+      try {
+        cache(client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus());
+        return;
+      } catch (KubernetesClientException e) {
+        retryOnConflict(e, attempt, "update status of node " + name);
+      }
+    }
+  }
+
+  private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {
+    if (e.getCode() == 409 && attempt < MAX_CONFLICT_RETRIES) {
+      LOGGER.debug("{}: conflict on attempt {}, re-reading", what, attempt);
+      return;
+    }
+    throw failure(what, e);
+  }
+
+  private Node get(String name) throws ClusterException {
+    try {
+      Node node = client.nodes().withName(name).get();
+      if (node == null) {
+        throw new ClusterException("node " + name + " no longer exists", false, null);
+      }
+      return node;
+    } catch (KubernetesClientException e) {
+      throw failure("get node " + name, e);
+    }
+  }
+
+  @Override
+  public void recordEvent(NodeEvent event) throws ClusterException {
+    String time = event.time().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    Event e = new EventBuilder()
+        .withNewMetadata().withNamespace(EVENT_NAMESPACE)
+        .withName(event.node() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16)).endMetadata()
+        .withNewInvolvedObject().withApiVersion("v1").withKind("Node").withName(event.node())
+        .endInvolvedObject()
+        .withType(event.type()).withReason(event.reason()).withMessage(event.message())
+        .withFirstTimestamp(time).withLastTimestamp(time).withCount(1)
+        .withNewSource().withComponent(NodeKeys.COMPONENT).endSource()
+        .withReportingComponent(NodeKeys.COMPONENT).withReportingInstance(instance)
+        .build();
+    try {
+      client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create();
+    } catch (KubernetesClientException ex) {
+      throw failure("record event " + event.reason() + " on node " + event.node(), ex);
+    }
+  }
+
+  /** Transient: no HTTP answer, 429, 5xx, or a conflict we gave up retrying. Everything else is permanent. */
+  static ClusterException failure(String what, KubernetesClientException e) {
+    int code = e.getCode();
+    boolean transientFailure = code == 0 || code == 409 || code == 429 || code >= 500;
+    String status = code == 0 ? "no answer" : "HTTP " + code;
+    return new ClusterException(what + " failed (" + status + "): " + e.getMessage(), transientFailure, e);
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.gpuremediator.node.InternalIp;
+import io.gpuremediator.node.NodeCondition;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.node.Taint;
+import io.gpuremediator.node.TaintEffect;
+import io.gpuremediator.state.NodeLedger;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/** Converts between fabric8 Nodes and {@link NodeInfo}, keeping every field we do not model intact. */
+final class NodeMapper {
+  private NodeMapper() {}
+
+  /** The node as the remediator sees it. */
+  static NodeInfo toInfo(Node node) {
+    Map<String, String> labels = orEmpty(node.getMetadata().getLabels());
+    Map<String, String> annotations = orEmpty(node.getMetadata().getAnnotations());
+    List<Taint> taints = new ArrayList<>();
+    boolean unschedulable = false;
+    if (node.getSpec() != null) {
+      unschedulable = Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+      if (node.getSpec().getTaints() != null) {
+        for (io.fabric8.kubernetes.api.model.Taint t : node.getSpec().getTaints()) {
+          TaintEffect.fromApiName(Objects.toString(t.getEffect(), ""))
+              .ifPresent(e -> taints.add(new Taint(t.getKey(), Objects.toString(t.getValue(), ""), e)));
+        }
+      }
+    }
+    List<NodeCondition> conditions = new ArrayList<>();
+    List<String> ips = new ArrayList<>();
+    if (node.getStatus() != null) {
+      if (node.getStatus().getConditions() != null) {
+        for (io.fabric8.kubernetes.api.model.NodeCondition c : node.getStatus().getConditions()) {
+          conditions.add(new NodeCondition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
+              time(c.getLastTransitionTime()), time(c.getLastHeartbeatTime())));
+        }
+      }
+      if (node.getStatus().getAddresses() != null) {
+        for (NodeAddress a : node.getStatus().getAddresses()) {
+          if ("InternalIP".equals(a.getType()) && a.getAddress() != null) {
+            InternalIp.normalize(a.getAddress()).ifPresent(ips::add);
+          }
+        }
+      }
+    }
+    NodeLedger ledger = NodeLedger.EMPTY;
+    Optional<String> ledgerError = Optional.empty();
+    String stored = annotations.get(NodeKeys.LEDGER_ANNOTATION);
+    if (stored != null) {
+      try {
+        ledger = LedgerCodec.decode(stored);
+      } catch (IllegalArgumentException e) {
+        ledgerError = Optional.of("annotation " + NodeKeys.LEDGER_ANNOTATION + " on node "
+            + node.getMetadata().getName() + " is unreadable (" + e.getMessage() + "); fix or remove it by hand");
+      }
+    }
+    return new NodeInfo(node.getMetadata().getName(), labels, annotations, taints, unschedulable, conditions, ips,
+        node.getMetadata().getResourceVersion(), ledger, ledgerError);
+  }
+
+  /** {@code fresh} with the metadata and spec of {@code edited}: labels, annotations, ledger, taints, cordon. */
+  static Node withSpec(Node fresh, NodeInfo edited) {
+    Map<String, String> annotations = new LinkedHashMap<>(edited.annotations());
+    if (edited.ledger().isEmpty()) {
+      annotations.remove(NodeKeys.LEDGER_ANNOTATION);
+    } else {
+      annotations.put(NodeKeys.LEDGER_ANNOTATION, LedgerCodec.encode(edited.ledger()));
+    }
+    List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>();
+    List<io.fabric8.kubernetes.api.model.Taint> old = fresh.getSpec() == null || fresh.getSpec().getTaints() == null
+        ? List.of() : fresh.getSpec().getTaints();
+    for (Taint t : edited.taints()) {
+      // Reuse the stored object where it is unchanged, so fields we do not model (timeAdded) survive.
+      taints.add(old.stream()
+          .filter(o -> t.key().equals(o.getKey()) && t.effect().apiName().equals(o.getEffect())
+              && t.value().equals(Objects.toString(o.getValue(), "")))
+          .findFirst()
+          .orElseGet(() -> new io.fabric8.kubernetes.api.model.Taint(t.effect().apiName(), t.key(), null,
+              t.value().isEmpty() ? null : t.value())));
+    }
+    return new NodeBuilder(fresh)
+        .editMetadata().withLabels(new LinkedHashMap<>(edited.labels())).withAnnotations(annotations).endMetadata()
+        .editOrNewSpec().withTaints(taints).withUnschedulable(edited.unschedulable() ? Boolean.TRUE : null).endSpec()
+        .build();
+  }
+
+  /** {@code fresh} with the conditions of {@code edited}, reusing unchanged condition objects. */
+  static Node withConditions(Node fresh, NodeInfo edited) {
+    List<io.fabric8.kubernetes.api.model.NodeCondition> old = fresh.getStatus() == null
+        || fresh.getStatus().getConditions() == null ? List.of() : fresh.getStatus().getConditions();
+    List<io.fabric8.kubernetes.api.model.NodeCondition> next = new ArrayList<>();
+    for (NodeCondition c : edited.conditions()) {
+      next.add(old.stream().filter(o -> c.equals(toModel(o))).findFirst().orElseGet(() ->
+          new io.fabric8.kubernetes.api.model.NodeCondition(format(c.lastHeartbeatTime()), format(c.lastTransitionTime()),
+              c.message().isEmpty() ? null : c.message(), c.reason().isEmpty() ? null : c.reason(), c.status(), c.type())));
+    }
+    return new NodeBuilder(fresh).editOrNewStatus().withConditions(next).endStatus().build();
+  }
+
+  /** Whether the metadata/spec part differs. */
+  static boolean specDiffers(NodeInfo a, NodeInfo b) {
+    return !a.labels().equals(b.labels()) || !annotationsWithoutLedger(a).equals(annotationsWithoutLedger(b))
+        || !a.ledger().equals(b.ledger()) || !a.taints().equals(b.taints()) || a.unschedulable() != b.unschedulable();
+  }
+
+  private static Map<String, String> annotationsWithoutLedger(NodeInfo n) {
+    Map<String, String> copy = new LinkedHashMap<>(n.annotations());
+    copy.remove(NodeKeys.LEDGER_ANNOTATION);
+    return copy;
+  }
+
+  private static NodeCondition toModel(io.fabric8.kubernetes.api.model.NodeCondition o) {
+    return new NodeCondition(o.getType(), o.getStatus(), o.getReason(), o.getMessage(),
+        time(o.getLastTransitionTime()), time(o.getLastHeartbeatTime()));
+  }
+
+  private static Map<String, String> orEmpty(Map<String, String> map) {
+    return map == null ? Map.of() : map;
+  }
+
+  private static Instant time(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static String format(Instant t) {
+    return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+  }
+}

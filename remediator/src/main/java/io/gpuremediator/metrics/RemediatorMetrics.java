@@ -1,0 +1,83 @@
+package io.gpuremediator.metrics;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
+
+/** The service's collectors, registered to one registry. */
+public final class RemediatorMetrics {
+  private static final double[] LATENCY_BUCKETS =
+      {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+  private final CollectorRegistry registry;
+  private final Counter alertsReceived;
+  private final Counter decisions;
+  private final Counter webhookRequests;
+  private final Histogram webhookDuration;
+  private final Histogram actionDuration;
+  private final Counter reloads;
+  private final Gauge reloadSuccess;
+  private final Gauge reloadTimestamp;
+  private final Gauge playbooksLoaded;
+
+  /** Registers every collector in {@code registry}. */
+  public RemediatorMetrics(CollectorRegistry registry) {
+    this.registry = registry;
+    alertsReceived = Counter.build("remediator_alerts_received_total", "Alerts received in webhooks, by status.")
+        .labelNames("status").register(registry);
+    decisions = Counter.build("remediator_decisions_total", "Decisions made, by outcome and reason code.")
+        .labelNames("outcome", "reason").register(registry);
+    webhookRequests = Counter.build("remediator_webhook_requests_total", "Webhook requests answered, by HTTP status code.")
+        .labelNames("code").register(registry);
+    webhookDuration = Histogram.build("remediator_webhook_duration_seconds",
+        "Time from a webhook's arrival to its answer, every alert decided.").buckets(LATENCY_BUCKETS).register(registry);
+    actionDuration = Histogram.build("remediator_action_duration_seconds",
+        "Time for an action to take effect in Kubernetes (node actions share one write), by action and outcome.")
+        .labelNames("action", "outcome").buckets(LATENCY_BUCKETS).register(registry);
+    reloads = Counter.build("remediator_playbook_reloads_total", "Playbook loads, by outcome (success, failure).")
+        .labelNames("outcome").register(registry);
+    reloadSuccess = Gauge.build("remediator_playbook_reload_success",
+        "1 when the last playbook load succeeded, 0 when it failed and the previous playbooks stay in force.")
+        .register(registry);
+    reloadTimestamp = Gauge.build("remediator_playbook_reload_timestamp_seconds",
+        "When the playbooks in force were loaded.").register(registry);
+    playbooksLoaded = Gauge.build("remediator_playbooks_loaded", "Playbooks in force.").register(registry);
+  }
+
+  /** The registry the collectors live in. */
+  public CollectorRegistry registry() {
+    return registry;
+  }
+
+  /** Counts an alert received with this status. */
+  public void alertReceived(String status) {
+    alertsReceived.labels(status).inc();
+  }
+
+  /** Counts a decision. */
+  public void decided(String outcome, String reason) {
+    decisions.labels(outcome, reason).inc();
+  }
+
+  /** Counts a webhook answer and observes its duration. */
+  public void webhookAnswered(int code, double seconds) {
+    webhookRequests.labels(Integer.toString(code)).inc();
+    webhookDuration.observe(seconds);
+  }
+
+  /** Observes how long an action took to take effect. */
+  public void actionTimed(String action, String outcome, double seconds) {
+    actionDuration.labels(action, outcome).observe(seconds);
+  }
+
+  /** Records a playbook load. */
+  public void playbooksLoaded(boolean success, int count, double epochSeconds) {
+    reloads.labels(success ? "success" : "failure").inc();
+    reloadSuccess.set(success ? 1 : 0);
+    if (success) {
+      playbooksLoaded.set(count);
+      reloadTimestamp.set(epochSeconds);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package io.gpuremediator.node;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The port to the Kubernetes API. Reads come from a watch-fed cache; writes read the node fresh,
+ * apply a pure edit and write it back with optimistic concurrency (resourceVersion), retrying on
+ * conflict. Implementations are synchronous and thread-safe.
+ */
+public interface Cluster {
+  /** The cached node of this name. */
+  Optional<NodeInfo> node(String name);
+
+  /** The cached node with this InternalIP (normalised by {@link InternalIp#normalize}). */
+  Optional<NodeInfo> nodeWithInternalIp(String ip);
+
+  /** Every cached node. */
+  List<NodeInfo> nodes();
+
+  /** Whether the cache has synced and the API is reachable. */
+  boolean isReady();
+
+  /**
+   * Reads the node fresh, applies {@code edit} (possibly more than once, on conflict) and writes the
+   * result: labels, annotations, taints, cordon and ledger in one update, conditions in one status
+   * update; nothing when nothing changed.
+   *
+   * @return the result of the edit that was written
+   */
+  <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException;
+
+  /** Records an Event on the node. */
+  void recordEvent(NodeEvent event) throws ClusterException;
+
+  /** The node as the edit wants it, and what the edit wants to return. */
+  record Edited<T>(NodeInfo node, T result) {}
+}

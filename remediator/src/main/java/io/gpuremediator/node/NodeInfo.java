@@ -1,0 +1,61 @@
+package io.gpuremediator.node;
+
+import io.gpuremediator.state.NodeLedger;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A snapshot of one Kubernetes node as far as remediation is concerned, with the ledger of what we
+ * changed on it (decoded from its annotation by the adapter).
+ *
+ * @param ledgerError why the ledger annotation could not be read; such a node is never acted on
+ */
+public record NodeInfo(
+    String name,
+    Map<String, String> labels,
+    Map<String, String> annotations,
+    List<Taint> taints,
+    boolean unschedulable,
+    List<NodeCondition> conditions,
+    List<String> internalIps,
+    String resourceVersion,
+    NodeLedger ledger,
+    Optional<String> ledgerError) {
+
+  /** Makes defensive copies. */
+  public NodeInfo {
+    Objects.requireNonNull(name, "name");
+    labels = Map.copyOf(labels);
+    annotations = Map.copyOf(annotations);
+    taints = List.copyOf(taints);
+    conditions = List.copyOf(conditions);
+    internalIps = List.copyOf(internalIps);
+    resourceVersion = resourceVersion == null ? "" : resourceVersion;
+    Objects.requireNonNull(ledger, "ledger");
+    Objects.requireNonNull(ledgerError, "ledgerError");
+  }
+
+  /** A node with only a name and labels, Ready, for offline use. */
+  public static NodeInfo named(String name, Map<String, String> labels) {
+    return new NodeInfo(name, labels, Map.of(), List.of(), false,
+        List.of(new NodeCondition("Ready", "True", "KubeletReady", "", null, null)),
+        List.of(), "", NodeLedger.EMPTY, Optional.empty());
+  }
+
+  /** Whether the kubelet reports the node Ready. A node with no Ready condition is not. */
+  public boolean isReady() {
+    return condition("Ready").map(c -> c.status().equals("True")).orElse(false);
+  }
+
+  /** The condition of the given type, if present. */
+  public Optional<NodeCondition> condition(String type) {
+    return conditions.stream().filter(c -> c.type().equals(type)).findFirst();
+  }
+
+  /** Whether the node carries the exclusion label, so is never touched. */
+  public boolean isExcluded() {
+    return "true".equals(labels.get(NodeKeys.EXCLUDE_LABEL));
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * What the remediator knows of a Kubernetes node, independent of any client library: the node record,
+ * the API server's validation rules for names and fields, label selectors, how an alert's labels
+ * resolve to a node, and the {@link io.gpuremediator.node.Cluster} port through which nodes are read
+ * and written.
+ *
+ * <p>JDK and {@code state} only; the fabric8 adapter in {@code kube} implements the port.
+ */
+package io.gpuremediator.node;

@@ -1,0 +1,48 @@
+package io.gpuremediator.playbook;
+
+import io.gpuremediator.value.Rate;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One playbook: the alerts it matches (all matchers must hold), what it does while an alert fires,
+ * and what it undoes when the alert resolves.
+ *
+ * @param source where it was defined, {@code file:line}
+ */
+public record Playbook(
+    String name,
+    String description,
+    List<Matcher> match,
+    boolean dryRun,
+    Optional<Rate> rateLimit,
+    Optional<Duration> cooldown,
+    List<ActionSpec> actions,
+    List<ActionSpec> onResolved,
+    String source) {
+
+  /** Validates presence and copies lists. */
+  public Playbook {
+    Objects.requireNonNull(name, "name");
+    description = description == null ? "" : description;
+    match = List.copyOf(match);
+    Objects.requireNonNull(rateLimit, "rateLimit");
+    Objects.requireNonNull(cooldown, "cooldown");
+    actions = List.copyOf(actions);
+    onResolved = List.copyOf(onResolved);
+    source = source == null ? "" : source;
+  }
+
+  /** Whether every matcher holds for these labels. */
+  public boolean matches(Map<String, String> labels) {
+    for (Matcher m : match) {
+      if (!m.matches(labels)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

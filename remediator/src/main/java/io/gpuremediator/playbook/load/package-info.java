@@ -1,0 +1,6 @@
+/**
+ * Reading playbook files into the model: strict decoding (an unknown key is an error), every error
+ * collected as {@code file:line: message}, file-name order, and an immutable
+ * {@link io.gpuremediator.playbook.PlaybookSet} as the result. No Vert.x, no fabric8.
+ */
+package io.gpuremediator.playbook.load;

@@ -1,0 +1,157 @@
+package io.gpuremediator.service;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.engine.DecisionRecorder;
+import io.gpuremediator.engine.RemediationEngine;
+import io.gpuremediator.engine.SafetyGate;
+import io.gpuremediator.http.ApiRouter;
+import io.gpuremediator.http.BearerAuth;
+import io.gpuremediator.http.Readiness;
+import io.gpuremediator.kube.Fabric8Cluster;
+import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.playbook.load.LoadResult;
+import io.gpuremediator.playbook.load.PlaybookReloader;
+import io.gpuremediator.webhook.WebhookHandler;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.hotspot.DefaultExports;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The running service. Start with {@link #start()}, stop with {@link #close()}. */
+public final class RemediatorService implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(RemediatorService.class);
+  /** How often the playbook files are checked for changes. */
+  static final long RELOAD_CHECK_MILLIS = 2000;
+  private static final int DECISION_LOG_SIZE = 1000;
+  private static final int ENGINE_THREADS = 4;
+
+  private final RemediatorConfig config;
+  private final KubernetesClient client;
+  private final Clock clock;
+  private final CollectorRegistry registry = new CollectorRegistry();
+  private final RemediatorMetrics metrics = new RemediatorMetrics(registry);
+  private final DecisionLog decisions = new DecisionLog(DECISION_LOG_SIZE);
+  private Vertx vertx;
+  private Fabric8Cluster cluster;
+  private PlaybookReloader reloader;
+  private HttpServer server;
+
+  /** Creates the service; nothing runs until {@link #start()}. */
+  public RemediatorService(RemediatorConfig config, KubernetesClient client, Clock clock) {
+    this.config = config;
+    this.client = client;
+    this.clock = clock;
+  }
+
+  /**
+   * Loads the playbooks (refusing to start on invalid ones), starts watching nodes and serves HTTP.
+   *
+   * @return the port listened on
+   * @throws StartupException with a one-line reason when the service cannot start
+   */
+  public int start() throws StartupException {
+    Optional<String> token = readToken();
+    reloader = new PlaybookReloader(config.playbooks(), this::reloaded);
+    LoadResult first = reloader.check().orElseThrow();
+    if (!first.isValid()) {
+      throw new StartupException("invalid playbooks: " + first.errors().get(0)
+          + (first.errors().size() > 1 ? " (and " + (first.errors().size() - 1) + " more)" : ""));
+    }
+    DefaultExports.register(registry);
+    vertx = Vertx.vertx();
+    cluster = new Fabric8Cluster(client, hostname());
+    cluster.start();
+    NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
+    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(),
+        SafetyGate.OPEN, new DecisionRecorder(decisions, metrics), clock);
+    WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
+    vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
+    Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
+        : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced") : Optional.empty();
+    var router = ApiRouter.create(vertx, new ApiRouter.Routes(new BearerAuth(token), config.maxBodyBytes(), readiness,
+        new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry));
+    HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort());
+    config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+        .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
+    try {
+      server = vertx.createHttpServer(options).requestHandler(router).listen()
+          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      close();
+      throw new StartupException("cannot listen on " + config.listenHost() + ":" + config.listenPort() + ": "
+          + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+    }
+    LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
+        config.listenHost(), server.actualPort(), config.tls().isPresent(),
+        token.isPresent() ? "bearer" : "NONE (insecure_no_auth)", config.dryRun(), config.nodeSelector(),
+        config.nodeFrom(), config.playbooks());
+    return server.actualPort();
+  }
+
+  private void reloaded(LoadResult result) {
+    metrics.playbooksLoaded(result.isValid(), result.set().playbooks().size(), clock.millis() / 1000.0);
+  }
+
+  private Optional<String> readToken() throws StartupException {
+    if (config.auth().insecureNoAuth()) {
+      LOGGER.warn("auth disabled by insecure_no_auth: true; anyone who reaches the port can drive remediations");
+      return Optional.empty();
+    }
+    var file = config.auth().bearerTokenFile().orElseThrow();
+    try {
+      String token = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (token.length() < 16) {
+        throw new StartupException("bearer token in " + file + " is shorter than 16 characters");
+      }
+      return Optional.of(token);
+    } catch (IOException e) {
+      throw new StartupException("cannot read bearer_token_file " + file + ": " + e.getMessage());
+    }
+  }
+
+  private static String hostname() {
+    String name = System.getenv("HOSTNAME");
+    return name == null || name.isBlank() ? "gpu-remediator" : name;
+  }
+
+  /** The collectors, for tests and benchmarks. */
+  public CollectorRegistry registry() {
+    return registry;
+  }
+
+  @Override
+  public void close() {
+    if (vertx != null) {
+      try {
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOGGER.warn("Vert.x did not close cleanly: {}", e.toString());
+      }
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** The service could not start; the message is the one-line reason. */
+  public static final class StartupException extends Exception {
+    /** Creates the exception. */
+    public StartupException(String message) {
+      super(message);
+    }
+  }
+}

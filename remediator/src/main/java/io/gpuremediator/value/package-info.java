@@ -1,0 +1,6 @@
+/**
+ * Small value types shared by the service config and the playbooks: Prometheus-style durations,
+ * rates ({@code 10/1h}) and budgets ({@code 10%} or {@code 3}). Each parses strictly and says why it
+ * refused. JDK only.
+ */
+package io.gpuremediator.value;

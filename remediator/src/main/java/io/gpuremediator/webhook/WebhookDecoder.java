@@ -1,0 +1,226 @@
+package io.gpuremediator.webhook;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.alert.WebhookMessage;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Decodes an Alertmanager webhook body into a {@link WebhookMessage} in one streaming pass. Unknown
+ * fields are skipped (newer Alertmanagers add some); known fields are checked strictly. Nesting deeper
+ * than {@value #MAX_DEPTH} is refused before it can cost anything, and a key repeated in one object is
+ * an error (two {@code node} labels must not let a reader pick either). Thread-safe.
+ */
+public final class WebhookDecoder {
+  /** The deepest nesting accepted; a real webhook is 3 deep. */
+  public static final int MAX_DEPTH = 16;
+  private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+  private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{1,64}");
+  private static final Instant ZERO_TIME = Instant.parse("0001-01-01T00:00:00Z");
+
+  private final JsonFactory factory = JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+      .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+
+  /** Decodes a body. */
+  public WebhookMessage decode(byte[] body) throws WebhookFormatException {
+    try (JsonParser p = factory.createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new WebhookFormatException("body: must be a JSON object");
+      }
+      WebhookMessage message = message(p);
+      if (p.nextToken() != null) {
+        throw new WebhookFormatException("body: unexpected content after the JSON object");
+      }
+      return message;
+    } catch (StreamConstraintsException e) {
+      throw new WebhookFormatException("body: JSON nested deeper than " + MAX_DEPTH + " levels");
+    } catch (JsonParseException e) {
+      String what = e.getOriginalMessage();
+      if (what != null && what.startsWith("Duplicate field")) {
+        throw new WebhookFormatException("body: " + what.replace('\n', ' '));
+      }
+      throw new WebhookFormatException("body: malformed JSON at line " + e.getLocation().getLineNr()
+          + ", column " + e.getLocation().getColumnNr());
+    } catch (IOException e) {
+      throw new WebhookFormatException("body: unreadable JSON");
+    }
+  }
+
+  private WebhookMessage message(JsonParser p) throws IOException, WebhookFormatException {
+    String version = null;
+    AlertStatus status = null;
+    String receiver = "";
+    String groupKey = "";
+    int truncated = 0;
+    Map<String, String> groupLabels = Map.of();
+    List<Alert> alerts = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      p.nextToken();
+      switch (field) {
+        case "version" -> version = string(p, "version");
+        case "status" -> status = status(p, "status");
+        case "receiver" -> receiver = optionalString(p, "receiver");
+        case "groupKey" -> groupKey = optionalString(p, "groupKey");
+        case "truncatedAlerts" -> truncated = count(p, "truncatedAlerts");
+        case "groupLabels" -> groupLabels = stringMap(p, "groupLabels", false);
+        case "alerts" -> alerts = alerts(p);
+        default -> p.skipChildren();
+      }
+    }
+    if (version == null) {
+      throw new WebhookFormatException("version: required");
+    }
+    if (!version.equals("4")) {
+      throw new WebhookFormatException("version: \"" + printable(version) + "\" is not supported (only \"4\")");
+    }
+    if (status == null) {
+      throw new WebhookFormatException("status: required");
+    }
+    if (alerts == null) {
+      throw new WebhookFormatException("alerts: required");
+    }
+    return new WebhookMessage(receiver, status, groupKey, truncated, groupLabels, alerts);
+  }
+
+  private List<Alert> alerts(JsonParser p) throws IOException, WebhookFormatException {
+    if (p.currentToken() != JsonToken.START_ARRAY) {
+      throw new WebhookFormatException("alerts: must be an array");
+    }
+    List<Alert> alerts = new ArrayList<>();
+    while (p.nextToken() != JsonToken.END_ARRAY) {
+      alerts.add(alert(p, "alerts[" + alerts.size() + "]"));
+    }
+    return alerts;
+  }
+
+  private Alert alert(JsonParser p, String at) throws IOException, WebhookFormatException {
+    if (p.currentToken() != JsonToken.START_OBJECT) {
+      throw new WebhookFormatException(at + ": must be an object");
+    }
+    AlertStatus status = null;
+    Map<String, String> labels = null;
+    Map<String, String> annotations = Map.of();
+    Instant startsAt = null;
+    Optional<Instant> endsAt = Optional.empty();
+    String generatorUrl = "";
+    String fingerprint = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      p.nextToken();
+      String path = at + "." + field;
+      switch (field) {
+        case "status" -> status = status(p, path);
+        case "labels" -> labels = stringMap(p, path, true);
+        case "annotations" -> annotations = stringMap(p, path, false);
+        case "startsAt" -> startsAt = time(p, path);
+        case "endsAt" -> endsAt = p.currentToken() == JsonToken.VALUE_NULL ? Optional.empty()
+            : Optional.of(time(p, path)).filter(t -> !t.equals(ZERO_TIME));
+        case "generatorURL" -> generatorUrl = optionalString(p, path);
+        case "fingerprint" -> fingerprint = string(p, path);
+        default -> p.skipChildren();
+      }
+    }
+    require(status, at + ".status");
+    require(labels, at + ".labels");
+    require(startsAt, at + ".startsAt");
+    require(fingerprint, at + ".fingerprint");
+    if (labels.getOrDefault("alertname", "").isEmpty()) {
+      throw new WebhookFormatException(at + ".labels.alertname: required");
+    }
+    if (!FINGERPRINT.matcher(fingerprint).matches()) {
+      throw new WebhookFormatException(at + ".fingerprint: \"" + printable(fingerprint) + "\" is not a hex fingerprint");
+    }
+    return new Alert(status, labels, annotations, startsAt, endsAt, generatorUrl, fingerprint);
+  }
+
+  private static void require(Object value, String path) throws WebhookFormatException {
+    if (value == null) {
+      throw new WebhookFormatException(path + ": required");
+    }
+  }
+
+  private static String string(JsonParser p, String path) throws IOException, WebhookFormatException {
+    if (p.currentToken() != JsonToken.VALUE_STRING) {
+      throw new WebhookFormatException(path + ": must be a string");
+    }
+    return p.getText();
+  }
+
+  private static String optionalString(JsonParser p, String path) throws IOException, WebhookFormatException {
+    return p.currentToken() == JsonToken.VALUE_NULL ? "" : string(p, path);
+  }
+
+  private static int count(JsonParser p, String path) throws IOException, WebhookFormatException {
+    if (p.currentToken() != JsonToken.VALUE_NUMBER_INT || p.getLongValue() < 0 || p.getLongValue() > Integer.MAX_VALUE) {
+      throw new WebhookFormatException(path + ": must be a non-negative integer");
+    }
+    return p.getIntValue();
+  }
+
+  private static AlertStatus status(JsonParser p, String path) throws IOException, WebhookFormatException {
+    String s = string(p, path);
+    return AlertStatus.fromCode(s).orElseThrow(() ->
+        new WebhookFormatException(path + ": \"" + printable(s) + "\" is not firing or resolved"));
+  }
+
+  private static Instant time(JsonParser p, String path) throws IOException, WebhookFormatException {
+    String s = string(p, path);
+    try {
+      return OffsetDateTime.parse(s).toInstant();
+    } catch (DateTimeParseException e) {
+      throw new WebhookFormatException(path + ": \"" + printable(s) + "\" is not an RFC 3339 time");
+    }
+  }
+
+  private static Map<String, String> stringMap(JsonParser p, String path, boolean labelNames)
+      throws IOException, WebhookFormatException {
+    if (p.currentToken() == JsonToken.VALUE_NULL && !labelNames) {
+      return Map.of();
+    }
+    if (p.currentToken() != JsonToken.START_OBJECT) {
+      throw new WebhookFormatException(path + ": must be an object of strings");
+    }
+    Map<String, String> map = new HashMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String key = p.currentName();
+      p.nextToken();
+      if (labelNames && !LABEL_NAME.matcher(key).matches()) {
+        throw new WebhookFormatException(path + ": \"" + printable(key) + "\" is not a label name");
+      }
+      map.put(key, string(p, path + "." + key));
+    }
+    return map;
+  }
+
+  /** The value as it may be echoed in an error: control characters escaped, long values cut. */
+  static String printable(String value) {
+    String cut = value.length() > 64 ? value.substring(0, 64) + "..." : value;
+    StringBuilder b = new StringBuilder();
+    cut.codePoints().forEach(c -> {
+      if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+        b.append(String.format("\\u%04x", c));
+      } else {
+        b.appendCodePoint(c);
+      }
+    });
+    return b.toString();
+  }
+}
