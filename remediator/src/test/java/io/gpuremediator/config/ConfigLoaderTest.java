@@ -1,0 +1,105 @@
+package io.gpuremediator.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.config.RemediatorConfig.Breaker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  @TempDir Path dir;
+
+  private ConfigLoader.Result load(String yaml) throws IOException {
+    Path f = dir.resolve("remediator.yaml");
+    Files.writeString(f, yaml);
+    return ConfigLoader.load(f);
+  }
+
+  @Test
+  void appliesTheDocumentedDefaults() throws IOException {
+    RemediatorConfig c = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
+    assertThat(c.listenHost()).isEqualTo("0.0.0.0");
+    assertThat(c.listenPort()).isEqualTo(8080);
+    assertThat(c.auth().bearerTokenFile()).contains(dir.resolve("token"));
+    assertThat(c.maxBodyBytes()).isEqualTo(4_194_304);
+    assertThat(c.playbooks()).containsExactly(Path.of("/etc/remediator/playbooks"));
+    assertThat(c.nodeSelector()).hasToString("nvidia.com/gpu.present=true");
+    assertThat(c.nodeFrom()).containsExactly("node", "Hostname", "hostname", "instance");
+    assertThat(c.safety().maxUnavailable()).hasToString("10%");
+    assertThat(c.safety().rateLimit()).hasToString("10/1h");
+    assertThat(c.safety().breaker()).isEqualTo(new Breaker(5, Duration.ofMinutes(10), Optional.empty()));
+    assertThat(c.safety().cooldown()).isEqualTo(Duration.ofHours(1));
+    assertThat(c.leaderElection().enabled()).isTrue();
+    assertThat(c.dryRun()).isFalse();
+  }
+
+  @Test
+  void decodesTheDesignExample() throws IOException {
+    RemediatorConfig c = load(String.join("\n",
+        "listen: 127.0.0.1:9099",
+        "auth:",
+        "  bearer_token_file: /etc/remediator/token",
+        "max_body_bytes: 1048576",
+        "playbooks: [/etc/remediator/playbooks]",
+        "dry_run: true",
+        "kubernetes: {kubeconfig: ~}",
+        "node_selector: nvidia.com/gpu.present=true",
+        "node_from: [node, Hostname, hostname, instance]",
+        "safety:",
+        "  max_unavailable: 3",
+        "  rate_limit: 10/1h",
+        "  breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}",
+        "  cooldown: 1h",
+        "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}", "")).config().orElseThrow();
+    assertThat(c.listenPort()).isEqualTo(9099);
+    assertThat(c.dryRun()).isTrue();
+    assertThat(c.kubeconfig()).isEmpty();
+    assertThat(c.safety().maxUnavailable().of(100)).isEqualTo(3);
+    assertThat(c.safety().breaker().autoResetAfter()).contains(Duration.ofHours(1));
+  }
+
+  @Test
+  void reportsEveryProblemWithFileAndLine() throws IOException {
+    ConfigLoader.Result r = load(String.join("\n",
+        "listen: everywhere",
+        "auth: {}",
+        "dry_run: yes",
+        "safety:",
+        "  rate_limit: lots",
+        "  max_unavailable: 150%",
+        "  breakr: {}",
+        "node_from: [node, \"bad label\"]",
+        "extra: 1", ""));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(r.config()).isEmpty();
+    assertThat(r.errors()).containsExactly(
+        f + ":1: \"listen\" must be HOST:PORT, not \"everywhere\"",
+        f + ":2: auth must set exactly one of bearer_token_file or insecure_no_auth: true",
+        f + ":3: \"dry_run\" in config must be true or false, not \"yes\"",
+        f + ":8: \"node_from\" entry \"bad label\" is not a label name",
+        f + ":6: \"max_unavailable\" in safety: \"150%\" is not a node count or a percentage from 0% to 100%",
+        f + ":5: \"rate_limit\" in safety: \"lots\" is not a rate (like 10/1h)",
+        f + ":7: unknown key \"breakr\" in safety",
+        f + ":9: unknown key \"extra\" in config");
+  }
+
+  @Test
+  void requiresAuthToBeSaidExplicitly() throws IOException {
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("listen: 127.0.0.1:1\n").errors()).containsExactly(
+        f + ":1: missing required key \"auth\" in config (bearer_token_file, or insecure_no_auth: true)");
+    assertThat(load("auth: {insecure_no_auth: true}\n").config()).isPresent();
+  }
+
+  @Test
+  void playbookPathsResolveAgainstTheConfigDirectory() throws IOException {
+    assertThat(load("auth: {insecure_no_auth: true}\nplaybooks: [pb, /abs]\n").config().orElseThrow().playbooks())
+        .isEqualTo(List.of(dir.resolve("pb"), Path.of("/abs")));
+  }
+}

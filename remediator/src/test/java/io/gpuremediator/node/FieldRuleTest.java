@@ -1,0 +1,36 @@
+package io.gpuremediator.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class FieldRuleTest {
+  @Test
+  void labelValueRulesFollowTheApiServer() {
+    assertThat(FieldRule.LABEL_VALUE.accepts("")).isTrue();
+    assertThat(FieldRule.LABEL_VALUE.accepts("xid-79")).isTrue();
+    assertThat(FieldRule.LABEL_VALUE.accepts("xid-")).isFalse();
+    assertThat(FieldRule.LABEL_VALUE.accepts("a".repeat(63))).isTrue();
+    assertThat(FieldRule.LABEL_VALUE.accepts("a".repeat(64))).isFalse();
+    assertThat(FieldRule.LABEL_VALUE.accepts("$(reboot)")).isFalse();
+  }
+
+  @Test
+  void reasonMustBeCamelCase() {
+    assertThat(FieldRule.REASON.accepts("GpuXid")).isTrue();
+    assertThat(FieldRule.REASON.accepts("gpu xid")).isFalse();
+    assertThat(FieldRule.REASON.accepts("9Lives")).isFalse();
+  }
+
+  @Test
+  void explainsWhyAndEscapesControlCharacters() {
+    assertThat(FieldRule.DNS_SUBDOMAIN.check("a\nb")).contains(
+        "\"a\\u000ab\" is not a lowercase RFC 1123 subdomain (a-z, 0-9, '-', '.')");
+  }
+
+  @Test
+  void qualifiedNamesAcceptOurPrefix() {
+    assertThat(FieldRule.QUALIFIED_NAME.accepts("gpu-remediator.io/unhealthy")).isTrue();
+    assertThat(FieldRule.QUALIFIED_NAME.accepts("Gpu-Remediator.io/unhealthy")).isFalse();
+  }
+}

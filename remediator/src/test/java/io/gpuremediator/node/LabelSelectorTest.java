@@ -1,0 +1,27 @@
+package io.gpuremediator.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LabelSelectorTest {
+  @Test
+  void evaluatesEveryRequirement() {
+    LabelSelector s = LabelSelector.parse("nvidia.com/gpu.present=true, pool!=cpu, zone, !draining").value();
+    assertThat(s.matches(Map.of("nvidia.com/gpu.present", "true", "zone", "a"))).isTrue();
+    assertThat(s.matches(Map.of("nvidia.com/gpu.present", "true", "zone", "a", "draining", ""))).isFalse();
+    assertThat(s.matches(Map.of("nvidia.com/gpu.present", "true", "pool", "cpu", "zone", "a"))).isFalse();
+    assertThat(s.matches(Map.of("nvidia.com/gpu.present", "false", "zone", "a"))).isFalse();
+  }
+
+  @Test
+  void emptySelectsEverything() {
+    assertThat(LabelSelector.parse("").value().matches(Map.of())).isTrue();
+  }
+
+  @Test
+  void rejectsSetBasedSyntaxItDoesNotSupport() {
+    assertThat(LabelSelector.parse("zone in (a,b)").error()).startsWith("\"zone in (a\" is not a label selector requirement");
+  }
+}

@@ -1,0 +1,100 @@
+package io.gpuremediator.playbook.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Playbook;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class PlaybookLoaderTest {
+  private static final String DIR = "src/test/resources/playbooks/";
+
+  static Stream<Arguments> invalidFiles() {
+    return Stream.of(
+        Arguments.of("unknown-key.yaml", List.of(
+            "6: unknown key \"efect\" in cordon action",
+            "4: unknown key \"matchers\" in playbook")),
+        Arguments.of("bad-matcher-regex.yaml", List.of(
+            "5: matcher \"severity=~\"critical|(page\"\": invalid regex: Unclosed group")),
+        Arguments.of("unknown-action.yaml", List.of(
+            "6: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event)")),
+        Arguments.of("bad-taint-effect.yaml", List.of(
+            "8: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"NoScheduleEver\"")),
+        Arguments.of("unknown-template-variable.yaml", List.of(
+            "7: event action: \"message\": unknown template variable \"hostname\" (known: labels.NAME, annotations.NAME, node, alertname, fingerprint)")),
+        Arguments.of("duplicate-name.yaml", List.of(
+            "5: playbook name \"quarantine\" is already used at " + DIR + "duplicate-name.yaml:2")),
+        Arguments.of("undo-in-actions.yaml", List.of(
+            "5: action \"uncordon\" cannot be used in actions (it only undoes; use it in on_resolved)",
+            "7: action \"cordon\" cannot be used in on_resolved (it changes the node; on_resolved only undoes)")),
+        Arguments.of("key-outside-our-domain.yaml", List.of(
+            "5: taint action: key \"node.kubernetes.io/unschedulable\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state)",
+            "6: label action: key \"gpu-remediator.io/exclude\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state)")),
+        Arguments.of("invalid-constant-values.yaml", List.of(
+            "5: taint action: \"value\": \"xid 79\" is not a label value (at most 63 of A-Z, a-z, 0-9, '-', '_', '.', starting and ending alphanumeric)",
+            "6: condition action: \"type\": \"Ready\" is owned by the kubelet",
+            "6: condition action: \"status\" must be one of True, False, Unknown, not \"Maybe\"",
+            "6: condition action: \"reason\": \"gpu broken\" is not a CamelCase reason (a letter, then letters, digits, '_', ',', ':')")),
+        Arguments.of("duplicate-key.yaml", List.of("5: duplicate key \"dry_run\" in playbook")),
+        Arguments.of("syntax-error.yaml", List.of("4: YAML syntax error: expected ',' or ']', but got <scalar>")),
+        Arguments.of("missing-required.yaml", List.of(
+            "2: missing required key \"name\" in playbook",
+            "2: missing required key \"match\" in playbook",
+            "2: missing required key \"actions\" in playbook")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidFiles")
+  void reportsEveryErrorWithFileAndLine(String file, List<String> errors) {
+    PlaybookFile result = PlaybookLoader.loadFile(Path.of(DIR + file));
+    assertThat(result.errors()).containsExactlyElementsOf(errors.stream().map(e -> DIR + file + ":" + e).toList());
+    assertThat(result.playbooks()).isEmpty();
+  }
+
+  @Test
+  void decodesEveryFieldOfAValidFile() {
+    PlaybookFile result = PlaybookLoader.loadFile(Path.of(DIR + "two-playbooks-in-order.yaml"));
+    assertThat(result.errors()).isEmpty();
+    Playbook specific = result.playbooks().get(0);
+    assertThat(specific.name()).isEqualTo("specific");
+    assertThat(specific.dryRun()).isTrue();
+    assertThat(specific.rateLimit().orElseThrow()).hasToString("5/1h");
+    assertThat(specific.cooldown()).contains(Duration.ofMinutes(30));
+    assertThat(specific.actions()).extracting(ActionSpec::kind, ActionSpec::dryRun)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("taint", true), org.assertj.core.groups.Tuple.tuple("cordon", false));
+  }
+
+  @Test
+  void firstMatchWinsInFileOrder() {
+    LoadResult loaded = PlaybookLoader.load(List.of(Path.of(DIR + "two-playbooks-in-order.yaml")));
+    assertThat(loaded.set().firstMatch(Map.of("alertname", "GpuXidHardwareError", "xid", "79")).orElseThrow().name())
+        .isEqualTo("specific");
+    assertThat(loaded.set().firstMatch(Map.of("alertname", "GpuXidHardwareError", "xid", "48")).orElseThrow().name())
+        .isEqualTo("general");
+    assertThat(loaded.set().firstMatch(Map.of("alertname", "NeuronHardwareError"))).isEmpty();
+  }
+
+  @Test
+  void shippedPlaybooksAreValidAndOrderedByFileName() {
+    LoadResult loaded = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks")));
+    assertThat(loaded.errors()).isEmpty();
+    assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-hardware-xid",
+        "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error");
+  }
+
+  @Test
+  void namesMustBeUniqueAcrossFiles() {
+    LoadResult loaded = PlaybookLoader.load(List.of(Path.of(DIR + "two-playbooks-in-order.yaml"),
+        Path.of(DIR + "two-playbooks-in-order.yaml")));
+    assertThat(loaded.isValid()).isFalse();
+    assertThat(loaded.errors()).first().asString().contains("playbook name \"specific\" is already used at");
+  }
+}
