@@ -9,10 +9,12 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,35 +102,51 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
-    Edited<T> written = null;
-    for (int attempt = 1; written == null; attempt++) {
-      Node fresh = get(name);
-      NodeInfo current = NodeMapper.toInfo(fresh);
-      Edited<T> edited = edit.apply(current);
-      if (!NodeMapper.specDiffers(current, edited.node())) {
-        written = edited;
-      } else {
-        try {
-          cache(client.nodes().resource(NodeMapper.withSpec(fresh, edited.node())).update());
-          written = edited;
-        } catch (KubernetesClientException e) {
-          retryOnConflict(e, attempt, "update node " + name);
-        }
-      }
-    }
-    writeConditions(name, edit);
-    return written.result();
-  }
-
-  /** Writes the status part; a conflict re-reads and re-applies the (idempotent) edit to the fresh node. */
-  private <T> void writeConditions(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
     for (int attempt = 1; ; attempt++) {
       Node fresh = get(name);
       NodeInfo current = NodeMapper.toInfo(fresh);
-      NodeInfo wanted = edit.apply(current).node();
-      if (wanted.conditions().equals(current.conditions())) {
+      Edited<T> edited = edit.apply(current);
+      try {
+        if (NodeMapper.specDiffers(current, edited.node())) {
+          cache(client.nodes().resource(NodeMapper.withSpec(fresh, edited.node())).update());
+        }
+      } catch (KubernetesClientException e) {
+        retryOnConflict(e, attempt, "update node " + name);
+        continue;
+      }
+      writeConditions(name, changedConditions(current, edited.node()));
+      return edited.result();
+    }
+  }
+
+  /** The conditions the edit set or changed, by type. */
+  private static Map<String, NodeCondition> changedConditions(NodeInfo before, NodeInfo after) {
+    Map<String, NodeCondition> changed = new LinkedHashMap<>();
+    for (NodeCondition c : after.conditions()) {
+      if (!before.conditions().contains(c)) {
+        changed.put(c.type(), c);
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * Writes the status part: the conditions the edit decided, merged onto the freshly read node, so that
+   * the kubelet's own condition updates between our two writes are kept; a conflict re-reads and merges again.
+   */
+  private void writeConditions(String name, Map<String, NodeCondition> changed) throws ClusterException {
+    for (int attempt = 1; !changed.isEmpty(); attempt++) {
+      Node fresh = get(name);
+      NodeInfo current = NodeMapper.toInfo(fresh);
+      List<NodeCondition> merged = new ArrayList<>();
+      current.conditions().forEach(c -> merged.add(changed.getOrDefault(c.type(), c)));
+      changed.values().stream().filter(c -> current.condition(c.type()).isEmpty()).forEach(merged::add);
+      if (merged.equals(current.conditions())) {
         return;
       }
+      NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
+          current.unschedulable(), merged, current.internalIps(), current.resourceVersion(), current.ledger(),
+          current.ledgerError());
       try {
         cache(client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus());
         return;
@@ -178,11 +196,11 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
   }
 
-  /** Transient: no HTTP answer, 429, 5xx, or a conflict we gave up retrying. Everything else is permanent. */
+  /** Transient: no HTTP answer (fabric8 reports code 0 or -1), 429, 5xx, or a conflict we gave up retrying. */
   static ClusterException failure(String what, KubernetesClientException e) {
     int code = e.getCode();
-    boolean transientFailure = code == 0 || code == 409 || code == 429 || code >= 500;
-    String status = code == 0 ? "no answer" : "HTTP " + code;
+    boolean transientFailure = code <= 0 || code == 409 || code == 429 || code >= 500;
+    String status = code <= 0 ? "no answer" : "HTTP " + code;
     return new ClusterException(what + " failed (" + status + "): " + e.getMessage(), transientFailure, e);
   }
 

@@ -1,0 +1,44 @@
+package io.gpuremediator.testing;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.util.Map;
+
+/** Kubernetes Node objects as a GPU cluster has them, and clients for tests. */
+public final class Nodes {
+  private Nodes() {}
+
+  /** A Ready GPU node with an InternalIP. */
+  public static Node gpu(String name, String ip) {
+    return node(name, ip, Map.of("nvidia.com/gpu.present", "true", "kubernetes.io/hostname", name));
+  }
+
+  /** A Ready node with these labels and an InternalIP. */
+  public static Node node(String name, String ip, Map<String, String> labels) {
+    return new NodeBuilder()
+        .withNewMetadata().withName(name).withLabels(labels).endMetadata()
+        .withNewSpec().endSpec()
+        .withNewStatus()
+        .addNewAddress().withType("InternalIP").withAddress(ip).endAddress()
+        .addNewAddress().withType("Hostname").withAddress(name).endAddress()
+        .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
+        .withLastTransitionTime("2026-11-22T09:00:00Z").withLastHeartbeatTime("2026-11-22T09:59:50Z").endCondition()
+        .endStatus()
+        .build();
+  }
+
+  /** A client like the mock's, but without the client's own retries (our code decides what to retry). */
+  public static KubernetesClient noRetry(KubernetesClient mockClient) {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(mockClient.getConfiguration())
+        .withRequestRetryBackoffLimit(0).withRequestTimeout(5_000).build()).build();
+  }
+
+  /** A client to a port nothing listens on. */
+  public static KubernetesClient unreachable() {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl("http://127.0.0.1:1")
+        .withRequestRetryBackoffLimit(0).withConnectionTimeout(500).withRequestTimeout(1000).build()).build();
+  }
+}
