@@ -12,6 +12,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.PlatformHandler;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -44,8 +45,8 @@ public final class ApiRouter {
     // Order matters: nothing of an unauthenticated, mistyped or unwanted body is read.
     router.post("/api/v1/alerts")
         .handler(r.auth())
-        .handler(ApiRouter::requireJson)
-        .handler(ctx -> ifReady(ctx, r.readiness()))
+        .handler((PlatformHandler) ApiRouter::requireJson)
+        .handler((PlatformHandler) ctx -> ifReady(ctx, r.readiness()))
         .handler(BodyHandler.create(false).setBodyLimit(r.maxBodyBytes()).setHandleFileUploads(false))
         .handler(r.webhook());
     router.get("/api/v1/decisions").handler(r.auth()).handler(ctx -> decisions(ctx, r.decisions()));

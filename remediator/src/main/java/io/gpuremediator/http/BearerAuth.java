@@ -1,8 +1,8 @@
 package io.gpuremediator.http;
 
-import io.vertx.core.Handler;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.PlatformHandler;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,9 +11,10 @@ import java.util.Optional;
 /**
  * Requires {@code Authorization: Bearer <token>}. The comparison runs in constant time over digests,
  * so neither the token's content nor its length leaks through timing. With no token configured
- * ({@code insecure_no_auth: true}) every request passes.
+ * ({@code insecure_no_auth: true}) every request passes. A {@link PlatformHandler} so that Vert.x Web
+ * lets it run before the body handler: nothing of an unauthenticated body is read.
  */
-public final class BearerAuth implements Handler<RoutingContext> {
+public final class BearerAuth implements PlatformHandler {
   private static final String PREFIX = "Bearer ";
   private final Optional<byte[]> expectedDigest;
 

@@ -47,9 +47,18 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     this.instance = instance;
   }
 
-  /** Starts the node informer; the cache is ready once {@link #isReady()} says so. */
+  /**
+   * Starts the node informer without waiting for it: the cache is ready once {@link #isReady()} says so.
+   * An API server that is down at start or later is retried forever (with fabric8's backoff), never a
+   * dead cache: the service stays unready and answers 503 until the watch is back.
+   */
   public void start() {
-    informer = client.nodes().inform(new ResourceEventHandler<>() {
+    informer = client.nodes().runnableInformer(0);
+    informer.exceptionHandler((started, t) -> {
+      LOGGER.warn("node watch failed ({}); retrying", t.toString());
+      return true;
+    });
+    informer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(Node node) {
         cache(node);
@@ -67,7 +76,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
           gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
         }
       }
-    }, 0);
+    });
+    informer.start();
   }
 
   private void cache(Node node) {
@@ -207,7 +217,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   @Override
   public void close() {
     if (informer != null) {
-      informer.close();
+      informer.stop();
     }
   }
 }
