@@ -34,8 +34,11 @@ final class ServeCommand {
     KubernetesClient client;
     try {
       client = KubeClients.create(config.kubeconfig());
+    } catch (java.nio.file.NoSuchFileException e) {
+      err.println("remediator serve: kubeconfig " + e.getFile() + " does not exist");
+      return 1;
     } catch (IOException | RuntimeException e) {
-      err.println("remediator serve: cannot configure the Kubernetes client: " + e.getMessage());
+      err.println("remediator serve: cannot configure the Kubernetes client: " + e);
       return 1;
     }
     RemediatorService service = new RemediatorService(config, client, Clock.systemUTC());

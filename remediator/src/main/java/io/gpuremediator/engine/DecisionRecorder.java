@@ -43,6 +43,9 @@ public final class DecisionRecorder implements DecisionListener {
 
   /** Quotes a value so that no label content can forge a field or a log line. */
   static String quote(String value) {
+    if (isPlain(value)) {
+      return "\"" + value + "\"";
+    }
     StringBuilder b = new StringBuilder(value.length() + 2).append('"');
     value.codePoints().forEach(c -> {
       switch (c) {
@@ -61,5 +64,16 @@ public final class DecisionRecorder implements DecisionListener {
       }
     });
     return b.append('"').toString();
+  }
+
+  /** Whether printable ASCII without quote or backslash: the common case, quoted as it is. */
+  private static boolean isPlain(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
   }
 }

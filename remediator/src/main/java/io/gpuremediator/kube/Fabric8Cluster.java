@@ -38,6 +38,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final KubernetesClient client;
   private final String instance;
   private final Map<String, NodeInfo> byName = new ConcurrentHashMap<>();
+  private final Map<String, Node> rawByName = new ConcurrentHashMap<>();
   private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
   private SharedIndexInformer<Node> informer;
 
@@ -71,6 +72,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
       @Override
       public void onDelete(Node node, boolean finalStateUnknown) {
+        rawByName.remove(node.getMetadata().getName());
         NodeInfo gone = byName.remove(node.getMetadata().getName());
         if (gone != null) {
           gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
@@ -82,12 +84,26 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   private void cache(Node node) {
     NodeInfo info = NodeMapper.toInfo(node);
+    Node older = rawByName.get(info.name());
+    if (older != null && isNewer(older, node)) {
+      return;
+    }
+    rawByName.put(info.name(), node);
     NodeInfo previous = byName.put(info.name(), info);
     if (previous != null) {
       previous.internalIps().stream().filter(ip -> !info.internalIps().contains(ip))
           .forEach(ip -> nameByIp.remove(ip, info.name()));
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
+  }
+
+  /** Whether {@code a} is a later version than {@code b} (our own write's answer can beat the watch event it causes). */
+  private static boolean isNewer(Node a, Node b) {
+    try {
+      return Long.parseLong(a.getMetadata().getResourceVersion()) > Long.parseLong(b.getMetadata().getResourceVersion());
+    } catch (NumberFormatException e) {
+      return false; // resourceVersions are opaque in general; then the latest delivered wins
+    }
   }
 
   @Override
@@ -110,21 +126,31 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return informer != null && informer.hasSynced() && informer.isWatching();
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The first attempt starts from the watch cache, as controllers do: if the cache is stale the write
+   * fails with 409 and the next attempt reads the node fresh. The status write starts from the node the
+   * metadata write returned. So a quarantine costs three calls: update, status update, event.
+   */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
     for (int attempt = 1; ; attempt++) {
-      Node fresh = get(name);
+      Node base = attempt == 1 ? rawByName.get(name) : null;
+      Node fresh = base != null ? base : get(name);
       NodeInfo current = NodeMapper.toInfo(fresh);
       Edited<T> edited = edit.apply(current);
+      Node written = fresh;
       try {
         if (NodeMapper.specDiffers(current, edited.node())) {
-          cache(client.nodes().resource(NodeMapper.withSpec(fresh, edited.node())).update());
+          written = client.nodes().resource(NodeMapper.withSpec(fresh, edited.node())).update();
+          cache(written);
         }
       } catch (KubernetesClientException e) {
         retryOnConflict(e, attempt, "update node " + name);
         continue;
       }
-      writeConditions(name, changedConditions(current, edited.node()));
+      writeConditions(name, changedConditions(current, edited.node()), written);
       return edited.result();
     }
   }
@@ -144,9 +170,9 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    * Writes the status part: the conditions the edit decided, merged onto the freshly read node, so that
    * the kubelet's own condition updates between our two writes are kept; a conflict re-reads and merges again.
    */
-  private void writeConditions(String name, Map<String, NodeCondition> changed) throws ClusterException {
+  private void writeConditions(String name, Map<String, NodeCondition> changed, Node start) throws ClusterException {
     for (int attempt = 1; !changed.isEmpty(); attempt++) {
-      Node fresh = get(name);
+      Node fresh = attempt == 1 ? start : get(name);
       NodeInfo current = NodeMapper.toInfo(fresh);
       List<NodeCondition> merged = new ArrayList<>();
       current.conditions().forEach(c -> merged.add(changed.getOrDefault(c.type(), c)));

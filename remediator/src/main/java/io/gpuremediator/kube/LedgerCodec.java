@@ -77,6 +77,6 @@ final class LedgerCodec {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
     }
-    return new NodeLedger(claims, episodes);
+    return NodeLedger.of(claims, episodes);
   }
 }

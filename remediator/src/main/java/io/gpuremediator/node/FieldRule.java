@@ -43,10 +43,63 @@ public enum FieldRule {
     if (value.length() > maxLength) {
       return Optional.of("\"" + abbreviate(value) + "\" is longer than " + maxLength + " characters");
     }
-    if (!pattern.matcher(value).matches()) {
+    if (!matches(value)) {
       return Optional.of("\"" + abbreviate(value) + "\" is not " + description);
     }
     return Optional.empty();
+  }
+
+  /** The rule's pattern, checked by hand for the rules on the decision path (the regex is the definition). */
+  private boolean matches(String v) {
+    return switch (this) {
+      case MESSAGE -> true;
+      case LABEL_VALUE -> v.isEmpty() || (isAlnum(v.charAt(0)) && isAlnum(v.charAt(v.length() - 1)) && allOf(v, "-_."));
+      case REASON -> !v.isEmpty() && isLetter(v.charAt(0)) && allOf(v, "_,:")
+          && v.charAt(v.length() - 1) != ',' && v.charAt(v.length() - 1) != ':';
+      case DNS_SUBDOMAIN -> isDnsSubdomain(v);
+      default -> pattern.matcher(v).matches();
+    };
+  }
+
+  private static boolean isDnsSubdomain(String v) {
+    int labelStart = 0;
+    for (int i = 0; i <= v.length(); i++) {
+      if (i == v.length() || v.charAt(i) == '.') {
+        if (i == labelStart || v.charAt(labelStart) == '-' || v.charAt(i - 1) == '-') {
+          return false;
+        }
+        labelStart = i + 1;
+      } else {
+        char c = v.charAt(i);
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean allOf(String v, String extra) {
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (!isAlnum(c) && extra.indexOf(c) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isLetter(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  }
+
+  private static boolean isAlnum(char c) {
+    return isLetter(c) || (c >= '0' && c <= '9');
+  }
+
+  /** Whether the rule's defining regex accepts {@code value}; tests hold the hand-written checks to it. */
+  boolean matchesDefinition(String value) {
+    return pattern.matcher(value).matches();
   }
 
   /** Whether {@code value} is acceptable for this field. */

@@ -1,9 +1,11 @@
 package io.gpuremediator.state;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -13,14 +15,32 @@ import java.util.TreeSet;
  * episodes active on the node. A change is undone only when its last holder releases it, and never
  * when it was there before us. Immutable; every modification returns a new ledger.
  */
-public record NodeLedger(Map<String, Claim> claims, Map<String, Episode> episodes) {
+public final class NodeLedger {
   /** The ledger of a node we never touched. */
-  public static final NodeLedger EMPTY = new NodeLedger(Map.of(), Map.of());
+  public static final NodeLedger EMPTY = new NodeLedger(new TreeMap<>(), new TreeMap<>());
 
-  /** Copies into sorted maps so that the stored form is deterministic. */
-  public NodeLedger {
-    claims = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(claims));
-    episodes = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(episodes));
+  private final SortedMap<String, Claim> claims;
+  private final SortedMap<String, Episode> episodes;
+
+  /** Trusts its arguments: only called with maps this class built and never shares. */
+  private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes) {
+    this.claims = Collections.unmodifiableSortedMap(claims);
+    this.episodes = Collections.unmodifiableSortedMap(episodes);
+  }
+
+  /** A ledger with copies of these claims and episodes, sorted so that the stored form is deterministic. */
+  public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes) {
+    return new NodeLedger(new TreeMap<>(claims), new TreeMap<>(episodes));
+  }
+
+  /** Every claim, by claim key. */
+  public SortedMap<String, Claim> claims() {
+    return claims;
+  }
+
+  /** Every active episode, by fingerprint. */
+  public SortedMap<String, Episode> episodes() {
+    return episodes;
   }
 
   /**
@@ -32,7 +52,7 @@ public record NodeLedger(Map<String, Claim> claims, Map<String, Episode> episode
   public record Claim(SortedSet<String> holders, boolean preexisting) {
     /** Copies the holders. */
     public Claim {
-      holders = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(holders));
+      holders = Collections.unmodifiableSortedSet(new TreeSet<>(holders));
     }
   }
 
@@ -56,35 +76,38 @@ public record NodeLedger(Map<String, Claim> claims, Map<String, Episode> episode
   /** Adds {@code holder} to a claim, creating it (with {@code preexisting}) when new. */
   public NodeLedger hold(String key, String holder, boolean preexisting) {
     Claim existing = claims.get(key);
-    TreeSet<String> holders = new TreeSet<>(existing == null ? java.util.Set.of() : existing.holders());
+    if (existing != null && existing.holders().contains(holder)) {
+      return this;
+    }
+    TreeSet<String> holders = existing == null ? new TreeSet<>() : new TreeSet<>(existing.holders());
     holders.add(holder);
-    Map<String, Claim> next = new TreeMap<>(claims);
+    TreeMap<String, Claim> next = new TreeMap<>(claims);
     next.put(key, new Claim(holders, existing == null ? preexisting : existing.preexisting()));
-    return new NodeLedger(next, episodes);
+    return new NodeLedger(next, new TreeMap<>(episodes));
   }
 
   /** Removes {@code holder} from a claim, dropping the claim when no holder is left. */
   public NodeLedger release(String key, String holder) {
     Claim existing = claims.get(key);
-    if (existing == null) {
+    if (existing == null || !existing.holders().contains(holder)) {
       return this;
     }
     TreeSet<String> holders = new TreeSet<>(existing.holders());
     holders.remove(holder);
-    Map<String, Claim> next = new TreeMap<>(claims);
+    TreeMap<String, Claim> next = new TreeMap<>(claims);
     if (holders.isEmpty()) {
       next.remove(key);
     } else {
       next.put(key, new Claim(holders, existing.preexisting()));
     }
-    return new NodeLedger(next, episodes);
+    return new NodeLedger(next, new TreeMap<>(episodes));
   }
 
   /** Records an active episode (replacing one with the same fingerprint). */
   public NodeLedger withEpisode(Episode episode) {
-    Map<String, Episode> next = new TreeMap<>(episodes);
+    TreeMap<String, Episode> next = new TreeMap<>(episodes);
     next.put(episode.fingerprint(), episode);
-    return new NodeLedger(claims, next);
+    return new NodeLedger(new TreeMap<>(claims), next);
   }
 
   /** Forgets the active episode of an alert. */
@@ -92,13 +115,28 @@ public record NodeLedger(Map<String, Claim> claims, Map<String, Episode> episode
     if (!episodes.containsKey(fingerprint)) {
       return this;
     }
-    Map<String, Episode> next = new TreeMap<>(episodes);
+    TreeMap<String, Episode> next = new TreeMap<>(episodes);
     next.remove(fingerprint);
-    return new NodeLedger(claims, next);
+    return new NodeLedger(new TreeMap<>(claims), next);
   }
 
   /** Whether nothing is remembered, so the annotation can go. */
   public boolean isEmpty() {
     return claims.isEmpty() && episodes.isEmpty();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof NodeLedger other && claims.equals(other.claims) && episodes.equals(other.episodes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(claims, episodes);
+  }
+
+  @Override
+  public String toString() {
+    return "NodeLedger[claims=" + claims + ", episodes=" + episodes + "]";
   }
 }

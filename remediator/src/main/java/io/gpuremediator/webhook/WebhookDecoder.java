@@ -11,14 +11,11 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.alert.WebhookMessage;
 import java.io.IOException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Decodes an Alertmanager webhook body into a {@link WebhookMessage} in one streaming pass. Unknown
@@ -29,13 +26,12 @@ import java.util.regex.Pattern;
 public final class WebhookDecoder {
   /** The deepest nesting accepted; a real webhook is 3 deep. */
   public static final int MAX_DEPTH = 16;
-  private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
-  private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{1,64}");
   private static final Instant ZERO_TIME = Instant.parse("0001-01-01T00:00:00Z");
 
+  // Duplicate keys are detected where they matter (known fields, labels, annotations) by the decoder
+  // itself: Jackson's STRICT_DUPLICATE_DETECTION would allocate a set for every object.
   private final JsonFactory factory = JsonFactory.builder()
       .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
-      .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .build();
 
   /** Decodes a body. */
@@ -52,10 +48,6 @@ public final class WebhookDecoder {
     } catch (StreamConstraintsException e) {
       throw new WebhookFormatException("body: JSON nested deeper than " + MAX_DEPTH + " levels");
     } catch (JsonParseException e) {
-      String what = e.getOriginalMessage();
-      if (what != null && what.startsWith("Duplicate field")) {
-        throw new WebhookFormatException("body: " + what.replace('\n', ' '));
-      }
       throw new WebhookFormatException("body: malformed JSON at line " + e.getLocation().getLineNr()
           + ", column " + e.getLocation().getColumnNr());
     } catch (IOException e) {
@@ -64,6 +56,8 @@ public final class WebhookDecoder {
   }
 
   private WebhookMessage message(JsonParser p) throws IOException, WebhookFormatException {
+    Map<String, Instant> times = new HashMap<>();
+    Fields seen = new Fields("");
     String version = null;
     AlertStatus status = null;
     String receiver = "";
@@ -74,6 +68,7 @@ public final class WebhookDecoder {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       p.nextToken();
+      seen.once(field);
       switch (field) {
         case "version" -> version = string(p, "version");
         case "status" -> status = status(p, "status");
@@ -81,7 +76,7 @@ public final class WebhookDecoder {
         case "groupKey" -> groupKey = optionalString(p, "groupKey");
         case "truncatedAlerts" -> truncated = count(p, "truncatedAlerts");
         case "groupLabels" -> groupLabels = stringMap(p, "groupLabels", false);
-        case "alerts" -> alerts = alerts(p);
+        case "alerts" -> alerts = alerts(p, times);
         default -> p.skipChildren();
       }
     }
@@ -100,21 +95,22 @@ public final class WebhookDecoder {
     return new WebhookMessage(receiver, status, groupKey, truncated, groupLabels, alerts);
   }
 
-  private List<Alert> alerts(JsonParser p) throws IOException, WebhookFormatException {
+  private List<Alert> alerts(JsonParser p, Map<String, Instant> times) throws IOException, WebhookFormatException {
     if (p.currentToken() != JsonToken.START_ARRAY) {
       throw new WebhookFormatException("alerts: must be an array");
     }
     List<Alert> alerts = new ArrayList<>();
     while (p.nextToken() != JsonToken.END_ARRAY) {
-      alerts.add(alert(p, "alerts[" + alerts.size() + "]"));
+      alerts.add(alert(p, "alerts[" + alerts.size() + "]", times));
     }
     return alerts;
   }
 
-  private Alert alert(JsonParser p, String at) throws IOException, WebhookFormatException {
+  private Alert alert(JsonParser p, String at, Map<String, Instant> times) throws IOException, WebhookFormatException {
     if (p.currentToken() != JsonToken.START_OBJECT) {
       throw new WebhookFormatException(at + ": must be an object");
     }
+    Fields seen = new Fields(at + ".");
     AlertStatus status = null;
     Map<String, String> labels = null;
     Map<String, String> annotations = Map.of();
@@ -125,16 +121,16 @@ public final class WebhookDecoder {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       p.nextToken();
-      String path = at + "." + field;
+      seen.once(field);
       switch (field) {
-        case "status" -> status = status(p, path);
-        case "labels" -> labels = stringMap(p, path, true);
-        case "annotations" -> annotations = stringMap(p, path, false);
-        case "startsAt" -> startsAt = time(p, path);
+        case "status" -> status = status(p, at + ".status");
+        case "labels" -> labels = stringMap(p, at + ".labels", true);
+        case "annotations" -> annotations = stringMap(p, at + ".annotations", false);
+        case "startsAt" -> startsAt = time(p, at + ".startsAt", times);
         case "endsAt" -> endsAt = p.currentToken() == JsonToken.VALUE_NULL ? Optional.empty()
-            : Optional.of(time(p, path)).filter(t -> !t.equals(ZERO_TIME));
-        case "generatorURL" -> generatorUrl = optionalString(p, path);
-        case "fingerprint" -> fingerprint = string(p, path);
+            : Optional.of(time(p, at + ".endsAt", times)).filter(t -> !t.equals(ZERO_TIME));
+        case "generatorURL" -> generatorUrl = optionalString(p, at + ".generatorURL");
+        case "fingerprint" -> fingerprint = string(p, at + ".fingerprint");
         default -> p.skipChildren();
       }
     }
@@ -145,7 +141,7 @@ public final class WebhookDecoder {
     if (labels.getOrDefault("alertname", "").isEmpty()) {
       throw new WebhookFormatException(at + ".labels.alertname: required");
     }
-    if (!FINGERPRINT.matcher(fingerprint).matches()) {
+    if (!isFingerprint(fingerprint)) {
       throw new WebhookFormatException(at + ".fingerprint: \"" + printable(fingerprint) + "\" is not a hex fingerprint");
     }
     return new Alert(status, labels, annotations, startsAt, endsAt, generatorUrl, fingerprint);
@@ -181,13 +177,19 @@ public final class WebhookDecoder {
         new WebhookFormatException(path + ": \"" + printable(s) + "\" is not firing or resolved"));
   }
 
-  private static Instant time(JsonParser p, String path) throws IOException, WebhookFormatException {
+  /** A timestamp; the alerts of one webhook mostly share their times, so each distinct text is parsed once. */
+  private static Instant time(JsonParser p, String path, Map<String, Instant> times) throws IOException, WebhookFormatException {
     String s = string(p, path);
-    try {
-      return OffsetDateTime.parse(s).toInstant();
-    } catch (DateTimeParseException e) {
-      throw new WebhookFormatException(path + ": \"" + printable(s) + "\" is not an RFC 3339 time");
+    Instant known = times.get(s);
+    if (known != null) {
+      return known;
     }
+    Instant parsed = Rfc3339.parse(s).orElseThrow(() ->
+        new WebhookFormatException(path + ": \"" + printable(s) + "\" is not an RFC 3339 time"));
+    if (times.size() < 64) {
+      times.put(s, parsed);
+    }
+    return parsed;
   }
 
   private static Map<String, String> stringMap(JsonParser p, String path, boolean labelNames)
@@ -202,13 +204,66 @@ public final class WebhookDecoder {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String key = p.currentName();
       p.nextToken();
-      if (labelNames && !LABEL_NAME.matcher(key).matches()) {
+      if (labelNames && !isLabelName(key)) {
         throw new WebhookFormatException(path + ": \"" + printable(key) + "\" is not a label name");
       }
-      map.put(key, string(p, path + "." + key));
+      if (p.currentToken() != JsonToken.VALUE_STRING) {
+        throw new WebhookFormatException(path + "." + key + ": must be a string");
+      }
+      if (map.put(key, p.getText()) != null) {
+        throw new WebhookFormatException(path + ": \"" + printable(key) + "\" appears twice");
+      }
     }
     return map;
   }
+
+  /** Whether the text is a Prometheus label name: {@code [a-zA-Z_][a-zA-Z0-9_]*}. */
+  static boolean isLabelName(String s) {
+    if (s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isFingerprint(String s) {
+    if (s.isEmpty() || s.length() > 64) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Remembers the known fields of one object, so that a repeated one is refused rather than silently overwritten. */
+  private static final class Fields {
+    private final String prefix;
+    private final java.util.Set<String> seen = new java.util.HashSet<>(8);
+
+    Fields(String prefix) {
+      this.prefix = prefix;
+    }
+
+    void once(String field) throws WebhookFormatException {
+      if (KNOWN.contains(field) && !seen.add(field)) {
+        throw new WebhookFormatException(prefix + field + ": appears twice");
+      }
+    }
+  }
+
+  private static final java.util.Set<String> KNOWN = java.util.Set.of("version", "status", "receiver", "groupKey",
+      "truncatedAlerts", "groupLabels", "alerts", "labels", "annotations", "startsAt", "endsAt", "generatorURL",
+      "fingerprint");
 
   /** The value as it may be echoed in an error: control characters escaped, long values cut. */
   static String printable(String value) {

@@ -33,4 +33,21 @@ class FieldRuleTest {
     assertThat(FieldRule.QUALIFIED_NAME.accepts("gpu-remediator.io/unhealthy")).isTrue();
     assertThat(FieldRule.QUALIFIED_NAME.accepts("Gpu-Remediator.io/unhealthy")).isFalse();
   }
+
+  @Test
+  void handWrittenChecksAgreeWithTheDefiningRegexes() {
+    java.util.Random random = new java.util.Random(42);
+    String alphabet = "aZ09-_.,:/ \u043e";
+    for (int i = 0; i < 200_000; i++) {
+      StringBuilder b = new StringBuilder();
+      int length = random.nextInt(8);
+      for (int k = 0; k < length; k++) {
+        b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String v = b.toString();
+      for (FieldRule rule : new FieldRule[] {FieldRule.DNS_SUBDOMAIN, FieldRule.LABEL_VALUE, FieldRule.REASON}) {
+        assertThat(rule.accepts(v)).as("%s on \"%s\"", rule, v).isEqualTo(rule.matchesDefinition(v));
+      }
+    }
+  }
 }

@@ -74,7 +74,11 @@ class WebhookDecoderTest {
         Arguments.of("bad label name", alert(GOOD_ALERT.replace("\"node\":\"n1\"", "\"no de\":\"n1\"")),
             "alerts[0].labels: \"no de\" is not a label name"),
         Arguments.of("duplicate label", alert(GOOD_ALERT.replace("\"node\":\"n1\"", "\"node\":\"n1\",\"node\":\"n2\"")),
-            "body: Duplicate field 'node'"));
+            "alerts[0].labels: \"node\" appears twice"),
+        Arguments.of("duplicate known field", alert(GOOD_ALERT.replace("\"status\":\"firing\",", "\"status\":\"firing\",\"status\":\"resolved\",")),
+            "alerts[0].status: appears twice"),
+        Arguments.of("impossible date", alert(GOOD_ALERT.replace("2026-11-22T10:00:00.123+01:00", "2026-02-30T10:00:00Z")),
+            "alerts[0].startsAt: \"2026-02-30T10:00:00Z\" is not an RFC 3339 time"));
   }
 
   @ParameterizedTest(name = "{0}")

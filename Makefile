@@ -1,0 +1,41 @@
+# GPU Remediator: the only entry points a newcomer needs.
+#   make test    every test and check of the project (installs what is missing first)
+#   make bench   the benchmarks; prints what it measured
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+JAR        := remediator/target/remediator.jar
+BENCH_JAR  := bench/target/bench.jar
+MVN        := mvn -B -ntp
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian packages the build and tests need, by the command that proves each is there.
+NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux
+
+.PHONY: help deps build test bench clean
+
+help:
+	@echo "make test   - install what is missing, build, run every test and check"
+	@echo "make bench  - build and run the benchmarks"
+
+deps:
+	@missing=""; for pair in $(NEEDS); do \
+	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(MVN) -q -DskipTests package
+
+test: deps
+	$(MVN) verify
+	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml
+
+bench: build
+	taskset -c 1 java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench
+
+clean:
+	$(MVN) -q clean
+	rm -rf .bench

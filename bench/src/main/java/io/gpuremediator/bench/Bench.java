@@ -1,0 +1,200 @@
+package io.gpuremediator.bench;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.service.RemediatorService;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code make bench}: runs every benchmark and prints the figures. Run it pinned to core 1
+ * ({@code taskset -c 1}); the servers under load run in child JVMs pinned to core 0.
+ *
+ * <p>Arguments: {@code REMEDIATOR_JAR PLAYBOOKS_DIR WORK_DIR}.
+ */
+public final class Bench {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final int STORM = 200;
+
+  private Bench() {}
+
+  /** Runs the benchmarks. */
+  public static void main(String[] args) throws Exception {
+    MockApiServer.quiet();
+    Path jar = Path.of(args[0]);
+    Path playbooks = Path.of(args[1]);
+    Path work = Files.createDirectories(Path.of(args[2]));
+    // The services started in this JVM log every decision, as in production, to a file rather than over the figures.
+    System.setProperty("org.slf4j.simpleLogger.logFile", work.resolve("in-process.log").toString());
+    String payload = Payloads.xidStorm(STORM);
+    System.out.printf(Locale.ROOT, "machine: CPUs %s (%s), %s %s; payload: %d alerts, %d bytes%n",
+        Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), cpuModel(), System.getProperty("java.vm.name"),
+        System.getProperty("java.version"), STORM, payload.length());
+
+    System.out.println("\n== dry-run decision throughput (server alone on core 0, load from core 1, 8 requests in flight, 5 s warm-up, 15 s measured)");
+    double bare = throughput("bare", playbooks, work, payload);
+    double ours = throughput("remediator", playbooks, work, payload);
+    System.out.printf(Locale.ROOT, "remediator decides %.0f%% of the bare parse ceiling; target: >= 20000 alerts/s -> %s%n",
+        100 * ours / bare, ours >= 20_000 ? "MET" : "NOT MET");
+
+    System.out.println("\n== webhook-to-taint latency against the mock API server (one alert per webhook, sequential)");
+    latency(playbooks, work);
+
+    System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
+    idleRss(jar, playbooks, work);
+  }
+
+  private static double throughput(String mode, Path playbooks, Path work, String payload) throws Exception {
+    Path portFile = work.resolve(mode + ".port");
+    Files.deleteIfExists(portFile);
+    String java = ProcessHandle.current().info().command().orElse("java");
+    String classpath = System.getProperty("java.class.path");
+    Process server = new ProcessBuilder("taskset", "-c", "0", java, "-Xmx1g", "-cp", classpath,
+        ThroughputServer.class.getName(), mode, portFile.toString(), playbooks.toString())
+        .redirectOutput(work.resolve(mode + ".log").toFile()).redirectErrorStream(true).start();
+    try {
+      int port = Integer.parseInt(awaitFile(portFile, server));
+      LoadGenerator.Result r = LoadGenerator.run(port, payload, 8, 5, 15);
+      double alerts = r.requestsPerSecond() * STORM;
+      System.out.printf(Locale.ROOT, "%-11s %8.0f webhooks/s = %9.0f alerts/s  (%d answered, %d failed)%n",
+          mode, r.requestsPerSecond(), alerts, r.requests(), r.failures());
+      return alerts;
+    } finally {
+      stop(server);
+    }
+  }
+
+  private static void latency(Path playbooks, Path work) throws Exception {
+    int warmup = 20;
+    int samples = 500;
+    try (MockApiServer api = new MockApiServer(warmup + samples);
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
+            .withRequestRetryBackoffLimit(0).build()).build()) {
+      Path config = work.resolve("latency-remediator.yaml");
+      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath() + "]\n");
+      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
+          Clock.systemUTC())) {
+        int port = awaitReady(service.start());
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < warmup + samples; i++) {
+          long t0 = System.nanoTime();
+          HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+              .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Payloads.single("firing", i)))
+              .build(), HttpResponse.BodyHandlers.ofString());
+          if (r.statusCode() != 200 || !tainted(api.client().nodes().withName(MockApiServer.nodeName(i)).get())) {
+            throw new IllegalStateException("webhook " + i + " did not quarantine: " + r.statusCode() + " " + r.body());
+          }
+          if (i >= warmup) {
+            ms.add((System.nanoTime() - t0) / 1e6);
+          }
+        }
+        Collections.sort(ms);
+        double p99 = ms.get((int) Math.ceil(ms.size() * 0.99) - 1);
+        System.out.printf(Locale.ROOT, "%d webhooks: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; target p99 < 50 ms -> %s%n",
+            ms.size(), ms.get(ms.size() / 2), ms.get((int) (ms.size() * 0.9)), p99, ms.get(ms.size() - 1),
+            p99 < 50 ? "MET" : "NOT MET");
+      }
+    }
+  }
+
+  private static String cpuModel() throws IOException {
+    return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+        .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse("unknown CPU");
+  }
+
+  private static boolean tainted(Node n) {
+    return n.getSpec().getTaints() != null
+        && n.getSpec().getTaints().stream().anyMatch(t -> t.getKey().equals("gpu-remediator.io/unhealthy"));
+  }
+
+  private static void idleRss(Path jar, Path playbooks, Path work) throws Exception {
+    try (MockApiServer api = new MockApiServer(50)) {
+      int port;
+      try (ServerSocket s = new ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      Path config = work.resolve("rss-remediator.yaml");
+      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {insecure_no_auth: true}\nplaybooks: ["
+          + playbooks.toAbsolutePath() + "]\nkubernetes: {kubeconfig: " + api.writeKubeconfig(work.resolve("kubeconfig").toAbsolutePath()) + "}\n");
+      String java = ProcessHandle.current().info().command().orElse("java");
+      Process service = new ProcessBuilder(java, "-jar", jar.toString(), "serve", "--config", config.toString())
+          .redirectOutput(work.resolve("rss.log").toFile()).redirectErrorStream(true).start();
+      try {
+        awaitReady(port);
+        long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long peak = 0;
+        long last = 0;
+        while (System.nanoTime() < settle) {
+          last = rssKiB(service.pid());
+          peak = Math.max(peak, last);
+          Thread.sleep(500);
+        }
+        System.out.printf(Locale.ROOT, "ready and idle for 10 s: RSS %d MiB (peak %d MiB while idle); target < 256 MB -> %s%n",
+            last / 1024, peak / 1024, last * 1024 < 256_000_000L ? "MET" : "NOT MET");
+      } finally {
+        stop(service);
+      }
+    }
+  }
+
+  private static long rssKiB(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IOException("no VmRSS for " + pid);
+  }
+
+  static int awaitReady(int port) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try {
+        if (HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
+            HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+          return port;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("service on port " + port + " not ready within 60 s");
+  }
+
+  private static String awaitFile(Path file, Process owner) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(file) && !Files.readString(file).isBlank()) {
+        return Files.readString(file).strip();
+      }
+      if (!owner.isAlive()) {
+        throw new IllegalStateException("benchmark server exited with " + owner.exitValue());
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("benchmark server did not start within 60 s");
+  }
+
+  private static void stop(Process p) throws InterruptedException {
+    p.destroy();
+    if (!p.waitFor(10, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor();
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package io.gpuremediator.bench;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/** Webhook bodies as Alertmanager sends them. */
+final class Payloads {
+  private Payloads() {}
+
+  /** {@code count} firing hardware-XID alerts, one per node, in one webhook. */
+  static String xidStorm(int count) {
+    JsonArray alerts = new JsonArray();
+    for (int i = 0; i < count; i++) {
+      alerts.add(alert("firing", i, "79"));
+    }
+    return envelope("firing", alerts);
+  }
+
+  /** One alert for node {@code i}. */
+  static String single(String status, int i) {
+    return envelope(status, new JsonArray().add(alert(status, i, "79")));
+  }
+
+  private static JsonObject alert(String status, int i, String xid) {
+    return new JsonObject().put("status", status)
+        .put("labels", new JsonObject().put("alertname", "GpuXidHardwareError").put("node", MockApiServer.nodeName(i))
+            .put("Hostname", MockApiServer.nodeName(i)).put("gpu", Integer.toString(i % 8)).put("xid", xid)
+            .put("severity", "critical").put("remediate", "true").put("instance", "10.1.0." + (i % 250 + 1) + ":9400")
+            .put("job", "dcgm-exporter").put("modelName", "NVIDIA H100 80GB HBM3"))
+        .put("annotations", new JsonObject().put("summary", "XID " + xid + " on GPU " + (i % 8))
+            .put("description", "GPU fell off the bus").put("runbook_url", "https://runbooks/GpuXidHardwareError"))
+        .put("startsAt", "2026-11-22T10:00:00Z").put("endsAt", "0001-01-01T00:00:00Z")
+        .put("generatorURL", "http://prometheus:9090/graph?g0.expr=DCGM_FI_DEV_XID_ERRORS")
+        .put("fingerprint", String.format("%016x", 0x5eed0000L + i));
+  }
+
+  private static String envelope(String status, JsonArray alerts) {
+    return new JsonObject().put("receiver", "remediator").put("status", status).put("alerts", alerts)
+        .put("groupLabels", new JsonObject()).put("commonLabels", new JsonObject()).put("commonAnnotations", new JsonObject())
+        .put("externalURL", "http://alertmanager:9093").put("version", "4").put("groupKey", "{}/{remediate=\"true\"}:{}")
+        .put("truncatedAlerts", 0).encode();
+  }
+}

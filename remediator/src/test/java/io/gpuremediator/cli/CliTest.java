@@ -1,0 +1,111 @@
+package io.gpuremediator.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CliTest {
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return Main.run(args[0], List.of(args).subList(1, args.length), new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void validateAcceptsTheShippedPlaybooks() {
+    assertThat(run("validate", "../deploy/playbooks")).isZero();
+    assertThat(out().lines()).hasSize(6).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
+  }
+
+  @Test
+  void validatePrintsOneLinePerFileThenEveryErrorAndExits1() throws IOException {
+    Path good = dir.resolve("a-good.yaml");
+    Files.copy(Path.of("../deploy/playbooks/10-gpu-xid-hardware.yaml"), good);
+    Path bad = dir.resolve("b-bad.yaml");
+    Files.writeString(bad, String.join("\n",
+        "playbooks:",
+        "  - name: bad",
+        "    match: ['alertname=~\"(\"']",
+        "    colour: red",
+        "    actions:",
+        "      - taint: {key: gpu-remediator.io/x, effect: Maybe, value: \"{{ labels.xid }}-{{ host }}\"}",
+        "      - drain: {}", ""));
+    Path config = dir.resolve("c-remediator.yaml");
+    Files.writeString(config, "auth: {insecure_no_auth: true}\nlisten: 127.0.0.1:8080\nsafety: {rate_limit: often}\n");
+    assertThat(run("validate", dir.toString())).isEqualTo(1);
+    assertThat(out().lines()).containsExactly(
+        "SUCCESS: " + good,
+        "FAILED: " + bad,
+        "FAILED: " + config,
+        bad + ":3: matcher \"alertname=~\"(\"\": invalid regex: Unclosed group",
+        bad + ":6: taint action: \"value\": unknown template variable \"host\" (known: labels.NAME, annotations.NAME, node, alertname, fingerprint)",
+        bad + ":6: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"Maybe\"",
+        bad + ":7: unknown action \"drain\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event)",
+        bad + ":4: unknown key \"colour\" in playbook",
+        config + ":3: \"rate_limit\" in safety: \"often\" is not a rate (like 10/1h)");
+  }
+
+  @Test
+  void validateWithoutArgumentsIsAUsageError() {
+    assertThat(run("validate")).isEqualTo(2);
+  }
+
+  @Test
+  void explainShowsNodePlaybookActionsAndVerdictPerAlert() {
+    assertThat(run("explain", "--config", "src/test/resources/config/explain.yaml", "--alerts",
+        "src/test/resources/webhook/xid-and-app-xid.json", "--nodes", "src/test/resources/config/nodes.yaml")).isZero();
+    String text = out();
+    assertThat(text).contains("explain: 3 alert(s); a dry-run: nothing is written to Kubernetes");
+    assertThat(text).contains("alert 1/3: GpuXidHardwareError (firing) fingerprint=1a2b3c4d5e6f7a8b");
+    assertThat(text).contains("  node:     gpu-node-1\n  playbook: gpu-hardware-xid\n  decision: dry_run (dry_run_global)");
+    assertThat(text).contains("  - taint      dry_run    add taint gpu-remediator.io/unhealthy=xid-79:NoSchedule");
+    assertThat(text).contains("  - cordon     dry_run    cordon (spec.unschedulable=true)");
+    assertThat(text).contains("alert 2/3: GpuXidApplicationError (firing)");
+    assertThat(text).contains("  decision: ignored (no_playbook): no playbook matches the alert's labels");
+    assertThat(text).contains("  decision: ignored (node_not_selected): node cpu-node-1 does not match node_selector nvidia.com/gpu.present=true");
+  }
+
+  @Test
+  void explainWithoutNodesSaysNodesWereAssumed() {
+    assertThat(run("explain", "--config", "src/test/resources/config/explain.yaml", "--alerts",
+        "src/test/resources/webhook/xid-and-app-xid.json")).isZero();
+    assertThat(out()).contains("nodes: not checked (no --nodes)");
+  }
+
+  @Test
+  void explainRejectsAnInvalidPayload() throws IOException {
+    Path payload = dir.resolve("p.json");
+    Files.writeString(payload, "{\"version\":\"4\"}");
+    assertThat(run("explain", "--config", "src/test/resources/config/explain.yaml", "--alerts", payload.toString())).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("status: required");
+  }
+
+  @Test
+  void serveWithABadConfigExitsWithAOneLineReason() throws IOException {
+    Path config = dir.resolve("r.yaml");
+    Files.writeString(config, "listen: nowhere\n");
+    assertThat(run("serve", "--config", config.toString())).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip()).isEqualTo("remediator serve: invalid config: " + config
+        + ":1: \"listen\" must be HOST:PORT, not \"nowhere\" (and 1 more; run validate)");
+  }
+
+  @Test
+  void unknownCommandIsAUsageError() {
+    assertThat(run("reboot")).isEqualTo(2);
+  }
+}

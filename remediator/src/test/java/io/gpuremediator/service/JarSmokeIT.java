@@ -1,0 +1,104 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shaded jar as an operator runs it: `serve` through a kubeconfig, `validate`, and a refused config. */
+@EnableKubernetesMockClient(crud = true)
+class JarSmokeIT {
+  KubernetesMockServer server;
+  KubernetesClient client;
+  @TempDir Path dir;
+
+  private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private Process java(Path log, String... args) throws IOException {
+    String[] command = new String[args.length + 3];
+    command[0] = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    command[1] = "-jar";
+    command[2] = JAR;
+    System.arraycopy(args, 0, command, 3, args.length);
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  @Test
+  void serveQuarantinesThroughAKubeconfigAndStopsByPid() throws Exception {
+    client.nodes().resource(Nodes.gpu("gpu-node-1", "10.0.0.1")).create();
+    Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\ncurrent-context: mock\n"
+        + "clusters: [{name: mock, cluster: {server: '" + client.getMasterUrl() + "', insecure-skip-tls-verify: true}}]\n"
+        + "contexts: [{name: mock, context: {cluster: mock, user: mock}}]\nusers: [{name: mock, user: {token: mock}}]\n");
+    Files.writeString(dir.resolve("token"), "smoke-test-token-0123456789");
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n");
+    Path log = dir.resolve("serve.log");
+    Process serve = java(log, "serve", "--config", config.toString());
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      int ready = 0;
+      while (ready != 200 && System.nanoTime() < deadline && serve.isAlive()) {
+        try {
+          ready = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
+              HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+          Thread.onSpinWait();
+        }
+      }
+      assertThat(ready).as(Files.readString(log)).isEqualTo(200);
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+          .header("Content-Type", "application/json").header("Authorization", "Bearer smoke-test-token-0123456789")
+          .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(Alerts.xid("gpu-node-1", "79")))).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isTrue();
+    } finally {
+      serve.destroy();
+      assertThat(serve.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(Files.readString(log)).contains("decision outcome=applied reason=actions_applied");
+  }
+
+  @Test
+  void validateExitsZeroOnTheShippedPlaybooks() throws Exception {
+    Path log = dir.resolve("validate.log");
+    Process p = java(log, "validate", "../deploy/playbooks");
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+    assertThat(Files.readAllLines(log, StandardCharsets.UTF_8)).hasSize(6).allMatch(l -> l.startsWith("SUCCESS: "));
+  }
+
+  @Test
+  void serveRefusesABadConfigWithOneLine() throws Exception {
+    Path config = dir.resolve("bad.yaml");
+    Files.writeString(config, "auth: {}\n");
+    Path log = dir.resolve("bad.log");
+    Process p = java(log, "serve", "--config", config.toString());
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(1);
+    assertThat(Files.readAllLines(log)).containsExactly("remediator serve: invalid config: " + config
+        + ":1: auth must set exactly one of bearer_token_file or insecure_no_auth: true");
+  }
+}
