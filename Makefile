@@ -34,7 +34,7 @@ test: deps
 	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml
 
 bench: build
-	taskset -c 1 java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench
+	java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench
 
 clean:
 	$(MVN) -q clean

@@ -22,8 +22,9 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code make bench}: runs every benchmark and prints the figures. Run it pinned to core 1
- * ({@code taskset -c 1}); the servers under load run in child JVMs pinned to core 0.
+ * {@code make bench}: runs every benchmark and prints the figures. For throughput, the server under
+ * test runs in a child JVM pinned to core 0 and the load generator in another pinned to core 1; the
+ * latency and memory runs use the whole machine.
  *
  * <p>Arguments: {@code REMEDIATOR_JAR PLAYBOOKS_DIR WORK_DIR}.
  */
@@ -39,20 +40,22 @@ public final class Bench {
     Path jar = Path.of(args[0]);
     Path playbooks = Path.of(args[1]);
     Path work = Files.createDirectories(Path.of(args[2]));
-    // The services started in this JVM log every decision, as in production, to a file rather than over the figures.
-    System.setProperty("org.slf4j.simpleLogger.logFile", work.resolve("in-process.log").toString());
+    // The services started in this JVM log every decision, as in production, but to a file rather than over the figures.
+    System.setErr(new java.io.PrintStream(new java.io.FileOutputStream(work.resolve("in-process.log").toFile()), true));
     String payload = Payloads.xidStorm(STORM);
     System.out.printf(Locale.ROOT, "machine: CPUs %s (%s), %s %s; payload: %d alerts, %d bytes%n",
         Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), cpuModel(), System.getProperty("java.vm.name"),
         System.getProperty("java.version"), STORM, payload.length());
 
-    System.out.println("\n== dry-run decision throughput (server alone on core 0, load from core 1, 8 requests in flight, 5 s warm-up, 15 s measured)");
+    System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"
+        + " 8 requests in flight, 5 s warm-up, 15 s measured)");
     double bare = throughput("bare", playbooks, work, payload);
     double ours = throughput("remediator", playbooks, work, payload);
     System.out.printf(Locale.ROOT, "remediator decides %.0f%% of the bare parse ceiling; target: >= 20000 alerts/s -> %s%n",
         100 * ours / bare, ours >= 20_000 ? "MET" : "NOT MET");
 
-    System.out.println("\n== webhook-to-taint latency against the mock API server (one alert per webhook, sequential)");
+    System.out.println("\n== webhook-to-taint latency: POST of one firing alert until the taint is read back from the"
+        + " mock API server (service, mock API and client in one JVM on both cores; sequential)");
     latency(playbooks, work);
 
     System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
@@ -62,21 +65,33 @@ public final class Bench {
   private static double throughput(String mode, Path playbooks, Path work, String payload) throws Exception {
     Path portFile = work.resolve(mode + ".port");
     Files.deleteIfExists(portFile);
-    String java = ProcessHandle.current().info().command().orElse("java");
-    String classpath = System.getProperty("java.class.path");
-    Process server = new ProcessBuilder("taskset", "-c", "0", java, "-Xmx1g", "-cp", classpath,
-        ThroughputServer.class.getName(), mode, portFile.toString(), playbooks.toString())
-        .redirectOutput(work.resolve(mode + ".log").toFile()).redirectErrorStream(true).start();
+    Process server = pinnedJava(0, work.resolve(mode + ".log"), ThroughputServer.class, mode, portFile.toString(),
+        playbooks.toString());
     try {
-      int port = Integer.parseInt(awaitFile(portFile, server));
-      LoadGenerator.Result r = LoadGenerator.run(port, payload, 8, 5, 15);
-      double alerts = r.requestsPerSecond() * STORM;
-      System.out.printf(Locale.ROOT, "%-11s %8.0f webhooks/s = %9.0f alerts/s  (%d answered, %d failed)%n",
-          mode, r.requestsPerSecond(), alerts, r.requests(), r.failures());
+      String port = awaitFile(portFile, server);
+      Path loadLog = work.resolve(mode + "-load.log");
+      Process load = pinnedJava(1, loadLog, LoadGenerator.class, port, Integer.toString(STORM), "8", "5", "15");
+      if (!load.waitFor(120, TimeUnit.SECONDS) || load.exitValue() != 0) {
+        throw new IllegalStateException("load generator failed; see " + loadLog);
+      }
+      String[] r = Files.readAllLines(loadLog).stream().filter(l -> l.startsWith("RESULT ")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("no result in " + loadLog)).split(" ");
+      double webhooks = Double.parseDouble(r[1]);
+      double alerts = webhooks * STORM;
+      System.out.printf(Locale.ROOT, "%-11s %8.0f webhooks/s = %9.0f alerts/s  (%s answered, %s failed)%n",
+          mode, webhooks, alerts, r[2], r[3]);
       return alerts;
     } finally {
       stop(server);
     }
+  }
+
+  private static Process pinnedJava(int core, Path log, Class<?> main, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of("taskset", "-c", Integer.toString(core),
+        ProcessHandle.current().info().command().orElse("java"), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+        main.getName()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command).redirectOutput(log.toFile()).redirectErrorStream(true).start();
   }
 
   private static void latency(Path playbooks, Path work) throws Exception {

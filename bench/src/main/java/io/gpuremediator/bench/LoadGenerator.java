@@ -8,9 +8,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Posts one body over and over with a fixed number of requests in flight, and counts answers. */
-final class LoadGenerator {
+/**
+ * Posts one body over and over with a fixed number of requests in flight, and counts answers. Run as its
+ * own JVM pinned to the core the server under test does not use.
+ */
+public final class LoadGenerator {
   private LoadGenerator() {}
+
+  /** {@code PORT ALERTS IN_FLIGHT WARMUP_S MEASURE_S}: prints {@code RESULT requests/s answered failed}. */
+  public static void main(String[] args) throws InterruptedException {
+    Result r = run(Integer.parseInt(args[0]), Payloads.xidStorm(Integer.parseInt(args[1])), Integer.parseInt(args[2]),
+        Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+    System.out.println("RESULT " + r.requestsPerSecond() + " " + r.requests() + " " + r.failures());
+    System.exit(0);
+  }
 
   /** Requests answered per second over {@code measureSeconds}, after {@code warmupSeconds}. */
   record Result(double requestsPerSecond, long requests, long failures) {}

@@ -4,6 +4,7 @@ import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.yaml.MapReader;
 import java.util.Optional;
@@ -36,6 +37,6 @@ final class AnnotateAction implements ActionKind<AnnotateSpec> {
   @Override
   public Step prepare(AnnotateSpec spec, TemplateContext ctx) {
     String value = Params.renderMessage(spec.value(), ctx);
-    return draft -> KeyValues.set(draft, draft.annotations, ClaimKey.annotation(spec.key()), name(), spec.key(), value);
+    return draft -> KeyValues.set(draft, Kind.ANNOTATIONS, ClaimKey.annotation(spec.key()), name(), spec.key(), value);
   }
 }

@@ -82,7 +82,14 @@ final class ConditionAction implements ActionKind<ConditionSpec> {
     } else {
       draft.ledger(draft.ledger().hold(claimKey, draft.holder(), false));
     }
-    Optional<NodeCondition> present = draft.conditions.stream().filter(c -> c.type().equals(type)).findFirst();
+    NodeCondition found = null;
+    for (NodeCondition c : draft.conditions) {
+      if (c.type().equals(type)) {
+        found = c;
+        break;
+      }
+    }
+    Optional<NodeCondition> present = Optional.ofNullable(found);
     String change = "set condition " + type + "=" + status + " reason=" + reason;
     if (present.isPresent() && present.get().status().equals(status) && present.get().reason().equals(reason)
         && present.get().message().equals(message)) {

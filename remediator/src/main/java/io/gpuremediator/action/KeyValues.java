@@ -7,14 +7,25 @@ import java.util.Map;
 final class KeyValues {
   private KeyValues() {}
 
+  /** Which of the node's maps. */
+  enum Kind { LABELS, ANNOTATIONS }
+
+  private static Map<String, String> read(NodeDraft draft, Kind kind) {
+    return kind == Kind.LABELS ? draft.labels() : draft.annotations();
+  }
+
+  private static Map<String, String> write(NodeDraft draft, Kind kind) {
+    return kind == Kind.LABELS ? draft.labelsForWrite() : draft.annotationsForWrite();
+  }
+
   /** Sets {@code key=value} unless the key is there and not ours. */
-  static ActionRecord set(NodeDraft draft, Map<String, String> map, String claimKey, String kind, String key, String value) {
-    String present = map.get(key);
+  static ActionRecord set(NodeDraft draft, Kind which, String claimKey, String kind, String key, String value) {
+    String present = read(draft, which).get(key);
     boolean claimed = draft.ledger().claim(claimKey).isPresent();
     boolean ours = draft.ledger().claim(claimKey).map(c -> !c.preexisting()).orElse(false);
     draft.ledger(draft.ledger().hold(claimKey, draft.holder(), present != null && !claimed));
     if (present == null || (ours && !present.equals(value))) {
-      map.put(key, value);
+      write(draft, which).put(key, value);
       return new ActionRecord(kind, "applied", "set " + key + "=" + value);
     }
     String whose = ours || present.equals(value) ? "" : " (not ours; left as it is)";
@@ -22,14 +33,15 @@ final class KeyValues {
   }
 
   /** Removes {@code key} when we set it and no other alert needs it. */
-  static ActionRecord remove(NodeDraft draft, Map<String, String> map, String claimKey, String kind, String key) {
+  static ActionRecord remove(NodeDraft draft, Kind which, String claimKey, String kind, String key) {
     Claims.Release release = Claims.release(draft, claimKey);
     if (release != Claims.Release.UNDO) {
       return Claims.unchanged(kind, release, key);
     }
-    if (map.remove(key) == null) {
+    if (!read(draft, which).containsKey(key)) {
       return new ActionRecord(kind, "unchanged", key + " already gone");
     }
+    write(draft, which).remove(key);
     return new ActionRecord(kind, "applied", "remove " + key);
   }
 }

@@ -5,6 +5,7 @@ import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.LabelSpec;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.yaml.MapReader;
 import java.util.Optional;
@@ -37,6 +38,6 @@ final class LabelAction implements ActionKind<LabelSpec> {
   @Override
   public Step prepare(LabelSpec spec, TemplateContext ctx) throws RenderException {
     String value = Params.render(spec.value(), ctx, FieldRule.LABEL_VALUE, "label value");
-    return draft -> KeyValues.set(draft, draft.labels, ClaimKey.label(spec.key()), name(), spec.key(), value);
+    return draft -> KeyValues.set(draft, Kind.LABELS, ClaimKey.label(spec.key()), name(), spec.key(), value);
   }
 }

@@ -22,8 +22,10 @@ public final class NodeDraft {
   private final String holder;
   private final Phase phase;
   private final Instant now;
-  final Map<String, String> labels;
-  final Map<String, String> annotations;
+  private Map<String, String> labels;
+  private Map<String, String> annotations;
+  private boolean labelsCopied;
+  private boolean annotationsCopied;
   final List<Taint> taints;
   boolean unschedulable;
   final List<NodeCondition> conditions;
@@ -40,8 +42,9 @@ public final class NodeDraft {
     this.holder = holder;
     this.phase = phase;
     this.now = now;
-    this.labels = new LinkedHashMap<>(base.labels());
-    this.annotations = new LinkedHashMap<>(base.annotations());
+    // Real GPU nodes carry dozens of labels: copied only when an action writes one.
+    this.labels = base.labels();
+    this.annotations = base.annotations();
     this.taints = new ArrayList<>(base.taints());
     this.unschedulable = base.unschedulable();
     this.conditions = new ArrayList<>(base.conditions());
@@ -89,6 +92,34 @@ public final class NodeDraft {
   /** The Events the actions asked for. */
   public List<NodeEvent> events() {
     return List.copyOf(events);
+  }
+
+  /** The labels, to read. */
+  Map<String, String> labels() {
+    return labels;
+  }
+
+  /** The labels, to write (copied on first write). */
+  Map<String, String> labelsForWrite() {
+    if (!labelsCopied) {
+      labels = new LinkedHashMap<>(labels);
+      labelsCopied = true;
+    }
+    return labels;
+  }
+
+  /** The annotations, to read. */
+  Map<String, String> annotations() {
+    return annotations;
+  }
+
+  /** The annotations, to write (copied on first write). */
+  Map<String, String> annotationsForWrite() {
+    if (!annotationsCopied) {
+      annotations = new LinkedHashMap<>(annotations);
+      annotationsCopied = true;
+    }
+    return annotations;
   }
 
   /** The taint with this key and effect, if present. */

@@ -2,6 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.yaml.MapReader;
 import java.util.Optional;
@@ -31,6 +32,6 @@ final class UnlabelAction implements ActionKind<UnlabelSpec> {
 
   @Override
   public Step prepare(UnlabelSpec spec, TemplateContext ctx) {
-    return draft -> KeyValues.remove(draft, draft.labels, ClaimKey.label(spec.key()), name(), spec.key());
+    return draft -> KeyValues.remove(draft, Kind.LABELS, ClaimKey.label(spec.key()), name(), spec.key());
   }
 }

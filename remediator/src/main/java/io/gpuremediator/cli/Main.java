@@ -20,7 +20,7 @@ public final class Main {
     String command = args.length == 0 ? "" : args[0];
     if (!command.equals("serve")) {
       // The offline commands print results, not logs.
-      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+      System.setProperty("remediator.log.level", "WARN");
     }
     int code = run(command, Arrays.asList(args).subList(Math.min(1, args.length), args.length), System.out, System.err);
     if (code != 0 || !command.equals("serve")) {

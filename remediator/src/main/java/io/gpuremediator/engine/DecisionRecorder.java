@@ -35,18 +35,28 @@ public final class DecisionRecorder implements DecisionListener {
 
   /** The logfmt line for a decision; every value that came from an alert is quoted and escaped. */
   static String line(Decision d) {
-    return "decision outcome=" + d.outcome().code() + " reason=" + d.reason().code()
-        + " fingerprint=" + quote(d.fingerprint()) + " alertname=" + quote(d.alertname())
-        + " status=" + d.status() + " node=" + quote(d.node()) + " playbook=" + quote(d.playbook())
-        + " starts_at=" + d.startsAt() + " detail=" + quote(d.detail());
+    StringBuilder b = new StringBuilder(256).append("decision outcome=").append(d.outcome().code())
+        .append(" reason=").append(d.reason().code());
+    quoted(b.append(" fingerprint="), d.fingerprint());
+    quoted(b.append(" alertname="), d.alertname());
+    b.append(" status=").append(d.status());
+    quoted(b.append(" node="), d.node());
+    quoted(b.append(" playbook="), d.playbook());
+    b.append(" starts_at=").append(d.startsAt());
+    quoted(b.append(" detail="), d.detail());
+    return b.toString();
   }
 
   /** Quotes a value so that no label content can forge a field or a log line. */
   static String quote(String value) {
+    return quoted(new StringBuilder(value.length() + 2), value).toString();
+  }
+
+  private static StringBuilder quoted(StringBuilder b, String value) {
+    b.append('"');
     if (isPlain(value)) {
-      return "\"" + value + "\"";
+      return b.append(value).append('"');
     }
-    StringBuilder b = new StringBuilder(value.length() + 2).append('"');
     value.codePoints().forEach(c -> {
       switch (c) {
         case '"' -> b.append("\\\"");
@@ -63,7 +73,7 @@ public final class DecisionRecorder implements DecisionListener {
         }
       }
     });
-    return b.append('"').toString();
+    return b.append('"');
   }
 
   /** Whether printable ASCII without quote or backslash: the common case, quoted as it is. */
