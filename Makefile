@@ -9,9 +9,10 @@ BENCH_JAR  := bench/target/bench.jar
 MVN        := mvn -B -ntp
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and tests need, by the command that proves each is there.
-NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux
+NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
+              promtool:prometheus amtool:prometheus-alertmanager
 
-.PHONY: help deps build test bench clean
+.PHONY: help deps build test test-java test-signals bench clean
 
 help:
 	@echo "make test   - install what is missing, build, run every test and check"
@@ -29,9 +30,20 @@ deps:
 build: deps
 	$(MVN) -q -DskipTests package
 
-test: deps
+test: deps test-signals test-java
+
+# The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files.
+test-java:
 	$(MVN) verify
 	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml
+
+# The signals: rules and their unit tests, the scrape config, Alertmanager's config and routing.
+test-signals: deps
+	promtool check rules rules/*.rules.yml
+	promtool test rules rules/tests/*_test.yml
+	tools/check-prometheus-config dcgm/prometheus.yml
+	amtool check-config alerts/alertmanager.yml
+	alerts/tests/run-route-tests
 
 bench: build
 	java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench

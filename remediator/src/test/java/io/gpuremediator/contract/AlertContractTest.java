@@ -1,0 +1,134 @@
+package io.gpuremediator.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.playbook.load.PlaybookLoader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The alert table of the design contract, held against rules/ (names, labels, annotations),
+ * rules/runbooks/, rules/tests/ (a firing and a non-firing case each) and the shipped playbooks
+ * (remediation-class alerts match one; the others match none).
+ */
+class AlertContractTest {
+  private static final Path RULES = Path.of("../rules");
+  private static final Map<String, Map<String, Object>> ALERTS = new HashMap<>();
+  private static final Map<String, List<Boolean>> TESTED = new HashMap<>();
+  private static PlaybookSet playbooks;
+
+  static Stream<Arguments> contract() {
+    return Stream.of(
+        Arguments.of("GpuXidHardwareError", "critical", true),
+        Arguments.of("GpuXidApplicationError", "info", false),
+        Arguments.of("GpuEccUncorrectable", "critical", true),
+        Arguments.of("GpuEccCorrectableRate", "warning", false),
+        Arguments.of("GpuRowRemapFailure", "critical", true),
+        Arguments.of("GpuNvlinkDown", "critical", true),
+        Arguments.of("GpuNvlinkErrors", "warning", false),
+        Arguments.of("GpuCountDropped", "critical", true),
+        Arguments.of("GpuTelemetryMissing", "warning", false),
+        Arguments.of("GpuThermal", "warning", false),
+        Arguments.of("NeuronHardwareError", "critical", true),
+        Arguments.of("NeuronCollectivesHang", "warning", false),
+        Arguments.of("NeuronEccUncorrected", "warning", false));
+  }
+
+  @BeforeAll
+  @SuppressWarnings("unchecked")
+  static void read() throws IOException {
+    try (Stream<Path> files = Files.list(RULES)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".rules.yml")).toList()) {
+        Map<String, Object> doc = new Yaml().load(Files.readString(f));
+        for (Map<String, Object> group : (List<Map<String, Object>>) doc.get("groups")) {
+          for (Map<String, Object> rule : (List<Map<String, Object>>) group.get("rules")) {
+            if (rule.containsKey("alert")) {
+              assertThat(ALERTS.put((String) rule.get("alert"), rule)).as("alert defined twice").isNull();
+            }
+          }
+        }
+      }
+    }
+    try (Stream<Path> files = Files.list(RULES.resolve("tests"))) {
+      for (Path f : files.filter(p -> p.toString().endsWith("_test.yml")).toList()) {
+        Map<String, Object> doc = new Yaml().load(Files.readString(f));
+        for (Map<String, Object> test : (List<Map<String, Object>>) doc.get("tests")) {
+          for (Map<String, Object> t : (List<Map<String, Object>>) test.getOrDefault("alert_rule_test", List.of())) {
+            List<?> expected = (List<?>) t.get("exp_alerts");
+            TESTED.computeIfAbsent((String) t.get("alertname"), k -> new ArrayList<>()).add(!expected.isEmpty());
+          }
+        }
+      }
+    }
+    playbooks = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("contract")
+  @SuppressWarnings("unchecked")
+  void alertCarriesItsContractLabelsAndAnnotations(String alert, String severity, boolean remediate) {
+    assertThat(ALERTS).containsKey(alert);
+    Map<String, String> labels = (Map<String, String>) ALERTS.get(alert).get("labels");
+    assertThat(labels.get("severity")).isEqualTo(severity);
+    assertThat(labels.get("remediate")).isEqualTo(remediate ? "true" : null);
+    Map<String, String> annotations = (Map<String, String>) ALERTS.get(alert).get("annotations");
+    assertThat(annotations).containsKeys("summary", "description", "runbook_url");
+    assertThat(annotations.get("runbook_url")).isEqualTo("https://gpu-remediator.io/runbooks/" + alert);
+    assertThat(RULES.resolve("runbooks/" + alert + ".md")).exists();
+    assertThat((String) ALERTS.get(alert).get("expr")).contains("node");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("contract")
+  void alertHasAFiringAndANonFiringUnitTest(String alert, String severity, boolean remediate) {
+    assertThat(TESTED.get(alert)).as("alert_rule_test cases of " + alert).contains(true, false);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("contract")
+  void onlyRemediationClassAlertsMatchAShippedPlaybook(String alert, String severity, boolean remediate) {
+    Map<String, String> labels = new HashMap<>(Map.of("alertname", alert, "severity", severity, "node", "gpu-node-1"));
+    if (remediate) {
+      labels.put("remediate", "true");
+    }
+    assertThat(playbooks.firstMatch(labels).isPresent()).isEqualTo(remediate);
+  }
+
+  @org.junit.jupiter.api.Test
+  void everyDcgmMetricTheRulesReadIsEnabledInTheCountersCsv() throws IOException {
+    java.util.Set<String> enabled = new java.util.TreeSet<>();
+    for (String line : Files.readAllLines(Path.of("../dcgm/counters.csv"))) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        enabled.add(line.split(",", 2)[0].strip());
+      }
+    }
+    java.util.Set<String> read = new java.util.TreeSet<>();
+    try (Stream<Path> files = Files.list(RULES)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".rules.yml")).toList()) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bDCGM_[A-Z0-9_]+").matcher(Files.readString(f));
+        while (m.find()) {
+          read.add(m.group());
+        }
+      }
+    }
+    assertThat(read).isNotEmpty();
+    assertThat(enabled).containsAll(read);
+  }
+
+  @org.junit.jupiter.api.Test
+  void noAlertOutsideTheContract() {
+    assertThat(ALERTS.keySet()).containsExactlyInAnyOrderElementsOf(contract().map(a -> (String) a.get()[0]).toList());
+  }
+}
