@@ -7,7 +7,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.engine.DecisionListener;
 import io.gpuremediator.engine.RemediationEngine;
-import io.gpuremediator.engine.SafetyGate;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.engine.WebhookResult;
 import io.gpuremediator.kube.NodeFiles;
 import io.gpuremediator.node.Cluster;

@@ -19,6 +19,18 @@ public enum Reason {
   DRY_RUN_PLAYBOOK(Outcome.DRY_RUN),
   /** Every action of the playbook is dry-run. */
   DRY_RUN_ACTION(Outcome.DRY_RUN),
+  /** This alert episode (fingerprint + startsAt) was already handled: a retry, re-send or HA duplicate. */
+  DUPLICATE_EPISODE(Outcome.IGNORED),
+  /** An operator paused remediation. */
+  PAUSED(Outcome.SUPPRESSED),
+  /** The storm breaker is open: too many nodes fired at once; a human must look. */
+  BREAKER_OPEN(Outcome.SUPPRESSED),
+  /** Quarantining this node would take more nodes out of service than max_unavailable allows. */
+  MAX_UNAVAILABLE(Outcome.SUPPRESSED),
+  /** The fleet's or the playbook's rate of quarantine starts is used up for the window. */
+  RATE_LIMITED(Outcome.SUPPRESSED),
+  /** The same playbook released this node too recently. */
+  COOLDOWN(Outcome.SUPPRESSED),
   /** No playbook matches the alert's labels. */
   NO_PLAYBOOK(Outcome.IGNORED),
   /** The alert resolved and its playbook has no on_resolved: the node stays as it is for a human. */
@@ -35,6 +47,8 @@ public enum Reason {
   TEMPLATE_INVALID(Outcome.FAILED),
   /** The node's ledger annotation cannot be read; we do not act on a node whose history we cannot trust. */
   NODE_STATE_UNREADABLE(Outcome.FAILED),
+  /** The fleet safety state could not be read or written; nothing is started (Alertmanager retries). */
+  SAFETY_STATE_UNAVAILABLE(Outcome.FAILED),
   /** The Kubernetes API failed transiently; Alertmanager is asked to retry. */
   KUBE_UNAVAILABLE(Outcome.FAILED),
   /** The Kubernetes API refused the change. */

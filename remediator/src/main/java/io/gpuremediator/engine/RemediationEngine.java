@@ -21,11 +21,15 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
@@ -65,39 +69,66 @@ public final class RemediationEngine {
     }
   }
 
-  /** Decides every alert of a webhook, each by its own status. */
+  /**
+   * Decides every alert of a webhook, each by its own status. First the nodes of all firing
+   * remediation alerts are shown to the safety gate together, so a storm in one payload opens the
+   * breaker before any of its nodes is acted on.
+   */
   public WebhookResult handle(WebhookMessage message) {
     PlaybookSet set = playbooks.get();
-    List<Decision> decisions = new ArrayList<>(message.alerts().size());
+    List<Candidate> candidates = new ArrayList<>(message.alerts().size());
+    Map<String, Instant> firing = new LinkedHashMap<>();
     for (Alert alert : message.alerts()) {
-      decisions.add(decide(alert, set));
+      Candidate c = new Candidate(alert, set.firstMatch(alert.labels()), resolver.resolve(alert.labels()));
+      candidates.add(c);
+      if (alert.isFiring() && c.playbook().isPresent() && c.resolution() instanceof Resolution.Eligible e) {
+        firing.merge(e.node().name(), alert.startsAt(), (a, b) -> a.isAfter(b) ? a : b);
+      }
+    }
+    if (!firing.isEmpty()) {
+      gate.observe(firing);
+    }
+    List<Decision> decisions = new ArrayList<>(candidates.size());
+    for (Candidate c : candidates) {
+      Decision decision = evaluate(c, set);
+      listener.decided(decision);
+      decisions.add(decision);
     }
     return new WebhookResult(decisions);
   }
 
-  /** Decides one alert against the current playbooks. */
+  /** Decides one alert against the current playbooks, as a webhook of its own. */
   public Decision decide(Alert alert) {
-    return decide(alert, playbooks.get());
+    return handle(new WebhookMessage("", alert.status(), "", 0, Map.of(), List.of(alert))).decisions().get(0);
   }
 
-  private Decision decide(Alert alert, PlaybookSet set) {
-    Decision decision = evaluate(alert, set);
-    listener.decided(decision);
-    return decision;
-  }
+  /** An alert with its playbook and node, found once per webhook. */
+  private record Candidate(Alert alert, Optional<Playbook> playbook, Resolution resolution) {}
 
-  private Decision evaluate(Alert alert, PlaybookSet set) {
-    Optional<Playbook> match = set.firstMatch(alert.labels());
-    Resolution resolution = resolver.resolve(alert.labels());
-    if (match.isEmpty()) {
+  private Decision evaluate(Candidate c, PlaybookSet set) {
+    Alert alert = c.alert();
+    Resolution resolution = c.resolution();
+    if (c.playbook().isEmpty()) {
       return decision(alert, resolution.nodeName(), "", Reason.NO_PLAYBOOK, "no playbook matches the alert's labels", List.of());
     }
-    Playbook playbook = match.get();
+    Playbook playbook = c.playbook().get();
     if (resolution instanceof Resolution.Ineligible no) {
       return decision(alert, no.nodeName(), playbook.name(), no.reason(), no.detail(), List.of());
     }
     NodeInfo node = ((Resolution.Eligible) resolution).node();
     Phase phase = alert.isFiring() ? Phase.FIRING : Phase.RESOLVED;
+    if (isDuplicate(node, alert)) {
+      return duplicate(alert, node.name(), playbook.name());
+    }
+    String note = "";
+    if (phase == Phase.FIRING) {
+      Optional<Playbook> escalated = escalation(playbook, node, set);
+      if (escalated.isPresent()) {
+        note = "escalated from " + playbook.name() + " (episode " + playbook.escalate().orElseThrow().after() + " within "
+            + io.gpuremediator.value.Durations.format(playbook.escalate().orElseThrow().within()) + "); ";
+        playbook = escalated.get();
+      }
+    }
     List<ActionSpec> specs = phase == Phase.FIRING ? playbook.actions() : playbook.onResolved();
     if (specs.isEmpty()) {
       return decision(alert, node.name(), playbook.name(), Reason.NO_ON_RESOLVED,
@@ -113,17 +144,70 @@ public final class RemediationEngine {
       return decision(alert, node.name(), playbook.name(), Reason.NODE_STATE_UNREADABLE, node.ledgerError().get(), List.of());
     }
     Optional<Reason> dryRun = dryRunReason(playbook, specs);
-    Optional<SafetyGate.Refusal> refusal = phase == Phase.FIRING ? gate.check(alert, playbook, node) : Optional.empty();
-    if (refusal.isPresent() && dryRun.isEmpty()) {
-      return decision(alert, node.name(), playbook.name(), refusal.get().reason(), refusal.get().detail(), List.of());
-    }
     if (dryRun.isPresent()) {
-      List<ActionRecord> records = simulate(node, alert, phase, steps, specs);
-      String detail = refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
+      Optional<SafetyGate.Refusal> refusal = phase == Phase.FIRING ? gate.check(candidate(node, playbook)) : Optional.empty();
+      List<ActionRecord> records = simulate(node, alert, phase, steps);
+      String detail = note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
           .orElse("nothing written; the actions record what would have been done");
       return decision(alert, node.name(), playbook.name(), dryRun.get(), detail, records);
     }
-    return execute(alert, playbook, node.name(), phase, steps, specs);
+    if (phase == Phase.RESOLVED) {
+      return execute(alert, playbook, node.name(), phase, steps, specs, note);
+    }
+    Playbook chosen = playbook;
+    String why = note;
+    return gate.exclusively(() -> admitAndExecute(alert, chosen, node.name(), steps, specs, why));
+  }
+
+  /** Inside the gate's exclusivity: check the limits against the node as it is now, write, record the start. */
+  private Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
+      String note) {
+    NodeInfo node = cluster.node(nodeName).orElse(null);
+    if (node == null) {
+      return decision(alert, nodeName, playbook.name(), Reason.NODE_NOT_FOUND, "node " + nodeName + " no longer exists", List.of());
+    }
+    if (isDuplicate(node, alert)) {
+      return duplicate(alert, nodeName, playbook.name());
+    }
+    SafetyGate.Candidate candidate = candidate(node, playbook);
+    Optional<SafetyGate.Refusal> refusal = gate.check(candidate);
+    if (refusal.isPresent()) {
+      return decision(alert, nodeName, playbook.name(), refusal.get().reason(), note + refusal.get().detail(), List.of());
+    }
+    Decision done = execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
+    if (candidate.becomesUnavailable() && done.reason() == Reason.ACTIONS_APPLIED) {
+      gate.started(nodeName, playbook.name());
+    }
+    return done;
+  }
+
+  private static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
+    return new SafetyGate.Candidate(node, playbook.name(), !FleetGate.isUnavailable(node), playbook.rateLimit(),
+        playbook.cooldown());
+  }
+
+  /** The playbook a repeat offender is escalated to: the Nth episode of this playbook on the node within the window. */
+  private Optional<Playbook> escalation(Playbook playbook, NodeInfo node, PlaybookSet set) {
+    if (playbook.escalate().isEmpty()) {
+      return Optional.empty();
+    }
+    Playbook.Escalation e = playbook.escalate().get();
+    int earlier = node.ledger().episodesSince(playbook.name(), clock.instant().minus(e.within()));
+    return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
+  }
+
+  /** Whether this exact episode was already handled: firing and active, or already released. */
+  private static boolean isDuplicate(NodeInfo node, Alert alert) {
+    boolean active = node.ledger().episodes().containsKey(alert.fingerprint())
+        && node.ledger().episodes().get(alert.fingerprint()).startsAt().equals(alert.startsAt());
+    boolean past = node.ledger().history().stream()
+        .anyMatch(p -> p.fingerprint().equals(alert.fingerprint()) && p.startsAt().equals(alert.startsAt()));
+    return alert.isFiring() ? active || past : past;
+  }
+
+  private Decision duplicate(Alert alert, String node, String playbook) {
+    return decision(alert, node, playbook, Reason.DUPLICATE_EPISODE,
+        "episode " + alert.fingerprint() + "@" + alert.startsAt() + " was already handled on this node", List.of());
   }
 
   private List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
@@ -148,7 +232,7 @@ public final class RemediationEngine {
     return Optional.empty();
   }
 
-  private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps, List<ActionSpec> specs) {
+  private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps) {
     NodeDraft draft = new NodeDraft(node, alert.fingerprint(), phase, clock.instant());
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (Step step : steps) {
@@ -158,15 +242,18 @@ public final class RemediationEngine {
   }
 
   private Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps,
-      List<ActionSpec> specs) {
+      List<ActionSpec> specs, String note) {
     ReentrantLock lock = locks[Math.floorMod(nodeName.hashCode(), LOCK_STRIPES)];
     lock.lock();
     long started = System.nanoTime();
     try {
       Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs));
+      if (applied.duplicate()) {
+        return duplicate(alert, nodeName, playbook.name());
+      }
       double writeSeconds = (System.nanoTime() - started) / 1e9;
       List<ActionRecord> records = new ArrayList<>(applied.records());
-      String detail = recordEvents(applied.events(), records);
+      String detail = note + recordEvents(applied.events(), records);
       for (ActionRecord r : records) {
         if (!r.type().equals("event")) {
           listener.actionTimed(r.type(), r.outcome(), writeSeconds);
@@ -187,6 +274,10 @@ public final class RemediationEngine {
 
   private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,
       List<ActionSpec> specs) {
+    if (isDuplicate(fresh, alert)) {
+      // Authoritative: another thread or instance handled this episode since our cached read.
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), true));
+    }
     Instant now = clock.instant();
     NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
     List<ActionRecord> records = new ArrayList<>(steps.size());
@@ -194,12 +285,12 @@ public final class RemediationEngine {
       records.add(specs.get(i).dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
     }
     draft.ledger(track(draft.ledger(), alert, playbook, phase, now));
-    return new Edited<>(draft.toNode(), new Applied(records, draft.events()));
+    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false));
   }
 
   private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now) {
     if (phase == Phase.RESOLVED) {
-      return ledger.withoutEpisode(alert.fingerprint());
+      return ledger.released(alert.fingerprint(), now);
     }
     Episode known = ledger.episodes().get(alert.fingerprint());
     if (known != null && known.startsAt().equals(alert.startsAt()) && known.playbook().equals(playbook.name())) {
@@ -249,5 +340,5 @@ public final class RemediationEngine {
         node, playbook, reason, detail, actions);
   }
 
-  private record Applied(List<ActionRecord> records, List<NodeEvent> events) {}
+  private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate) {}
 }

@@ -41,6 +41,11 @@ final class LedgerCodec {
       o.put("starts_at", e.startsAt().toString());
       o.put("since", e.since().toString());
     });
+    ArrayNode history = root.putArray("history");
+    for (NodeLedger.PastEpisode p : ledger.history()) {
+      history.addObject().put("fingerprint", p.fingerprint()).put("starts_at", p.startsAt().toString())
+          .put("playbook", p.playbook()).put("since", p.since().toString()).put("released_at", p.releasedAt().toString());
+    }
     return root.toString();
   }
 
@@ -77,6 +82,15 @@ final class LedgerCodec {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
     }
-    return NodeLedger.of(claims, episodes);
+    java.util.List<NodeLedger.PastEpisode> history = new java.util.ArrayList<>();
+    for (JsonNode p : root.path("history")) {
+      try {
+        history.add(new NodeLedger.PastEpisode(p.path("fingerprint").asText(), Instant.parse(p.path("starts_at").asText()),
+            p.path("playbook").asText(), Instant.parse(p.path("since").asText()), Instant.parse(p.path("released_at").asText())));
+      } catch (java.time.format.DateTimeParseException ex) {
+        throw new IllegalArgumentException("a past episode has a bad time");
+      }
+    }
+    return NodeLedger.of(claims, episodes, history);
   }
 }

@@ -11,6 +11,7 @@ import java.util.Optional;
  * One playbook: the alerts it matches (all matchers must hold), what it does while an alert fires,
  * and what it undoes when the alert resolves.
  *
+ * @param escalate what to run instead for a repeat offender
  * @param source where it was defined, {@code file:line}
  */
 public record Playbook(
@@ -22,6 +23,7 @@ public record Playbook(
     Optional<Duration> cooldown,
     List<ActionSpec> actions,
     List<ActionSpec> onResolved,
+    Optional<Escalation> escalate,
     String source) {
 
   /** Validates presence and copies lists. */
@@ -33,8 +35,12 @@ public record Playbook(
     Objects.requireNonNull(cooldown, "cooldown");
     actions = List.copyOf(actions);
     onResolved = List.copyOf(onResolved);
+    Objects.requireNonNull(escalate, "escalate");
     source = source == null ? "" : source;
   }
+
+  /** The Nth episode on the same node within {@code within} runs playbook {@code to} instead (repeat offenders). */
+  public record Escalation(int after, Duration within, String to) {}
 
   /** Whether every matcher holds for these labels. */
   public boolean matches(Map<String, String> labels) {

@@ -5,7 +5,7 @@ import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.engine.DecisionRecorder;
 import io.gpuremediator.engine.RemediationEngine;
-import io.gpuremediator.engine.SafetyGate;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.http.ApiRouter;
 import io.gpuremediator.http.BearerAuth;
 import io.gpuremediator.http.Readiness;

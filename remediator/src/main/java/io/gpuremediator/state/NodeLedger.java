@@ -1,7 +1,9 @@
 package io.gpuremediator.state;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,18 +21,77 @@ public final class NodeLedger {
   /** The ledger of a node we never touched. */
   public static final NodeLedger EMPTY = new NodeLedger(new TreeMap<>(), new TreeMap<>());
 
+  /** Past episodes kept per node: enough for escalation and duplicate detection, small on the Node. */
+  public static final int HISTORY_LIMIT = 32;
+
   private final SortedMap<String, Claim> claims;
   private final SortedMap<String, Episode> episodes;
+  private final List<PastEpisode> history;
 
-  /** Trusts its arguments: only called with maps this class built and never shares. */
-  private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes) {
+  /** Trusts its arguments: only called with collections this class built and never shares. */
+  private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes, List<PastEpisode> history) {
     this.claims = Collections.unmodifiableSortedMap(claims);
     this.episodes = Collections.unmodifiableSortedMap(episodes);
+    this.history = Collections.unmodifiableList(history);
+  }
+
+  private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes) {
+    this(claims, episodes, List.of());
   }
 
   /** A ledger with copies of these claims and episodes, sorted so that the stored form is deterministic. */
   public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes) {
-    return new NodeLedger(new TreeMap<>(claims), new TreeMap<>(episodes));
+    return of(claims, episodes, List.of());
+  }
+
+  /** The same, with past episodes (oldest first; only the newest {@value #HISTORY_LIMIT} are kept). */
+  public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes, List<PastEpisode> history) {
+    List<PastEpisode> kept = history.size() > HISTORY_LIMIT
+        ? history.subList(history.size() - HISTORY_LIMIT, history.size()) : history;
+    return new NodeLedger(new TreeMap<>(claims), new TreeMap<>(episodes), new ArrayList<>(kept));
+  }
+
+  /** Past episodes, oldest first. */
+  public List<PastEpisode> history() {
+    return history;
+  }
+
+  /** An episode that ended: the alert resolved and the playbook's on_resolved ran. */
+  public record PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt) {}
+
+  /** Whether this episode (fingerprint + startsAt) was already handled on this node, active or past. */
+  public boolean knows(String fingerprint, Instant startsAt) {
+    Episode active = episodes.get(fingerprint);
+    if (active != null && active.startsAt().equals(startsAt)) {
+      return true;
+    }
+    return history.stream().anyMatch(p -> p.fingerprint().equals(fingerprint) && p.startsAt().equals(startsAt));
+  }
+
+  /** When a playbook's episode on this node was last released. */
+  public Optional<Instant> lastRelease(String playbook) {
+    return history.stream().filter(p -> p.playbook().equals(playbook)).map(PastEpisode::releasedAt)
+        .max(java.util.Comparator.naturalOrder());
+  }
+
+  /** How many episodes of a playbook started on this node since {@code from}, active and past. */
+  public int episodesSince(String playbook, Instant from) {
+    long active = episodes.values().stream().filter(e -> e.playbook().equals(playbook) && !e.since().isBefore(from)).count();
+    long past = history.stream().filter(p -> p.playbook().equals(playbook) && !p.since().isBefore(from)).count();
+    return (int) (active + past);
+  }
+
+  /** Ends an active episode: it moves to the history with its release time. */
+  public NodeLedger released(String fingerprint, Instant now) {
+    Episode active = episodes.get(fingerprint);
+    if (active == null) {
+      return this;
+    }
+    TreeMap<String, Episode> next = new TreeMap<>(episodes);
+    next.remove(fingerprint);
+    List<PastEpisode> past = new ArrayList<>(history);
+    past.add(new PastEpisode(active.fingerprint(), active.startsAt(), active.playbook(), active.since(), now));
+    return of(claims, next, past);
   }
 
   /** Every claim, by claim key. */
@@ -83,7 +144,7 @@ public final class NodeLedger {
     holders.add(holder);
     TreeMap<String, Claim> next = new TreeMap<>(claims);
     next.put(key, new Claim(holders, existing == null ? preexisting : existing.preexisting()));
-    return new NodeLedger(next, new TreeMap<>(episodes));
+    return new NodeLedger(next, new TreeMap<>(episodes), history);
   }
 
   /** Removes {@code holder} from a claim, dropping the claim when no holder is left. */
@@ -100,14 +161,14 @@ public final class NodeLedger {
     } else {
       next.put(key, new Claim(holders, existing.preexisting()));
     }
-    return new NodeLedger(next, new TreeMap<>(episodes));
+    return new NodeLedger(next, new TreeMap<>(episodes), history);
   }
 
   /** Records an active episode (replacing one with the same fingerprint). */
   public NodeLedger withEpisode(Episode episode) {
     TreeMap<String, Episode> next = new TreeMap<>(episodes);
     next.put(episode.fingerprint(), episode);
-    return new NodeLedger(new TreeMap<>(claims), next);
+    return new NodeLedger(new TreeMap<>(claims), next, history);
   }
 
   /** Forgets the active episode of an alert. */
@@ -117,26 +178,32 @@ public final class NodeLedger {
     }
     TreeMap<String, Episode> next = new TreeMap<>(episodes);
     next.remove(fingerprint);
-    return new NodeLedger(new TreeMap<>(claims), next);
+    return new NodeLedger(new TreeMap<>(claims), next, history);
   }
 
   /** Whether nothing is remembered, so the annotation can go. */
   public boolean isEmpty() {
-    return claims.isEmpty() && episodes.isEmpty();
+    return claims.isEmpty() && episodes.isEmpty() && history.isEmpty();
+  }
+
+  /** Whether we hold any change on the node: it is quarantined by us. */
+  public boolean holdsChanges() {
+    return !claims.isEmpty();
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof NodeLedger other && claims.equals(other.claims) && episodes.equals(other.episodes);
+    return o instanceof NodeLedger other && claims.equals(other.claims) && episodes.equals(other.episodes)
+        && history.equals(other.history);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(claims, episodes);
+    return Objects.hash(claims, episodes, history);
   }
 
   @Override
   public String toString() {
-    return "NodeLedger[claims=" + claims + ", episodes=" + episodes + "]";
+    return "NodeLedger[claims=" + claims + ", episodes=" + episodes + ", history=" + history + "]";
   }
 }

@@ -7,6 +7,7 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
@@ -93,9 +94,10 @@ class RemediationEngineTest {
     e.decide(Alerts.xid("n1", "79"));
     NodeInfo after = node(c, "n1");
     Decision again = e.decide(Alerts.xid("n1", "79"));
-    assertThat(node(c, "n1").taints()).isEqualTo(after.taints());
-    assertThat(again.actions()).filteredOn(a -> !a.type().equals("event")).extracting(ActionRecord::outcome)
-        .containsOnly("unchanged");
+    assertThat(again.reason()).isEqualTo(Reason.DUPLICATE_EPISODE);
+    assertThat(again.actions()).isEmpty();
+    assertThat(node(c, "n1")).isEqualTo(after);
+    assertThat(c.events()).hasSize(1);
   }
 
   @Test
@@ -110,7 +112,9 @@ class RemediationEngineTest {
     assertThat(n.taints()).isEmpty();
     assertThat(n.unschedulable()).isFalse();
     assertThat(n.condition("GpuHealthy").orElseThrow().status()).isEqualTo("True");
-    assertThat(n.ledger().isEmpty()).isTrue();
+    assertThat(n.ledger().holdsChanges()).isFalse();
+    assertThat(n.ledger().episodes()).isEmpty();
+    assertThat(n.ledger().history()).singleElement().satisfies(p -> assertThat(p.playbook()).isEqualTo("gpu-hardware-xid"));
   }
 
   @Test
@@ -144,7 +148,8 @@ class RemediationEngineTest {
     e.decide(Alerts.resolved(count));
     assertThat(node(c, "n1").unschedulable()).isFalse();
     assertThat(node(c, "n1").taints()).isEmpty();
-    assertThat(node(c, "n1").ledger().isEmpty()).isTrue();
+    assertThat(node(c, "n1").ledger().holdsChanges()).isFalse();
+    assertThat(node(c, "n1").ledger().episodes()).isEmpty();
   }
 
   @Test

@@ -15,7 +15,7 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.engine.RemediationEngine;
-import io.gpuremediator.engine.SafetyGate;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.LabelSelector;
@@ -112,7 +112,8 @@ class Fabric8ClusterMockTest {
     Node n = stored("n1");
     assertThat(n.getSpec().getTaints()).isEmpty();
     assertThat(n.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
-    assertThat(n.getMetadata().getAnnotations()).doesNotContainKey(NodeKeys.LEDGER_ANNOTATION);
+    assertThat(n.getMetadata().getAnnotations().get(NodeKeys.LEDGER_ANNOTATION))
+        .contains("\"claims\":{}", "\"episodes\":{}", "\"history\":[{\"fingerprint\":\"" + a.fingerprint() + "\"");
     assertThat(n.getStatus().getConditions()).anySatisfy(c -> {
       assertThat(c.getType()).isEqualTo("GpuHealthy");
       assertThat(c.getStatus()).isEqualTo("True");

@@ -59,8 +59,28 @@ public final class PlaybookLoader {
         // already reported by loadFile
       }
     }
+    results = checkEscalations(all, results);
     String version = HexFormat.of().formatHex(digest.digest()).substring(0, 12);
     return new LoadResult(new PlaybookSet(all, version), results);
+  }
+
+  /** Escalation targets must name another playbook; the error goes to the file that names it. */
+  private static List<PlaybookFile> checkEscalations(List<Playbook> all, List<PlaybookFile> files) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    all.forEach(p -> names.add(p.name()));
+    List<PlaybookFile> checked = new ArrayList<>();
+    for (PlaybookFile f : files) {
+      List<String> errors = new ArrayList<>(f.errors());
+      for (Playbook p : f.playbooks()) {
+        p.escalate().ifPresent(e -> {
+          if (!names.contains(e.to()) || e.to().equals(p.name())) {
+            errors.add(p.source() + ": escalate.to \"" + e.to() + "\" names no other playbook");
+          }
+        });
+      }
+      checked.add(new PlaybookFile(f.path(), errors.isEmpty() ? f.playbooks() : List.of(), errors));
+    }
+    return checked;
   }
 
   /** Loads one file on its own (names need only be unique within it). */
@@ -113,11 +133,33 @@ public final class PlaybookLoader {
     Optional<Duration> cooldown = m.parsed("cooldown", Durations::parse);
     List<ActionSpec> actions = readActions(m, "actions", Phase.FIRING, true, problems);
     List<ActionSpec> onResolved = readActions(m, "on_resolved", Phase.RESOLVED, false, problems);
+    Optional<Playbook.Escalation> escalate = m.map("escalate", "escalate").flatMap(e -> readEscalation(e, problems));
     m.finish();
     if (problems.messages().size() != before || name.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Playbook(name.get(), description, matchers, dryRun, rate, cooldown, actions, onResolved, where));
+    return Optional.of(new Playbook(name.get(), description, matchers, dryRun, rate, cooldown, actions, onResolved,
+        escalate, where));
+  }
+
+  private static Optional<Playbook.Escalation> readEscalation(MapReader e, Problems problems) {
+    boolean complete = e.has("after") && e.has("within") && e.has("to");
+    Optional<Long> after = e.count("after");
+    Optional<Duration> within = e.parsed("within", Durations::parse);
+    Optional<String> to = e.string("to");
+    e.finish();
+    if (!complete) {
+      problems.add(e.node(), "escalate needs after, within and to");
+      return Optional.empty();
+    }
+    if (after.isPresent() && after.get() < 2) {
+      problems.add(e.at("after"), "\"after\" in escalate must be at least 2 (the 2nd episode is the first repeat)");
+      return Optional.empty();
+    }
+    if (after.isEmpty() || within.isEmpty() || to.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Playbook.Escalation(after.get().intValue(), within.get(), to.get()));
   }
 
   private static List<Matcher> readMatchers(MapReader m, Problems problems) {

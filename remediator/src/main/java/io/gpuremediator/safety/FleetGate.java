@@ -1,0 +1,292 @@
+package io.gpuremediator.safety;
+
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.safety.FleetState.Breaker;
+import io.gpuremediator.safety.FleetState.Pause;
+import io.gpuremediator.safety.FleetStore.FleetStoreException;
+import io.gpuremediator.value.Durations;
+import io.gpuremediator.value.Rate;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The safety gate over the fleet state. Checks run in a fixed order (pause, breaker, max_unavailable,
+ * fleet rate, playbook rate, cooldown); the first limit that refuses names the decision. Until the
+ * state is loaded (at start, or when this instance becomes leader) every check refuses: fail closed.
+ */
+public final class FleetGate implements SafetyGate {
+  private static final Logger LOGGER = LoggerFactory.getLogger(FleetGate.class);
+  private static final int NODES_NAMED_IN_REASON = 10;
+
+  private final SafetyLimits limits;
+  private final FleetStore store;
+  private final Supplier<List<NodeInfo>> selectedNodes;
+  private final SafetyListener listener;
+  private final Clock clock;
+  private final ReentrantLock lock = new ReentrantLock();
+  private volatile FleetState state = FleetState.EMPTY;
+  private volatile boolean loaded;
+
+  /**
+   * Creates the gate.
+   *
+   * @param selectedNodes the nodes that match node_selector, from the watch cache
+   */
+  public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, SafetyListener listener,
+      Clock clock) {
+    this.limits = limits;
+    this.store = store;
+    this.selectedNodes = selectedNodes;
+    this.listener = listener;
+    this.clock = clock;
+  }
+
+  /** Loads the stored state (at start, or on becoming leader); until then every check refuses. */
+  public void load() throws FleetStoreException {
+    lock.lock();
+    try {
+      state = store.load();
+      loaded = true;
+      listener.breaker(state.breaker().open());
+      listener.paused(activePause(clock.instant()).isPresent());
+      LOGGER.info("fleet safety state loaded: breaker {}, pause {}, {} recent quarantine starts",
+          state.breaker().open() ? "OPEN since " + state.breaker().openedAt() : "closed",
+          state.pause().map(p -> "until " + p.until()).orElse("none"), state.starts().size());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Forgets the state (on losing leadership): checks refuse until the next {@link #load()}. */
+  public void unload() {
+    loaded = false;
+  }
+
+  /** Whether the state is loaded. */
+  public boolean isLoaded() {
+    return loaded;
+  }
+
+  @Override
+  public <T> T exclusively(Supplier<T> work) {
+    lock.lock();
+    try {
+      return work.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The breaker opens when more distinct nodes than the threshold STARTED firing within the window.
+   * Alerts that started long ago (quarantines Alertmanager keeps re-sending with every group change) are
+   * not part of a storm.
+   */
+  @Override
+  public void observe(Map<String, Instant> startedAt) {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      autoReset(now);
+      Instant from = now.minus(limits.breakerWindow());
+      Map<String, Instant> recent = new HashMap<>();
+      startedAt.forEach((node, t) -> {
+        if (t.isAfter(from)) {
+          recent.merge(node, t, (a, b) -> a.isAfter(b) ? a : b);
+        }
+      });
+      if (recent.isEmpty()) {
+        return;
+      }
+      FleetState next = state;
+      for (Map.Entry<String, Instant> e : recent.entrySet()) {
+        next = next.withFiring(List.of(e.getKey()), e.getValue());
+      }
+      next = next.pruned(now, limits.retention());
+      List<String> storm = stormNodes(next, now);
+      if (!next.breaker().open() && storm.size() > limits.breakerNodes()) {
+        String reason = storm.size() + " nodes started firing remediation alerts within "
+            + Durations.format(limits.breakerWindow()) + " (more than " + limits.breakerNodes() + "): "
+            + storm.stream().limit(NODES_NAMED_IN_REASON).collect(Collectors.joining(", "))
+            + (storm.size() > NODES_NAMED_IN_REASON ? ", ..." : "");
+        next = next.withBreaker(new Breaker(true, now, reason));
+        LOGGER.error("STORM BREAKER OPEN: {}. No new quarantine until POST /api/v1/breaker/reset{}", reason,
+            limits.autoResetAfter().map(d -> " or auto-reset after " + Durations.format(d)).orElse(""));
+        store.announce("RemediationBreakerOpen", "Storm breaker opened: " + reason
+            + ". No new quarantine until a human resets it.");
+        listener.breaker(true);
+      }
+      persist(next);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private List<String> stormNodes(FleetState s, Instant now) {
+    Instant from = now.minus(limits.breakerWindow());
+    return s.firing().entrySet().stream().filter(e -> e.getValue().isAfter(from)).map(Map.Entry::getKey).sorted().toList();
+  }
+
+  @Override
+  public Optional<Refusal> check(Candidate c) {
+    lock.lock();
+    try {
+      if (!loaded) {
+        return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "fleet safety state not loaded (not leader, or its ConfigMap unreadable)"));
+      }
+      Instant now = clock.instant();
+      autoReset(now);
+      Optional<Pause> pause = activePause(now);
+      if (pause.isPresent()) {
+        return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": " + pause.get().reason()));
+      }
+      if (state.breaker().open()) {
+        return Optional.of(new Refusal(Reason.BREAKER_OPEN, "storm breaker open since " + state.breaker().openedAt() + " ("
+            + state.breaker().reason() + "); a human resets it with POST /api/v1/breaker/reset"));
+      }
+      if (c.becomesUnavailable()) {
+        Optional<Refusal> capacity = capacity(c, now);
+        if (capacity.isPresent()) {
+          return capacity;
+        }
+      }
+      java.time.Duration cooldown = c.cooldown().orElse(limits.cooldown());
+      Optional<Instant> released = c.node().ledger().lastRelease(c.playbook());
+      if (released.isPresent() && released.get().plus(cooldown).isAfter(now)) {
+        return Optional.of(new Refusal(Reason.COOLDOWN, "playbook " + c.playbook() + " released this node at " + released.get()
+            + "; cooldown " + Durations.format(cooldown) + " lasts until " + released.get().plus(cooldown)));
+      }
+      return Optional.empty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Optional<Refusal> capacity(Candidate c, Instant now) {
+    List<NodeInfo> selected = selectedNodes.get();
+    int budget = limits.maxUnavailable().of(selected.size());
+    int unavailable = (int) selected.stream().filter(FleetGate::isUnavailable).count();
+    listener.unavailable(unavailable, budget);
+    if (unavailable + 1 > budget) {
+      return Optional.of(new Refusal(Reason.MAX_UNAVAILABLE, unavailable + " of " + selected.size()
+          + " selected nodes are unavailable; max_unavailable " + limits.maxUnavailable() + " allows " + budget));
+    }
+    int used = FleetState.countWithin(state.starts(), now, limits.rate().window());
+    if (used + 1 > limits.rate().count()) {
+      return Optional.of(new Refusal(Reason.RATE_LIMITED, "fleet rate_limit " + limits.rate() + " used: " + used
+          + " quarantines started in the last " + Durations.format(limits.rate().window())));
+    }
+    if (c.playbookRate().isPresent()) {
+      Rate own = c.playbookRate().get();
+      int ownUsed = FleetState.countWithin(state.playbookStarts().getOrDefault(c.playbook(), List.of()), now, own.window());
+      if (ownUsed + 1 > own.count()) {
+        return Optional.of(new Refusal(Reason.RATE_LIMITED, "playbook " + c.playbook() + " rate_limit " + own + " used: "
+            + ownUsed + " quarantines started in the last " + Durations.format(own.window())));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Unavailable: unschedulable, NotReady, or quarantined by us, whoever caused it. */
+  public static boolean isUnavailable(NodeInfo n) {
+    return n.unschedulable() || !n.isReady() || n.ledger().holdsChanges();
+  }
+
+  @Override
+  public void started(String node, String playbook) {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      persist(state.withStart(playbook, now).pruned(now, limits.retention()));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Pauses every new remediation until {@code until}. */
+  public void pause(String reason, Instant until) throws FleetStoreException {
+    change(s -> s.withPause(Optional.of(new Pause(reason, until, clock.instant()))),
+        "RemediationPaused", "Remediation paused until " + until + ": " + reason);
+    listener.paused(true);
+  }
+
+  /** Ends a pause. */
+  public void resume() throws FleetStoreException {
+    change(s -> s.withPause(Optional.empty()), "RemediationResumed", "Remediation resumed");
+    listener.paused(false);
+  }
+
+  /** Closes the breaker and forgets the storm's observations: only alerts still firing are acted on later. */
+  public void resetBreaker(String by) throws FleetStoreException {
+    change(s -> s.withBreaker(Breaker.CLOSED), "RemediationBreakerReset", "Storm breaker reset by " + by);
+    listener.breaker(false);
+  }
+
+  private void change(java.util.function.UnaryOperator<FleetState> op, String reason, String message) throws FleetStoreException {
+    lock.lock();
+    try {
+      if (!loaded) {
+        throw new FleetStoreException("fleet safety state not loaded", null);
+      }
+      state = store.update(stored -> op.apply(state));
+      LOGGER.warn("{}: {}", reason, message);
+      store.announce(reason, message);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void autoReset(Instant now) {
+    Breaker b = state.breaker();
+    if (b.open() && limits.autoResetAfter().isPresent() && !b.openedAt().plus(limits.autoResetAfter().get()).isAfter(now)) {
+      LOGGER.warn("storm breaker auto-reset after {}", Durations.format(limits.autoResetAfter().get()));
+      store.announce("RemediationBreakerReset", "Storm breaker auto-reset after " + Durations.format(limits.autoResetAfter().get()));
+      listener.breaker(false);
+      persist(state.withBreaker(Breaker.CLOSED));
+    }
+  }
+
+  private Optional<Pause> activePause(Instant now) {
+    return state.pause().filter(p -> p.until().isAfter(now));
+  }
+
+  /** Keeps the new state in memory even when it cannot be stored: a breaker that opened stays open. */
+  private void persist(FleetState next) {
+    state = next;
+    try {
+      store.update(stored -> next);
+    } catch (FleetStoreException e) {
+      LOGGER.error("fleet safety state not stored ({}); kept in memory", e.getMessage());
+    }
+  }
+
+  /** Budgets used and left, the breaker and the pause. */
+  public SafetySnapshot snapshot() {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      List<NodeInfo> selected = selectedNodes.get();
+      Map<String, Integer> perPlaybook = new HashMap<>();
+      state.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, now, limits.rate().window())));
+      return new SafetySnapshot(loaded, selected.size(), (int) selected.stream().filter(FleetGate::isUnavailable).count(),
+          limits.maxUnavailable().of(selected.size()), limits.rate().toString(),
+          FleetState.countWithin(state.starts(), now, limits.rate().window()), perPlaybook, state.breaker(),
+          stormNodes(state, now).size(), limits.breakerNodes(), limits.breakerWindow(), limits.autoResetAfter(),
+          activePause(now));
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.gpuremediator.safety;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** What {@code GET /api/v1/safety} shows: every budget used and left, the breaker and the pause. */
+public record SafetySnapshot(
+    boolean loaded,
+    int selectedNodes,
+    int unavailableNodes,
+    int maxUnavailable,
+    String rateLimit,
+    int rateUsed,
+    Map<String, Integer> playbookStarts,
+    FleetState.Breaker breaker,
+    int breakerNodesInWindow,
+    int breakerThreshold,
+    Duration breakerWindow,
+    Optional<Duration> breakerAutoResetAfter,
+    Optional<FleetState.Pause> pause) {
+
+  /** Copies the map. */
+  public SafetySnapshot {
+    playbookStarts = Map.copyOf(playbookStarts);
+  }
+}
