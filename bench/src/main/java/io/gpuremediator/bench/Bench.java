@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 public final class Bench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final int STORM = 200;
+  /** Limits that refuse nothing in these runs: they measure the path that acts, not the limits. */
+  static final String WIDE_LIMITS = "{max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}";
 
   private Bench() {}
 
@@ -101,7 +103,8 @@ public final class Bench {
         KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
             .withRequestRetryBackoffLimit(0).build()).build()) {
       Path config = work.resolve("latency-remediator.yaml");
-      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath() + "]\n");
+      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
+          + "]\nsafety: " + WIDE_LIMITS + "\n");
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
           Clock.systemUTC())) {
         int port = awaitReady(service.start());

@@ -7,7 +7,11 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.engine.DecisionListener;
 import io.gpuremediator.engine.RemediationEngine;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.safety.SafetyLimits;
+import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.engine.WebhookResult;
 import io.gpuremediator.kube.NodeFiles;
 import io.gpuremediator.node.Cluster;
@@ -76,16 +80,38 @@ final class ExplainCommand {
     }
     DecisionListener ignore = decision -> { };
     RemediationEngine engine = new RemediationEngine(playbooks::set, cluster,
-        new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), true, SafetyGate.OPEN, ignore,
+        new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), true, gate(config, cluster), ignore,
         Clock.systemUTC());
     WebhookResult result = engine.handle(message);
     out.println("explain: " + result.decisions().size() + " alert(s); a dry-run: nothing is written to Kubernetes"
-        + (cluster instanceof AssumedNodes ? "\nnodes: not checked (no --nodes): every validly named node is assumed to exist and match node_selector" : ""));
+        + (cluster instanceof AssumedNodes ? "\nnodes: not checked (no --nodes): every validly named node is assumed to exist"
+        + " and match node_selector, and the fleet limits are not evaluated" : ""));
     int i = 0;
     for (Decision d : result.decisions()) {
       print(out, ++i, result.decisions().size(), d);
     }
     return 0;
+  }
+
+  /**
+   * With a nodes file, the real limits over those nodes and a fresh fleet state (no storm, pause or recent
+   * starts are known offline); without one there is no fleet to count, so no limit is evaluated.
+   */
+  private static SafetyGate gate(RemediatorConfig config, Cluster cluster) {
+    if (cluster instanceof AssumedNodes) {
+      return SafetyGate.OPEN;
+    }
+    RemediatorConfig.Safety s = config.safety();
+    FleetGate gate = new FleetGate(new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
+        s.breaker().autoResetAfter(), s.cooldown()), new InMemoryFleetStore(),
+        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
+        SafetyListener.NONE, Clock.systemUTC());
+    try {
+      gate.load();
+    } catch (io.gpuremediator.safety.FleetStore.FleetStoreException e) {
+      throw new IllegalStateException("an in-memory store cannot fail", e);
+    }
+    return gate;
   }
 
   private static void print(PrintStream out, int index, int total, Decision d) {
@@ -95,7 +121,8 @@ final class ExplainCommand {
     out.println("  playbook: " + (d.playbook().isEmpty() ? "(none)" : d.playbook()));
     out.println("  decision: " + d.outcome().code() + " (" + d.reason().code() + ")"
         + (d.detail().isEmpty() ? "" : ": " + d.detail()));
-    out.println("  safety:   " + (d.detail().startsWith("would be refused") ? d.detail() : "no limit would refuse it"));
+    out.println("  safety:   " + (d.detail().contains("would be refused") ? d.detail().substring(d.detail().indexOf("would be refused"))
+        : d.outcome() == io.gpuremediator.decision.Outcome.DRY_RUN ? "no limit would refuse it" : "not evaluated"));
     for (ActionRecord a : d.actions()) {
       out.printf("  - %-10s %-10s %s%n", a.type(), a.outcome(), a.change());
     }

@@ -181,9 +181,15 @@ public final class RemediationEngine {
     return done;
   }
 
+  /** A node becomes unavailable only when it is available now and the playbook cordons or taints it out. */
   private static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
-    return new SafetyGate.Candidate(node, playbook.name(), !FleetGate.isUnavailable(node), playbook.rateLimit(),
-        playbook.cooldown());
+    return new SafetyGate.Candidate(node, playbook.name(), quarantines(playbook) && !FleetGate.isUnavailable(node),
+        playbook.rateLimit(), playbook.cooldown());
+  }
+
+  private static boolean quarantines(Playbook playbook) {
+    return playbook.actions().stream().anyMatch(a -> !a.dryRun() && (a instanceof ActionSpec.CordonSpec
+        || (a instanceof ActionSpec.TaintSpec t && t.effect() != io.gpuremediator.node.TaintEffect.PREFER_NO_SCHEDULE)));
   }
 
   /** The playbook a repeat offender is escalated to: the Nth episode of this playbook on the node within the window. */

@@ -37,7 +37,9 @@ public final class ApiRouter {
       WebhookHandler webhook,
       DecisionLog decisions,
       Supplier<List<NodeInfo>> nodes,
-      CollectorRegistry registry) {}
+      CollectorRegistry registry,
+      io.gpuremediator.safety.FleetGate gate,
+      io.vertx.core.WorkerExecutor workers) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
@@ -51,6 +53,14 @@ public final class ApiRouter {
         .handler(r.webhook());
     router.get("/api/v1/decisions").handler(r.auth()).handler(ctx -> decisions(ctx, r.decisions()));
     router.get("/api/v1/nodes").handler(r.auth()).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
+    SafetyHandlers safety = new SafetyHandlers(r.gate(), r.workers(), java.time.Clock.systemUTC());
+    PlatformHandler ready = ctx -> ifReady(ctx, r.readiness());
+    BodyHandler smallBody = BodyHandler.create(false).setBodyLimit(64 * 1024).setHandleFileUploads(false);
+    router.get("/api/v1/safety").handler(r.auth()).handler(safety::safety);
+    router.post("/api/v1/pause").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
+        .handler(smallBody).handler(safety::pause);
+    router.delete("/api/v1/pause").handler(r.auth()).handler(ready).handler(safety::resume);
+    router.post("/api/v1/breaker/reset").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resetBreaker);
     router.get("/metrics").handler(ctx -> metrics(ctx, r.registry()));
     router.get("/healthz").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("ok\n"));
     router.get("/readyz").handler(ctx -> {

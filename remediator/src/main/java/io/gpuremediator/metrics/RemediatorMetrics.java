@@ -20,6 +20,11 @@ public final class RemediatorMetrics {
   private final Gauge reloadSuccess;
   private final Gauge reloadTimestamp;
   private final Gauge playbooksLoaded;
+  private final Gauge breakerOpen;
+  private final Gauge paused;
+  private final Gauge unavailable;
+  private final Gauge unavailableBudget;
+  private final Gauge leader;
 
   /** Registers every collector in {@code registry}. */
   public RemediatorMetrics(CollectorRegistry registry) {
@@ -43,6 +48,35 @@ public final class RemediatorMetrics {
     reloadTimestamp = Gauge.build("remediator_playbook_reload_timestamp_seconds",
         "When the playbooks in force were loaded.").register(registry);
     playbooksLoaded = Gauge.build("remediator_playbooks_loaded", "Playbooks in force.").register(registry);
+    breakerOpen = Gauge.build("remediator_breaker_open",
+        "1 while the storm breaker is open: no new quarantine until a human resets it.").register(registry);
+    paused = Gauge.build("remediator_paused", "1 while an operator has paused remediation.").register(registry);
+    unavailable = Gauge.build("remediator_unavailable_nodes",
+        "Selected nodes unschedulable, NotReady or quarantined, at the last safety check.").register(registry);
+    unavailableBudget = Gauge.build("remediator_unavailable_budget",
+        "Nodes max_unavailable allows, at the last safety check.").register(registry);
+    leader = Gauge.build("remediator_leader", "1 on the instance that leads (and acts).").register(registry);
+  }
+
+  /** Records the breaker's state. */
+  public void breaker(boolean open) {
+    breakerOpen.set(open ? 1 : 0);
+  }
+
+  /** Records the pause state. */
+  public void paused(boolean isPaused) {
+    paused.set(isPaused ? 1 : 0);
+  }
+
+  /** Records the unavailable count and its budget. */
+  public void unavailable(int count, int budget) {
+    unavailable.set(count);
+    unavailableBudget.set(budget);
+  }
+
+  /** Records leadership. */
+  public void leader(boolean isLeader) {
+    leader.set(isLeader ? 1 : 0);
   }
 
   /** The registry the collectors live in. */

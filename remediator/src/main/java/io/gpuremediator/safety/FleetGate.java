@@ -199,9 +199,14 @@ public final class FleetGate implements SafetyGate {
     return Optional.empty();
   }
 
-  /** Unavailable: unschedulable, NotReady, or quarantined by us, whoever caused it. */
+  /** Unavailable: unschedulable, NotReady, or quarantined by us (our cordon or NoSchedule/NoExecute taint). */
   public static boolean isUnavailable(NodeInfo n) {
-    return n.unschedulable() || !n.isReady() || n.ledger().holdsChanges();
+    return n.unschedulable() || !n.isReady() || n.ledger().claims().keySet().stream().anyMatch(FleetGate::isQuarantineClaim);
+  }
+
+  private static boolean isQuarantineClaim(String claimKey) {
+    return claimKey.equals(io.gpuremediator.state.ClaimKey.CORDON)
+        || (claimKey.startsWith("taint/") && (claimKey.endsWith("/NoSchedule") || claimKey.endsWith("/NoExecute")));
   }
 
   @Override

@@ -5,11 +5,18 @@ import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.engine.DecisionRecorder;
 import io.gpuremediator.engine.RemediationEngine;
-import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.http.ApiRouter;
 import io.gpuremediator.http.BearerAuth;
 import io.gpuremediator.http.Readiness;
+import io.gpuremediator.engine.RefusalEvents;
+import io.gpuremediator.kube.ConfigMapFleetStore;
 import io.gpuremediator.kube.Fabric8Cluster;
+import io.gpuremediator.kube.LeaderElection;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.FleetStore;
+import io.gpuremediator.safety.InMemoryFleetStore;
+import io.gpuremediator.safety.SafetyLimits;
+import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.load.LoadResult;
@@ -38,6 +45,8 @@ public final class RemediatorService implements AutoCloseable {
   static final long RELOAD_CHECK_MILLIS = 2000;
   private static final int DECISION_LOG_SIZE = 1000;
   private static final int ENGINE_THREADS = 4;
+  /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
+  static final java.time.Duration LEASE_DURATION = java.time.Duration.ofSeconds(15);
 
   private final RemediatorConfig config;
   private final KubernetesClient client;
@@ -49,6 +58,10 @@ public final class RemediatorService implements AutoCloseable {
   private Fabric8Cluster cluster;
   private PlaybookReloader reloader;
   private HttpServer server;
+  private FleetGate gate;
+  private LeaderElection election;
+  private java.util.concurrent.ExecutorService eventWriter;
+  private final String identity = hostname() + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
   public RemediatorService(RemediatorConfig config, KubernetesClient client, Clock clock) {
@@ -76,14 +89,25 @@ public final class RemediatorService implements AutoCloseable {
     cluster = new Fabric8Cluster(client, hostname());
     cluster.start();
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
-    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(),
-        SafetyGate.OPEN, new DecisionRecorder(decisions, metrics), clock);
+    gate = new FleetGate(limits(), fleetStore(),
+        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
+        metricsListener(), clock);
+    eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "remediator-refusal-events");
+      t.setDaemon(true);
+      return t;
+    });
+    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate,
+        RefusalEvents.all(new DecisionRecorder(decisions, metrics), new RefusalEvents(cluster, eventWriter, clock)), clock);
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
+    startLeadership();
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
-        : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced") : Optional.empty();
+        : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
+        : election != null && !election.isLeader() ? Optional.of("not the leader")
+        : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     var router = ApiRouter.create(vertx, new ApiRouter.Routes(new BearerAuth(token), config.maxBodyBytes(), readiness,
-        new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry));
+        new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry, gate, workers));
     HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort());
     config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
         .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
@@ -100,6 +124,75 @@ public final class RemediatorService implements AutoCloseable {
         token.isPresent() ? "bearer" : "NONE (insecure_no_auth)", config.dryRun(), config.nodeSelector(),
         config.nodeFrom(), config.playbooks());
     return server.actualPort();
+  }
+
+  private SafetyLimits limits() {
+    RemediatorConfig.Safety s = config.safety();
+    return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
+        s.breaker().autoResetAfter(), s.cooldown());
+  }
+
+  /** The global dry-run writes nothing to Kubernetes, its fleet state included. */
+  private FleetStore fleetStore() {
+    if (config.dryRun()) {
+      return new InMemoryFleetStore();
+    }
+    return new ConfigMapFleetStore(client, config.leaderElection().namespace(), config.leaderElection().lease() + "-state",
+        identity, clock);
+  }
+
+  private SafetyListener metricsListener() {
+    return new SafetyListener() {
+      @Override
+      public void breaker(boolean open) {
+        metrics.breaker(open);
+      }
+
+      @Override
+      public void paused(boolean paused) {
+        metrics.paused(paused);
+      }
+
+      @Override
+      public void unavailable(int unavailable, int budget) {
+        metrics.unavailable(unavailable, budget);
+      }
+    };
+  }
+
+  /** With leader election, only the leader loads the fleet state and acts; without, this instance does. */
+  private void startLeadership() throws StartupException {
+    if (!config.leaderElection().enabled()) {
+      loadFleetState();
+      metrics.leader(true);
+      return;
+    }
+    election = new LeaderElection(client, config.leaderElection().namespace(), config.leaderElection().lease(), identity,
+        LEASE_DURATION);
+    election.start(() -> {
+      try {
+        loadFleetState();
+        metrics.leader(true);
+      } catch (StartupException e) {
+        LOGGER.error("leading without fleet safety state: {}; every remediation is refused", e.getMessage());
+      }
+    }, () -> {
+      gate.unload();
+      metrics.leader(false);
+    });
+  }
+
+  private void loadFleetState() throws StartupException {
+    try {
+      gate.load();
+    } catch (FleetStore.FleetStoreException e) {
+      throw new StartupException("cannot load the fleet safety state: " + e.getMessage());
+    }
+  }
+
+  /** The gate, for tests and the safety API. */
+  public FleetGate gate() {
+    return gate;
   }
 
   private void reloaded(LoadResult result) {
@@ -135,6 +228,12 @@ public final class RemediatorService implements AutoCloseable {
 
   @Override
   public void close() {
+    if (election != null) {
+      election.close();
+    }
+    if (eventWriter != null) {
+      eventWriter.shutdown();
+    }
     if (vertx != null) {
       try {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);

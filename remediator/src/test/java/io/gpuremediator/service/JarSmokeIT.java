@@ -53,7 +53,8 @@ class JarSmokeIT {
     }
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {bearer_token_file: token}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n");
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
+        + "safety: {max_unavailable: 1}\n");
     Path log = dir.resolve("serve.log");
     Process serve = java(log, "serve", "--config", config.toString());
     try {

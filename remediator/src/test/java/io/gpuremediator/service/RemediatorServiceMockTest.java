@@ -65,7 +65,9 @@ class RemediatorServiceMockTest {
       }
     }
     Files.writeString(dir.resolve("token"), TOKEN + "\n");
-    service = new RemediatorService(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"), client,
+    // Fleet limits wide enough for a 9-node test fleet: these tests are about the service, not the limits.
+    service = new RemediatorService(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
+        + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), client,
         Clock.systemUTC());
     port = service.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> get("/readyz", false).statusCode() == 200);

@@ -1,0 +1,170 @@
+package io.gpuremediator.http;
+
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.FleetStore.FleetStoreException;
+import io.gpuremediator.safety.SafetySnapshot;
+import io.gpuremediator.value.Durations;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.concurrent.Callable;
+
+/**
+ * The operator's safety API: budgets and breaker ({@code GET /api/v1/safety}), pause and resume
+ * ({@code POST/DELETE /api/v1/pause}) and the breaker reset ({@code POST /api/v1/breaker/reset}).
+ * The gate's calls block (they store the fleet state), so they run on the worker pool.
+ */
+final class SafetyHandlers {
+  /** The longest pause accepted: a forgotten pause must not switch remediation off for good. */
+  static final Duration MAX_PAUSE = Duration.ofDays(30);
+  private static final int MAX_REASON = 256;
+
+  private final FleetGate gate;
+  private final WorkerExecutor workers;
+  private final Clock clock;
+
+  SafetyHandlers(FleetGate gate, WorkerExecutor workers, Clock clock) {
+    this.gate = gate;
+    this.workers = workers;
+    this.clock = clock;
+  }
+
+  void safety(RoutingContext ctx) {
+    run(ctx, () -> json(gate.snapshot()));
+  }
+
+  void pause(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
+      return;
+    }
+    if (body == null) {
+      ApiRouter.json(ctx, 400, ApiRouter.error("body: a JSON object with reason and until (or duration) is required"));
+      return;
+    }
+    Object reason = body.getValue("reason");
+    if (!(reason instanceof String r) || r.isBlank() || r.length() > MAX_REASON) {
+      ApiRouter.json(ctx, 400, ApiRouter.error("reason: required, a string of 1 to " + MAX_REASON + " characters"));
+      return;
+    }
+    Instant now = clock.instant();
+    Instant until;
+    try {
+      until = until(body, now);
+    } catch (IllegalArgumentException e) {
+      ApiRouter.json(ctx, 400, ApiRouter.error(e.getMessage()));
+      return;
+    }
+    run(ctx, () -> {
+      gate.pause(((String) reason).strip(), until);
+      return json(gate.snapshot());
+    });
+  }
+
+  private static Instant until(JsonObject body, Instant now) {
+    Object until = body.getValue("until");
+    Object duration = body.getValue("duration");
+    if ((until == null) == (duration == null)) {
+      throw new IllegalArgumentException("give exactly one of until (RFC 3339) or duration (like 2h)");
+    }
+    Instant end;
+    if (until != null) {
+      try {
+        end = OffsetDateTime.parse(String.valueOf(until)).toInstant();
+      } catch (DateTimeParseException e) {
+        throw new IllegalArgumentException("until: \"" + until + "\" is not an RFC 3339 time");
+      }
+    } else {
+      var parsed = Durations.parse(String.valueOf(duration));
+      if (parsed.error() != null) {
+        throw new IllegalArgumentException("duration: " + parsed.error());
+      }
+      end = now.plus(parsed.value());
+    }
+    if (!end.isAfter(now)) {
+      throw new IllegalArgumentException("until: the pause must end in the future");
+    }
+    if (end.isAfter(now.plus(MAX_PAUSE))) {
+      throw new IllegalArgumentException("until: a pause lasts at most " + Durations.format(MAX_PAUSE));
+    }
+    return end;
+  }
+
+  void resume(RoutingContext ctx) {
+    run(ctx, () -> {
+      gate.resume();
+      return json(gate.snapshot());
+    });
+  }
+
+  void resetBreaker(RoutingContext ctx) {
+    String by = "POST /api/v1/breaker/reset";
+    if (ctx.body() != null && ctx.body().length() > 0) {
+      try {
+        JsonObject body = ctx.body().asJsonObject();
+        Object reason = body == null ? null : body.getValue("reason");
+        if (reason != null && !(reason instanceof String)) {
+          ApiRouter.json(ctx, 400, ApiRouter.error("reason: must be a string"));
+          return;
+        }
+        if (reason != null) {
+          by = by + " (" + ((String) reason).strip() + ")";
+        }
+      } catch (DecodeException | ClassCastException e) {
+        ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
+        return;
+      }
+    }
+    String who = by.length() > MAX_REASON ? by.substring(0, MAX_REASON) : by;
+    run(ctx, () -> {
+      gate.resetBreaker(who);
+      return json(gate.snapshot());
+    });
+  }
+
+  /** Runs blocking gate work on the workers; a store failure is a 503 (try again), nothing half-done. */
+  private void run(RoutingContext ctx, Callable<JsonObject> work) {
+    workers.executeBlocking(work, false).onComplete(done -> {
+      if (done.succeeded()) {
+        ApiRouter.json(ctx, 200, done.result());
+      } else if (done.cause() instanceof FleetStoreException e) {
+        ApiRouter.json(ctx, 503, ApiRouter.error("fleet safety state unavailable: " + e.getMessage()));
+      } else {
+        ctx.fail(done.cause());
+      }
+    });
+  }
+
+  static JsonObject json(SafetySnapshot s) {
+    JsonObject breaker = new JsonObject().put("state", s.breaker().open() ? "open" : "closed")
+        .put("nodes_in_window", s.breakerNodesInWindow()).put("threshold", s.breakerThreshold())
+        .put("window", Durations.format(s.breakerWindow()))
+        .put("auto_reset_after", s.breakerAutoResetAfter().map(Durations::format).orElse(null));
+    if (s.breaker().open()) {
+      breaker.put("opened_at", s.breaker().openedAt().toString()).put("reason", s.breaker().reason());
+    }
+    JsonObject playbooks = new JsonObject();
+    s.playbookStarts().forEach(playbooks::put);
+    return new JsonObject()
+        .put("loaded", s.loaded())
+        .put("max_unavailable", new JsonObject().put("selected_nodes", s.selectedNodes())
+            .put("unavailable", s.unavailableNodes()).put("budget", s.maxUnavailable())
+            .put("left", Math.max(0, s.maxUnavailable() - s.unavailableNodes())))
+        .put("rate_limit", new JsonObject().put("limit", s.rateLimit()).put("used", s.rateUsed())
+            .put("left", Math.max(0, Integer.parseInt(s.rateLimit().split("/")[0]) - s.rateUsed()))
+            .put("playbook_starts", playbooks))
+        .put("breaker", breaker)
+        .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())
+            .put("until", p.until().toString()).put("since", p.since().toString()))
+            .orElse(new JsonObject().put("paused", false)));
+  }
+}

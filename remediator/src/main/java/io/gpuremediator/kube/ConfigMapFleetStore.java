@@ -1,0 +1,107 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.safety.FleetState;
+import io.gpuremediator.safety.FleetStore;
+import java.time.Clock;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet state in a ConfigMap of the service's namespace (key {@value #KEY}), written with its
+ * resourceVersion: a write that loses a race re-reads and re-applies its change. Fleet-level Events
+ * (the breaker opening) are recorded on that ConfigMap.
+ */
+public final class ConfigMapFleetStore implements FleetStore {
+  private static final Logger LOGGER = LoggerFactory.getLogger(ConfigMapFleetStore.class);
+  static final String KEY = "fleet.json";
+  private static final int MAX_ATTEMPTS = 5;
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final String name;
+  private final String instance;
+  private final Clock clock;
+
+  /** Creates the store for ConfigMap {@code namespace/name}. */
+  public ConfigMapFleetStore(KubernetesClient client, String namespace, String name, String instance, Clock clock) {
+    this.client = client;
+    this.namespace = namespace;
+    this.name = name;
+    this.instance = instance;
+    this.clock = clock;
+  }
+
+  @Override
+  public FleetState load() throws FleetStoreException {
+    return decode(read());
+  }
+
+  private ConfigMap read() throws FleetStoreException {
+    try {
+      return client.configMaps().inNamespace(namespace).withName(name).get();
+    } catch (KubernetesClientException e) {
+      throw new FleetStoreException("cannot read ConfigMap " + namespace + "/" + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static FleetState decode(ConfigMap cm) throws FleetStoreException {
+    if (cm == null || cm.getData() == null || !cm.getData().containsKey(KEY)) {
+      return FleetState.EMPTY;
+    }
+    try {
+      return FleetStateCodec.decode(cm.getData().get(KEY));
+    } catch (IllegalArgumentException e) {
+      throw new FleetStoreException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public FleetState update(UnaryOperator<FleetState> change) throws FleetStoreException {
+    for (int attempt = 1; ; attempt++) {
+      ConfigMap current = read();
+      FleetState next = change.apply(decode(current));
+      try {
+        if (current == null) {
+          client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+              .withNamespace(namespace).addToLabels("app.kubernetes.io/part-of", NodeKeys.COMPONENT).endMetadata()
+              .addToData(KEY, FleetStateCodec.encode(next)).build()).create();
+        } else {
+          client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current)
+              .addToData(KEY, FleetStateCodec.encode(next)).build()).update();
+        }
+        return next;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == MAX_ATTEMPTS) {
+          throw new FleetStoreException("cannot write ConfigMap " + namespace + "/" + name + ": " + e.getMessage(), e);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void announce(String reason, String message) {
+    String time = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    try {
+      client.v1().events().inNamespace(namespace).resource(new EventBuilder()
+          .withNewMetadata().withNamespace(namespace)
+          .withName(name + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16)).endMetadata()
+          .withNewInvolvedObject().withApiVersion("v1").withKind("ConfigMap").withNamespace(namespace).withName(name)
+          .endInvolvedObject()
+          .withType("Warning").withReason(reason).withMessage(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
+          .withFirstTimestamp(time).withLastTimestamp(time).withCount(1)
+          .withNewSource().withComponent(NodeKeys.COMPONENT).endSource()
+          .withReportingComponent(NodeKeys.COMPONENT).withReportingInstance(instance)
+          .build()).create();
+    } catch (KubernetesClientException e) {
+      LOGGER.warn("event {} not recorded: {}", reason, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package io.gpuremediator.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpuremediator.safety.FleetState;
+import io.gpuremediator.safety.FleetState.Breaker;
+import io.gpuremediator.safety.FleetState.Pause;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/** The JSON form of the fleet state, as stored in the state ConfigMap. */
+final class FleetStateCodec {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private FleetStateCodec() {}
+
+  static String encode(FleetState s) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("v", 1);
+    root.putObject("breaker").put("open", s.breaker().open()).put("opened_at", s.breaker().openedAt().toString())
+        .put("reason", s.breaker().reason());
+    s.pause().ifPresent(p -> root.putObject("pause").put("reason", p.reason()).put("until", p.until().toString())
+        .put("since", p.since().toString()));
+    times(root.putArray("starts"), s.starts());
+    ObjectNode byPlaybook = root.putObject("playbook_starts");
+    s.playbookStarts().forEach((k, v) -> times(byPlaybook.putArray(k), v));
+    ObjectNode firing = root.putObject("firing");
+    s.firing().forEach((k, v) -> firing.put(k, v.toString()));
+    return root.toPrettyString();
+  }
+
+  private static void times(ArrayNode array, List<Instant> times) {
+    times.forEach(t -> array.add(t.toString()));
+  }
+
+  static FleetState decode(String json) {
+    try {
+      JsonNode root = JSON.readTree(json);
+      JsonNode b = root.path("breaker");
+      Breaker breaker = b.path("open").asBoolean(false)
+          ? new Breaker(true, Instant.parse(b.path("opened_at").asText()), b.path("reason").asText()) : Breaker.CLOSED;
+      JsonNode p = root.path("pause");
+      Optional<Pause> pause = p.isObject() ? Optional.of(new Pause(p.path("reason").asText(),
+          Instant.parse(p.path("until").asText()), Instant.parse(p.path("since").asText()))) : Optional.empty();
+      Map<String, List<Instant>> byPlaybook = new TreeMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = root.path("playbook_starts").fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        byPlaybook.put(e.getKey(), times(e.getValue()));
+      }
+      Map<String, Instant> firing = new TreeMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = root.path("firing").fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        firing.put(e.getKey(), Instant.parse(e.getValue().asText()));
+      }
+      return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, firing);
+    } catch (java.io.IOException | RuntimeException e) {
+      throw new IllegalArgumentException("fleet state is unreadable: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<Instant> times(JsonNode array) {
+    List<Instant> out = new ArrayList<>();
+    array.forEach(t -> out.add(Instant.parse(t.asText())));
+    return out;
+  }
+}

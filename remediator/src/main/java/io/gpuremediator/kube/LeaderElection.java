@@ -1,0 +1,75 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election on a Lease. Only the leader acts; a follower is not ready, so Alertmanager's webhook
+ * gets a 503 there and retries (and a Service routes only to ready pods). On stop the lease is released,
+ * so a follower takes over within one retry period.
+ */
+public final class LeaderElection implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(LeaderElection.class);
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final String lease;
+  private final String identity;
+  private final Duration leaseDuration;
+  private CompletableFuture<?> running;
+  private volatile boolean leader;
+
+  /** Creates the election; {@link #start} runs it. */
+  public LeaderElection(KubernetesClient client, String namespace, String lease, String identity, Duration leaseDuration) {
+    this.client = client;
+    this.namespace = namespace;
+    this.lease = lease;
+    this.identity = identity;
+    this.leaseDuration = leaseDuration;
+  }
+
+  /** Starts competing; {@code onLead} runs on becoming leader, {@code onLoss} on losing it. */
+  public void start(Runnable onLead, Runnable onLoss) {
+    Duration renew = leaseDuration.multipliedBy(2).dividedBy(3);
+    Duration retry = leaseDuration.dividedBy(7).isZero() ? Duration.ofMillis(100) : leaseDuration.dividedBy(7);
+    running = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+        .withName(lease)
+        .withLock(new LeaseLock(namespace, lease, identity))
+        .withLeaseDuration(leaseDuration)
+        .withRenewDeadline(renew)
+        .withRetryPeriod(retry)
+        .withReleaseOnCancel(true)
+        .withLeaderCallbacks(new LeaderCallbacks(
+            () -> {
+              LOGGER.info("became leader ({} on lease {}/{})", identity, namespace, lease);
+              onLead.run();
+              leader = true;
+            },
+            () -> {
+              leader = false;
+              LOGGER.warn("lost leadership ({} on lease {}/{})", identity, namespace, lease);
+              onLoss.run();
+            },
+            newLeader -> LOGGER.info("leader is {}", newLeader)))
+        .build()).build().start();
+  }
+
+  /** Whether this instance leads now. */
+  public boolean isLeader() {
+    return leader;
+  }
+
+  @Override
+  public void close() {
+    leader = false;
+    if (running != null) {
+      running.cancel(true);
+    }
+  }
+}
