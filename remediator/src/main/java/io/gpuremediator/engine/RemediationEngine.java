@@ -121,7 +121,15 @@ public final class RemediationEngine {
       return duplicate(alert, node.name(), playbook.name());
     }
     String note = "";
-    if (phase == Phase.FIRING) {
+    if (phase == Phase.RESOLVED) {
+      // The playbook that acted on this episode (an escalation target, say) decides its release.
+      Optional<Playbook> acted = Optional.ofNullable(node.ledger().episodes().get(alert.fingerprint()))
+          .filter(e -> e.startsAt().equals(alert.startsAt())).flatMap(e -> set.named(e.playbook()));
+      if (acted.isPresent() && !acted.get().name().equals(playbook.name())) {
+        note = "released by " + acted.get().name() + ", the playbook that acted on this episode; ";
+        playbook = acted.get();
+      }
+    } else {
       Optional<Playbook> escalated = escalation(playbook, node, set);
       if (escalated.isPresent()) {
         note = "escalated from " + playbook.name() + " (episode " + playbook.escalate().orElseThrow().after() + " within "

@@ -1,0 +1,179 @@
+package io.gpuremediator.safety;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.NodeCondition;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.safety.SafetyGate.Candidate;
+import io.gpuremediator.safety.SafetyGate.Refusal;
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.Rate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class FleetGateTest {
+  private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+  private final MutableClock clock = new MutableClock(T0);
+  private final InMemoryFleetStore store = new InMemoryFleetStore();
+  private final List<NodeInfo> fleet = new ArrayList<>();
+  private FleetGate gate;
+
+  private static NodeInfo node(String name) {
+    return NodeInfo.named(name, Map.of("nvidia.com/gpu.present", "true"));
+  }
+
+  private FleetGate gate(String maxUnavailable, String rate, int breakerNodes, Optional<Duration> autoReset) {
+    FleetGate g = new FleetGate(new SafetyLimits(Budget.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
+        Duration.ofMinutes(10), autoReset, Duration.ofHours(1)), store, () -> List.copyOf(fleet), SafetyListener.NONE, clock);
+    try {
+      g.load();
+    } catch (FleetStore.FleetStoreException e) {
+      throw new AssertionError(e);
+    }
+    return g;
+  }
+
+  private Optional<Refusal> check(String node) {
+    return gate.check(new Candidate(node(node), "gpu-hardware-xid", true, Optional.empty(), Optional.empty()));
+  }
+
+  @BeforeEach
+  void twentyNodes() {
+    IntStream.range(0, 20).forEach(i -> fleet.add(node("n" + i)));
+    gate = gate("10%", "3/1h", 5, Optional.empty());
+  }
+
+  @Test
+  void anUnloadedGateRefusesEverything() {
+    FleetGate cold = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("3/1h").value(), 5,
+        Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), store, () -> fleet, SafetyListener.NONE, clock);
+    assertThat(cold.check(new Candidate(node("n1"), "p", true, Optional.empty(), Optional.empty())))
+        .map(Refusal::reason).contains(Reason.SAFETY_STATE_UNAVAILABLE);
+  }
+
+  @Test
+  void maxUnavailableCountsNodesWhoeverMadeThemUnavailable() {
+    // 10% of 20 = 2: one NotReady node and one cordoned by a human leave no room.
+    fleet.set(0, new NodeInfo("n0", fleet.get(0).labels(), Map.of(), List.of(), false,
+        List.of(new NodeCondition("Ready", "False", "KubeletNotReady", "", null, null)), List.of(), "", NodeLedger.EMPTY, Optional.empty()));
+    assertThat(check("n5")).isEmpty();
+    fleet.set(1, new NodeInfo("n1", fleet.get(1).labels(), Map.of(), List.of(), true, fleet.get(1).conditions(), List.of(), "",
+        NodeLedger.EMPTY, Optional.empty()));
+    assertThat(check("n5")).map(Refusal::reason).contains(Reason.MAX_UNAVAILABLE);
+    assertThat(check("n5").orElseThrow().detail()).isEqualTo("2 of 20 selected nodes are unavailable; max_unavailable 10% allows 2");
+  }
+
+  @ParameterizedTest(name = "{0} of {1} nodes allows {2}")
+  @CsvSource({"10%, 19, 1", "10%, 9, 0", "33%, 10, 3", "50%, 7, 3", "100%, 3, 3", "0%, 50, 0", "3, 50, 3"})
+  void percentagesRoundDown(String budget, int nodes, int allowed) {
+    assertThat(Budget.parse(budget).value().of(nodes)).isEqualTo(allowed);
+  }
+
+  @Test
+  void fleetRateLimitCountsStartsInTheSlidingWindow() {
+    for (int i = 0; i < 3; i++) {
+      assertThat(check("n" + i)).isEmpty();
+      gate.started("n" + i, "gpu-hardware-xid");
+      clock.advance(Duration.ofMinutes(10));
+    }
+    assertThat(check("n9")).map(Refusal::reason).contains(Reason.RATE_LIMITED);
+    clock.advance(Duration.ofMinutes(31));   // the first start (at T0) leaves the 1h window
+    assertThat(check("n9")).isEmpty();
+  }
+
+  @Test
+  void playbookRateLimitComesOnTopOfTheFleetOne() {
+    gate = gate("100%", "100/1h", 50, Optional.empty());
+    gate.started("n1", "remap");
+    Candidate c = new Candidate(node("n2"), "remap", true, Optional.of(Rate.parse("1/1d").value()), Optional.empty());
+    assertThat(gate.check(c)).map(Refusal::detail)
+        .contains("playbook remap rate_limit 1/24h used: 1 quarantines started in the last 24h");
+  }
+
+  @Test
+  void cooldownFollowsTheLastRelease() {
+    NodeLedger released = NodeLedger.of(Map.of(), Map.of(), List.of(
+        new NodeLedger.PastEpisode("fp", T0.minusSeconds(7200), "gpu-hardware-xid", T0.minusSeconds(7200), T0.minusSeconds(600))));
+    NodeInfo n = new NodeInfo("n3", node("n3").labels(), Map.of(), List.of(), false, node("n3").conditions(), List.of(), "",
+        released, Optional.empty());
+    Candidate c = new Candidate(n, "gpu-hardware-xid", true, Optional.empty(), Optional.empty());
+    assertThat(gate.check(c)).map(Refusal::reason).contains(Reason.COOLDOWN);
+    assertThat(gate.check(new Candidate(n, "gpu-hardware-xid", true, Optional.empty(), Optional.of(Duration.ofMinutes(5)))))
+        .isEmpty();
+    assertThat(gate.check(new Candidate(n, "other-playbook", true, Optional.empty(), Optional.empty()))).isEmpty();
+  }
+
+  @Test
+  void pauseRefusesUntilItExpires() throws Exception {
+    gate.pause("rack 7 maintenance", T0.plusSeconds(3600));
+    assertThat(check("n1")).map(Refusal::reason).contains(Reason.PAUSED);
+    clock.advance(Duration.ofMinutes(61));
+    assertThat(check("n1")).isEmpty();
+  }
+
+  @Test
+  void breakerOpensWhenMoreNodesThanTheThresholdStartFiringWithinTheWindow() {
+    Map<String, Instant> five = new HashMap<>();
+    IntStream.range(0, 5).forEach(i -> five.put("n" + i, T0));
+    gate.observe(five);
+    assertThat(check("n1")).isEmpty();
+    gate.observe(Map.of("n5", T0));   // a sixth node in a later webhook: 6 > 5
+    assertThat(check("n1")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+    assertThat(store.announcements()).singleElement().asString().startsWith("RemediationBreakerOpen: Storm breaker opened: "
+        + "6 nodes started firing remediation alerts within 10m (more than 5): n0, n1, n2, n3, n4, n5");
+  }
+
+  @Test
+  void alertsThatStartedLongAgoAreNotAStorm() {
+    Map<String, Instant> old = new HashMap<>();
+    IntStream.range(0, 10).forEach(i -> old.put("n" + i, T0.minus(Duration.ofHours(3))));
+    gate.observe(old);
+    gate.observe(Map.of("n11", T0));
+    assertThat(check("n11")).isEmpty();
+  }
+
+  @Test
+  void resetClosesTheBreakerAndForgetsTheStorm() throws Exception {
+    Map<String, Instant> storm = new HashMap<>();
+    IntStream.range(0, 8).forEach(i -> storm.put("n" + i, T0));
+    gate.observe(storm);
+    assertThat(gate.snapshot().breaker().open()).isTrue();
+    gate.resetBreaker("test");
+    assertThat(gate.snapshot().breaker().open()).isFalse();
+    assertThat(gate.snapshot().breakerNodesInWindow()).isZero();
+    assertThat(check("n1")).isEmpty();
+  }
+
+  @Test
+  void autoResetAfterClosesTheBreakerOnlyWhenConfigured() {
+    gate = gate("10%", "3/1h", 1, Optional.of(Duration.ofMinutes(30)));
+    gate.observe(Map.of("n1", T0, "n2", T0));
+    assertThat(check("n3")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+    clock.advance(Duration.ofMinutes(29));
+    assertThat(check("n3")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(check("n3")).isEmpty();
+  }
+
+  @Test
+  void stateSurvivesAReloadFromTheStore() throws Exception {
+    gate.observe(Map.of("n1", T0, "n2", T0, "n3", T0, "n4", T0, "n5", T0, "n6", T0));
+    gate.pause("why", T0.plusSeconds(600));
+    FleetGate next = gate("10%", "3/1h", 5, Optional.empty());
+    assertThat(next.snapshot().breaker().open()).isTrue();
+    assertThat(next.snapshot().pause()).isPresent();
+  }
+}

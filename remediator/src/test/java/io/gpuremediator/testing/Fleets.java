@@ -1,0 +1,68 @@
+package io.gpuremediator.testing;
+
+import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.engine.DecisionListener;
+import io.gpuremediator.engine.RemediationEngine;
+import io.gpuremediator.node.InMemoryCluster;
+import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.FleetStore;
+import io.gpuremediator.safety.InMemoryFleetStore;
+import io.gpuremediator.safety.SafetyLimits;
+import io.gpuremediator.safety.SafetyListener;
+import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.Rate;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.IntStream;
+
+/** An in-memory GPU fleet with the real engine and safety gate, for tests of the limits. */
+public final class Fleets {
+  private Fleets() {}
+
+  /** {@code count} Ready GPU nodes named gpu-node-0..N-1. */
+  public static InMemoryCluster nodes(int count) {
+    return new InMemoryCluster(IntStream.range(0, count)
+        .mapToObj(i -> NodeInfo.named("gpu-node-" + i, Map.of("nvidia.com/gpu.present", "true"))).toList());
+  }
+
+  /** Limits from their config spellings. */
+  public static SafetyLimits limits(String maxUnavailable, String rate, int breakerNodes, String cooldown) {
+    return new SafetyLimits(Budget.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
+        Duration.ofMinutes(10), Optional.empty(), io.gpuremediator.value.Durations.parse(cooldown).value());
+  }
+
+  /** A loaded gate over the cluster's GPU nodes. */
+  public static FleetGate gate(InMemoryCluster cluster, SafetyLimits limits, FleetStore store, Clock clock) {
+    FleetGate gate = new FleetGate(limits, store, cluster::nodes, SafetyListener.NONE, clock);
+    try {
+      gate.load();
+    } catch (FleetStore.FleetStoreException e) {
+      throw new AssertionError(e);
+    }
+    return gate;
+  }
+
+  /** The engine over the cluster, deciding with the gate. */
+  public static RemediationEngine engine(InMemoryCluster cluster, PlaybookSet playbooks, FleetGate gate, boolean dryRun,
+      DecisionListener listener, Clock clock) {
+    return new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), dryRun, gate, listener, clock);
+  }
+
+  /** A listener keeping decisions. */
+  public static DecisionLog log() {
+    return new DecisionLog(100_000);
+  }
+
+  /** A fresh in-memory store. */
+  public static InMemoryFleetStore store() {
+    return new InMemoryFleetStore();
+  }
+}
