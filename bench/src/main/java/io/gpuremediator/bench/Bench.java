@@ -60,6 +60,10 @@ public final class Bench {
         + " mock API server (service, mock API and client in one JVM on both cores; sequential)");
     latency(playbooks, work);
 
+    System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes), decided and answered"
+        + " (breaker opened, state stored in its ConfigMap); breaker reset between rounds");
+    storm(playbooks, work);
+
     System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
     idleRss(jar, playbooks, work);
   }
@@ -133,6 +137,42 @@ public final class Bench {
   private static String cpuModel() throws IOException {
     return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
         .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse("unknown CPU");
+  }
+
+  private static void storm(Path playbooks, Path work) throws Exception {
+    int rounds = 30;
+    try (MockApiServer api = new MockApiServer(1000);
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
+            .withRequestRetryBackoffLimit(0).build()).build()) {
+      Path config = work.resolve("storm-remediator.yaml");
+      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
+          + "]\nleader_election: {enabled: false}\n");
+      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
+          Clock.systemUTC())) {
+        int port = awaitReady(service.start());
+        List<Double> ms = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+          String body = Payloads.xidStorm(STORM, java.time.Instant.now().toString());
+          long t0 = System.nanoTime();
+          HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+              .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+              HttpResponse.BodyHandlers.ofString());
+          double took = (System.nanoTime() - t0) / 1e6;
+          if (r.statusCode() != 200 || !r.body().contains("\"suppressed\":" + STORM)) {
+            throw new IllegalStateException("storm not refused whole: " + r.statusCode() + " " + r.body().substring(0, 200));
+          }
+          if (round >= 5) {
+            ms.add(took);
+          }
+          HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
+              .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+        }
+        Collections.sort(ms);
+        double worst = ms.get(ms.size() - 1);
+        System.out.printf(Locale.ROOT, "%d storms of %d alerts, all refused (breaker_open): p50 %.1f ms, max %.1f ms;"
+            + " target < 100 ms -> %s%n", ms.size(), STORM, ms.get(ms.size() / 2), worst, worst < 100 ? "MET" : "NOT MET");
+      }
+    }
   }
 
   private static boolean tainted(Node n) {

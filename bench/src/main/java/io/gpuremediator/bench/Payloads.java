@@ -9,9 +9,14 @@ final class Payloads {
 
   /** {@code count} firing hardware-XID alerts, one per node, in one webhook. */
   static String xidStorm(int count) {
+    return xidStorm(count, "2026-11-22T10:00:00Z");
+  }
+
+  /** The same, all started at {@code startsAt} (a new time is a new episode of every alert). */
+  static String xidStorm(int count, String startsAt) {
     JsonArray alerts = new JsonArray();
     for (int i = 0; i < count; i++) {
-      alerts.add(alert("firing", i, "79"));
+      alerts.add(alert("firing", i, "79").put("startsAt", startsAt));
     }
     return envelope("firing", alerts);
   }

@@ -105,7 +105,7 @@ final class ExplainCommand {
     FleetGate gate = new FleetGate(new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
         s.breaker().autoResetAfter(), s.cooldown()), new InMemoryFleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
-        SafetyListener.NONE, Clock.systemUTC());
+        cluster::generation, SafetyListener.NONE, Clock.systemUTC());
     try {
       gate.load();
     } catch (io.gpuremediator.safety.FleetStore.FleetStoreException e) {
@@ -160,6 +160,11 @@ final class ExplainCommand {
     @Override
     public boolean isReady() {
       return true;
+    }
+
+    @Override
+    public long generation() {
+      return 0;
     }
 
     @Override

@@ -54,7 +54,7 @@ public final class RefusalEvents implements DecisionListener {
     executor.execute(() -> {
       try {
         cluster.recordEvent(event);
-      } catch (ClusterException e) {
+      } catch (ClusterException | RuntimeException e) {
         LOGGER.warn("refusal event for node {} not recorded: {}", d.node(), e.getMessage());
       }
     });

@@ -196,8 +196,13 @@ public final class RemediationEngine {
   }
 
   private static boolean quarantines(Playbook playbook) {
-    return playbook.actions().stream().anyMatch(a -> !a.dryRun() && (a instanceof ActionSpec.CordonSpec
-        || (a instanceof ActionSpec.TaintSpec t && t.effect() != io.gpuremediator.node.TaintEffect.PREFER_NO_SCHEDULE)));
+    for (ActionSpec a : playbook.actions()) {
+      if (!a.dryRun() && (a instanceof ActionSpec.CordonSpec
+          || (a instanceof ActionSpec.TaintSpec t && t.effect() != io.gpuremediator.node.TaintEffect.PREFER_NO_SCHEDULE))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The playbook a repeat offender is escalated to: the Nth episode of this playbook on the node within the window. */
@@ -212,11 +217,16 @@ public final class RemediationEngine {
 
   /** Whether this exact episode was already handled: firing and active, or already released. */
   private static boolean isDuplicate(NodeInfo node, Alert alert) {
-    boolean active = node.ledger().episodes().containsKey(alert.fingerprint())
-        && node.ledger().episodes().get(alert.fingerprint()).startsAt().equals(alert.startsAt());
-    boolean past = node.ledger().history().stream()
-        .anyMatch(p -> p.fingerprint().equals(alert.fingerprint()) && p.startsAt().equals(alert.startsAt()));
-    return alert.isFiring() ? active || past : past;
+    NodeLedger.Episode active = node.ledger().episodes().get(alert.fingerprint());
+    if (alert.isFiring() && active != null && active.startsAt().equals(alert.startsAt())) {
+      return true;
+    }
+    for (NodeLedger.PastEpisode p : node.ledger().history()) {
+      if (p.fingerprint().equals(alert.fingerprint()) && p.startsAt().equals(alert.startsAt())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Decision duplicate(Alert alert, String node, String playbook) {

@@ -29,6 +29,8 @@ public final class ConfigMapFleetStore implements FleetStore {
   private final String name;
   private final String instance;
   private final Clock clock;
+  /** The ConfigMap as last read or written: the next write starts from it (a 409 re-reads). */
+  private volatile ConfigMap last;
 
   /** Creates the store for ConfigMap {@code namespace/name}. */
   public ConfigMapFleetStore(KubernetesClient client, String namespace, String name, String instance, Clock clock) {
@@ -46,7 +48,8 @@ public final class ConfigMapFleetStore implements FleetStore {
 
   private ConfigMap read() throws FleetStoreException {
     try {
-      return client.configMaps().inNamespace(namespace).withName(name).get();
+      last = client.configMaps().inNamespace(namespace).withName(name).get();
+      return last;
     } catch (KubernetesClientException e) {
       throw new FleetStoreException("cannot read ConfigMap " + namespace + "/" + name + ": " + e.getMessage(), e);
     }
@@ -66,20 +69,21 @@ public final class ConfigMapFleetStore implements FleetStore {
   @Override
   public FleetState update(UnaryOperator<FleetState> change) throws FleetStoreException {
     for (int attempt = 1; ; attempt++) {
-      ConfigMap current = read();
+      ConfigMap current = attempt == 1 && last != null ? last : read();
       FleetState next = change.apply(decode(current));
       try {
         if (current == null) {
-          client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
+          last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
               .withNamespace(namespace).addToLabels("app.kubernetes.io/part-of", NodeKeys.COMPONENT).endMetadata()
               .addToData(KEY, FleetStateCodec.encode(next)).build()).create();
         } else {
-          client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current)
+          last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current)
               .addToData(KEY, FleetStateCodec.encode(next)).build()).update();
         }
         return next;
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt == MAX_ATTEMPTS) {
+        last = null;
+        if ((e.getCode() != 409 && e.getCode() != 404) || attempt == MAX_ATTEMPTS) {
           throw new FleetStoreException("cannot write ConfigMap " + namespace + "/" + name + ": " + e.getMessage(), e);
         }
       }

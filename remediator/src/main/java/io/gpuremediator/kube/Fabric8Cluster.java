@@ -41,6 +41,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final Map<String, Node> rawByName = new ConcurrentHashMap<>();
   private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
   private SharedIndexInformer<Node> informer;
+  private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
+  private volatile boolean caughtUp;
 
   /** Creates the adapter; call {@link #start()} to begin watching nodes. */
   public Fabric8Cluster(KubernetesClient client, String instance) {
@@ -73,6 +75,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       @Override
       public void onDelete(Node node, boolean finalStateUnknown) {
         rawByName.remove(node.getMetadata().getName());
+        generation.incrementAndGet();
         NodeInfo gone = byName.remove(node.getMetadata().getName());
         if (gone != null) {
           gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
@@ -89,6 +92,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       return;
     }
     rawByName.put(info.name(), node);
+    generation.incrementAndGet();
     NodeInfo previous = byName.put(info.name(), info);
     if (previous != null) {
       previous.internalIps().stream().filter(ip -> !info.internalIps().contains(ip))
@@ -121,9 +125,25 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return new ArrayList<>(byName.values());
   }
 
+  /**
+   * Ready once the watch is up and every node of the informer's initial list reached our cache: the
+   * informer says "synced" before its handlers have run, and a node missing from the cache would be
+   * refused as not found.
+   */
   @Override
   public boolean isReady() {
-    return informer != null && informer.hasSynced() && informer.isWatching();
+    if (informer == null || !informer.hasSynced() || !informer.isWatching()) {
+      return false;
+    }
+    if (!caughtUp) {
+      caughtUp = byName.keySet().containsAll(informer.getStore().listKeys());
+    }
+    return caughtUp;
+  }
+
+  @Override
+  public long generation() {
+    return generation.get();
   }
 
   /**

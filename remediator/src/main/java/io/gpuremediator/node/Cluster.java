@@ -22,6 +22,9 @@ public interface Cluster {
   /** Whether the cache has synced and the API is reachable. */
   boolean isReady();
 
+  /** A number that changes whenever any cached node changes: counts over the fleet can be reused until it moves. */
+  long generation();
+
   /**
    * Reads the node fresh, applies {@code edit} (possibly more than once, on conflict) and writes the
    * result: labels, annotations, taints, cordon and ledger in one update, conditions in one status

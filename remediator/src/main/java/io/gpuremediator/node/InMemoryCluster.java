@@ -15,6 +15,7 @@ import java.util.function.Function;
 public final class InMemoryCluster implements Cluster {
   private final Map<String, NodeInfo> nodes = new ConcurrentHashMap<>();
   private final List<NodeEvent> events = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
 
   /** Creates a cluster holding these nodes. */
   public InMemoryCluster(List<NodeInfo> initial) {
@@ -51,7 +52,13 @@ public final class InMemoryCluster implements Cluster {
     }
     Edited<T> edited = edit.apply(current);
     nodes.put(name, edited.node());
+    generation.incrementAndGet();
     return edited.result();
+  }
+
+  @Override
+  public long generation() {
+    return generation.get();
   }
 
   @Override

@@ -46,7 +46,12 @@ public record NodeInfo(
 
   /** Whether the kubelet reports the node Ready. A node with no Ready condition is not. */
   public boolean isReady() {
-    return condition("Ready").map(c -> c.status().equals("True")).orElse(false);
+    for (NodeCondition c : conditions) {
+      if (c.type().equals("Ready")) {
+        return c.status().equals("True");
+      }
+    }
+    return false;
   }
 
   /** The condition of the given type, if present. */

@@ -31,6 +31,10 @@ public final class FleetGate implements SafetyGate {
   private final SafetyLimits limits;
   private final FleetStore store;
   private final Supplier<List<NodeInfo>> selectedNodes;
+  private final java.util.function.LongSupplier generation;
+  private long countedGeneration = -1;
+  private int countedSelected;
+  private int countedUnavailable;
   private final SafetyListener listener;
   private final Clock clock;
   private final ReentrantLock lock = new ReentrantLock();
@@ -41,12 +45,14 @@ public final class FleetGate implements SafetyGate {
    * Creates the gate.
    *
    * @param selectedNodes the nodes that match node_selector, from the watch cache
+   * @param generation changes whenever the cache changes, so fleet counts are recomputed only then
    */
-  public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, SafetyListener listener,
-      Clock clock) {
+  public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes,
+      java.util.function.LongSupplier generation, SafetyListener listener, Clock clock) {
     this.limits = limits;
     this.store = store;
     this.selectedNodes = selectedNodes;
+    this.generation = generation;
     this.listener = listener;
     this.clock = clock;
   }
@@ -110,11 +116,7 @@ public final class FleetGate implements SafetyGate {
       if (recent.isEmpty()) {
         return;
       }
-      FleetState next = state;
-      for (Map.Entry<String, Instant> e : recent.entrySet()) {
-        next = next.withFiring(List.of(e.getKey()), e.getValue());
-      }
-      next = next.pruned(now, limits.retention());
+      FleetState next = state.withFiring(recent).pruned(now, limits.retention());
       List<String> storm = stormNodes(next, now);
       if (!next.breaker().open() && storm.size() > limits.breakerNodes()) {
         String reason = storm.size() + " nodes started firing remediation alerts within "
@@ -127,8 +129,12 @@ public final class FleetGate implements SafetyGate {
         store.announce("RemediationBreakerOpen", "Storm breaker opened: " + reason
             + ". No new quarantine until a human resets it.");
         listener.breaker(true);
+        persist(next);
+      } else {
+        // Observations alone are kept in memory and stored with the next start or breaker change: a webhook
+        // must not cost a ConfigMap write. A new leader therefore starts its storm window from the starts it reads.
+        state = next;
       }
-      persist(next);
     } finally {
       lock.unlock();
     }
@@ -174,13 +180,24 @@ public final class FleetGate implements SafetyGate {
     }
   }
 
+  /** Counts selected and unavailable nodes, again only when the cache changed (under the lock). */
+  private void count() {
+    long now = generation.getAsLong();
+    if (now != countedGeneration) {
+      List<NodeInfo> selected = selectedNodes.get();
+      countedSelected = selected.size();
+      countedUnavailable = (int) selected.stream().filter(FleetGate::isUnavailable).count();
+      countedGeneration = now;
+    }
+  }
+
   private Optional<Refusal> capacity(Candidate c, Instant now) {
-    List<NodeInfo> selected = selectedNodes.get();
-    int budget = limits.maxUnavailable().of(selected.size());
-    int unavailable = (int) selected.stream().filter(FleetGate::isUnavailable).count();
+    count();
+    int budget = limits.maxUnavailable().of(countedSelected);
+    int unavailable = countedUnavailable;
     listener.unavailable(unavailable, budget);
     if (unavailable + 1 > budget) {
-      return Optional.of(new Refusal(Reason.MAX_UNAVAILABLE, unavailable + " of " + selected.size()
+      return Optional.of(new Refusal(Reason.MAX_UNAVAILABLE, unavailable + " of " + countedSelected
           + " selected nodes are unavailable; max_unavailable " + limits.maxUnavailable() + " allows " + budget));
     }
     int used = FleetState.countWithin(state.starts(), now, limits.rate().window());
@@ -201,7 +218,15 @@ public final class FleetGate implements SafetyGate {
 
   /** Unavailable: unschedulable, NotReady, or quarantined by us (our cordon or NoSchedule/NoExecute taint). */
   public static boolean isUnavailable(NodeInfo n) {
-    return n.unschedulable() || !n.isReady() || n.ledger().claims().keySet().stream().anyMatch(FleetGate::isQuarantineClaim);
+    if (n.unschedulable() || !n.isReady()) {
+      return true;
+    }
+    for (String claim : n.ledger().claims().keySet()) {
+      if (isQuarantineClaim(claim)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isQuarantineClaim(String claimKey) {
@@ -282,11 +307,11 @@ public final class FleetGate implements SafetyGate {
     lock.lock();
     try {
       Instant now = clock.instant();
-      List<NodeInfo> selected = selectedNodes.get();
+      count();
       Map<String, Integer> perPlaybook = new HashMap<>();
       state.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, now, limits.rate().window())));
-      return new SafetySnapshot(loaded, selected.size(), (int) selected.stream().filter(FleetGate::isUnavailable).count(),
-          limits.maxUnavailable().of(selected.size()), limits.rate().toString(),
+      return new SafetySnapshot(loaded, countedSelected, countedUnavailable,
+          limits.maxUnavailable().of(countedSelected), limits.rate().toString(),
           FleetState.countWithin(state.starts(), now, limits.rate().window()), perPlaybook, state.breaker(),
           stormNodes(state, now).size(), limits.breakerNodes(), limits.breakerWindow(), limits.autoResetAfter(),
           activePause(now));

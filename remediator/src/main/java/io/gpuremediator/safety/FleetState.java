@@ -76,10 +76,10 @@ public record FleetState(
     return new FleetState(breaker, pause, fleet, byPlaybook, firing);
   }
 
-  /** The state with these nodes seen firing at {@code now}. */
-  public FleetState withFiring(java.util.Collection<String> nodes, Instant now) {
+  /** The state with these nodes seen starting to fire at the given times (the later time wins). */
+  public FleetState withFiring(Map<String, Instant> startedAt) {
     Map<String, Instant> next = new TreeMap<>(firing);
-    nodes.forEach(n -> next.put(n, now));
+    startedAt.forEach((node, t) -> next.merge(node, t, (a, b) -> a.isAfter(b) ? a : b));
     return new FleetState(breaker, pause, starts, playbookStarts, next);
   }
 

@@ -91,7 +91,7 @@ public final class RemediatorService implements AutoCloseable {
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
     gate = new FleetGate(limits(), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
-        metricsListener(), clock);
+        cluster::generation, metricsListener(), clock);
     eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "remediator-refusal-events");
       t.setDaemon(true);

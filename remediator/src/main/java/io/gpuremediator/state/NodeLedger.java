@@ -70,8 +70,13 @@ public final class NodeLedger {
 
   /** When a playbook's episode on this node was last released. */
   public Optional<Instant> lastRelease(String playbook) {
-    return history.stream().filter(p -> p.playbook().equals(playbook)).map(PastEpisode::releasedAt)
-        .max(java.util.Comparator.naturalOrder());
+    Instant last = null;
+    for (PastEpisode p : history) {
+      if (p.playbook().equals(playbook) && (last == null || p.releasedAt().isAfter(last))) {
+        last = p.releasedAt();
+      }
+    }
+    return Optional.ofNullable(last);
   }
 
   /** How many episodes of a playbook started on this node since {@code from}, active and past. */

@@ -30,6 +30,8 @@ class FleetGateTest {
   private final InMemoryFleetStore store = new InMemoryFleetStore();
   private final List<NodeInfo> fleet = new ArrayList<>();
   private FleetGate gate;
+  /** The test edits the fleet list in place: recount on every check. */
+  private static final java.util.concurrent.atomic.AtomicLong EVERY_CALL = new java.util.concurrent.atomic.AtomicLong();
 
   private static NodeInfo node(String name) {
     return NodeInfo.named(name, Map.of("nvidia.com/gpu.present", "true"));
@@ -37,7 +39,8 @@ class FleetGateTest {
 
   private FleetGate gate(String maxUnavailable, String rate, int breakerNodes, Optional<Duration> autoReset) {
     FleetGate g = new FleetGate(new SafetyLimits(Budget.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
-        Duration.ofMinutes(10), autoReset, Duration.ofHours(1)), store, () -> List.copyOf(fleet), SafetyListener.NONE, clock);
+        Duration.ofMinutes(10), autoReset, Duration.ofHours(1)), store, () -> List.copyOf(fleet), EVERY_CALL::incrementAndGet,
+        SafetyListener.NONE, clock);
     try {
       g.load();
     } catch (FleetStore.FleetStoreException e) {
@@ -59,7 +62,8 @@ class FleetGateTest {
   @Test
   void anUnloadedGateRefusesEverything() {
     FleetGate cold = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("3/1h").value(), 5,
-        Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), store, () -> fleet, SafetyListener.NONE, clock);
+        Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), store, () -> fleet, EVERY_CALL::incrementAndGet,
+        SafetyListener.NONE, clock);
     assertThat(cold.check(new Candidate(node("n1"), "p", true, Optional.empty(), Optional.empty())))
         .map(Refusal::reason).contains(Reason.SAFETY_STATE_UNAVAILABLE);
   }

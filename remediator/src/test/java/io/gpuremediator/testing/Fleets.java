@@ -40,7 +40,7 @@ public final class Fleets {
 
   /** A loaded gate over the cluster's GPU nodes. */
   public static FleetGate gate(InMemoryCluster cluster, SafetyLimits limits, FleetStore store, Clock clock) {
-    FleetGate gate = new FleetGate(limits, store, cluster::nodes, SafetyListener.NONE, clock);
+    FleetGate gate = new FleetGate(limits, store, cluster::nodes, cluster::generation, SafetyListener.NONE, clock);
     try {
       gate.load();
     } catch (FleetStore.FleetStoreException e) {

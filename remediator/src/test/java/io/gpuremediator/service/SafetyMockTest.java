@@ -1,0 +1,207 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The safety layer of the whole service against the fabric8 mock API server (CRUD mode) over HTTP. */
+@EnableKubernetesMockClient(crud = true)
+class SafetyMockTest {
+  KubernetesMockServer server;
+  KubernetesClient mockClient;
+  @TempDir Path dir;
+
+  private static final String TOKEN = "safety-test-token-0123456789";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private final List<RemediatorService> services = new ArrayList<>();
+  private KubernetesClient client;
+
+  @BeforeEach
+  void fleet() throws Exception {
+    client = Nodes.noRetry(mockClient);
+    for (int i = 0; i < 10; i++) {
+      client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
+    }
+    Files.writeString(dir.resolve("token"), TOKEN);
+  }
+
+  @AfterEach
+  void stop() {
+    services.forEach(RemediatorService::close);
+    client.close();
+  }
+
+  private RemediatorService service(String safety) throws Exception {
+    Path f = dir.resolve("remediator-" + services.size() + ".yaml");
+    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\n"
+        + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), Nodes.noRetry(mockClient),
+        Clock.systemUTC());
+    services.add(s);
+    return s;
+  }
+
+  private static HttpResponse<String> send(int port, String method, String path, String body, String contentType)
+      throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .header("Authorization", "Bearer " + TOKEN)
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (contentType != null) {
+      b.header("Content-Type", contentType);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> post(int port, Alert... alerts) throws Exception {
+    return send(port, "POST", "/api/v1/alerts", Alerts.json(alerts), "application/json");
+  }
+
+  private static String reason(HttpResponse<String> r, int i) {
+    return new JsonObject(r.body()).getJsonArray("decisions").getJsonObject(i).getString("reason");
+  }
+
+  private static boolean ready(int port) {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
+          HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  private long events(String node, String reason) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> e.getInvolvedObject().getName().equals(node) && e.getReason().equals(reason)).count();
+  }
+
+  private static final String WIDE = "{max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 20, window: 10m}}";
+
+  @Test
+  void aRestartBetweenAnAlertAndItsResendCausesNoSecondActionAndTheReleaseStillWorks() throws Exception {
+    RemediatorService first = service(WIDE);
+    int port = first.start();
+    await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
+    Alert xid = Alerts.xid("gpu-node-1", "79");
+    assertThat(reason(post(port, xid), 0)).isEqualTo("actions_applied");
+    first.close();
+
+    RemediatorService second = service(WIDE);
+    int port2 = second.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> ready(port2));
+    assertThat(reason(post(port2, xid), 0)).isEqualTo("duplicate_episode");
+    assertThat(events("gpu-node-1", "GpuXidHardwareError")).isEqualTo(1);
+    assertThat(reason(post(port2, Alerts.resolved(xid)), 0)).isEqualTo("resolved_actions_applied");
+    assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getTaints()).isEmpty();
+    assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+  }
+
+  @Test
+  void onlyTheLeaderActsAndTheFollowerTakesOverWhenTheLeaderStops() throws Exception {
+    RemediatorService a = service(WIDE);
+    RemediatorService b = service(WIDE);
+    int portA = a.start();
+    int portB = b.start();
+    await().atMost(Duration.ofSeconds(15)).until(() -> ready(portA) || ready(portB));
+    boolean aLeads = ready(portA);
+    int leader = aLeads ? portA : portB;
+    int follower = aLeads ? portB : portA;
+    assertThat(ready(follower)).isFalse();
+
+    HttpResponse<String> refused = post(follower, Alerts.xid("gpu-node-2", "79"));
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(new JsonObject(refused.body()).getString("error")).isEqualTo("not ready: not the leader");
+    assertThat(client.nodes().withName("gpu-node-2").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+    assertThat(reason(post(leader, Alerts.xid("gpu-node-2", "79")), 0)).isEqualTo("actions_applied");
+
+    (aLeads ? a : b).close();
+    await().atMost(Duration.ofSeconds(20)).until(() -> ready(follower));
+    assertThat(reason(post(follower, Alerts.xid("gpu-node-2", "79")), 0)).as("the new leader resumes from the node's ledger")
+        .isEqualTo("duplicate_episode");
+    assertThat(reason(post(follower, Alerts.xid("gpu-node-3", "48")), 0)).isEqualTo("actions_applied");
+  }
+
+  @Test
+  void aStormOpensTheBreakerWhichIsStoredInTheConfigMapAndResetOnlyByTheApi() throws Exception {
+    RemediatorService s = service("{max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}");
+    int port = s.start();
+    await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
+    Alert[] storm = IntStream.range(0, 6).mapToObj(i -> Alerts.xid("gpu-node-" + i, "79")).toArray(Alert[]::new);
+    HttpResponse<String> r = post(port, storm);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(new JsonObject(r.body()).getJsonObject("outcomes").getInteger("suppressed")).isEqualTo(6);
+    assertThat(IntStream.range(0, 10).filter(i ->
+        Boolean.TRUE.equals(client.nodes().withName("gpu-node-" + i).get().getSpec().getUnschedulable()))).isEmpty();
+
+    ConfigMap state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
+    assertThat(new JsonObject(state.getData().get("fleet.json")).getJsonObject("breaker").getBoolean("open")).isTrue();
+    assertThat(client.v1().events().inNamespace("gpu-remediator").list().getItems())
+        .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("RemediationBreakerOpen"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> events("gpu-node-0", "RemediationSuppressed") == 1);
+    JsonObject safety = new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body());
+    assertThat(safety.getJsonObject("breaker").getString("state")).isEqualTo("open");
+    assertThat(safety.getJsonObject("breaker").getInteger("nodes_in_window")).isEqualTo(6);
+    assertThat(send(port, "GET", "/metrics", null, null).body())
+        .contains("remediator_breaker_open 1.0", "remediator_decisions_total{outcome=\"suppressed\",reason=\"breaker_open\",} 6.0");
+
+    HttpResponse<String> noToken = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(noToken.statusCode()).isEqualTo(401);
+    HttpResponse<String> reset = send(port, "POST", "/api/v1/breaker/reset", "{\"reason\":\"exporter rollout fixed\"}",
+        "application/json");
+    assertThat(reset.statusCode()).isEqualTo(200);
+    assertThat(new JsonObject(reset.body()).getJsonObject("breaker").getString("state")).isEqualTo("closed");
+    state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
+    assertThat(new JsonObject(state.getData().get("fleet.json")).getJsonObject("breaker").getBoolean("open")).isFalse();
+  }
+
+  @Test
+  void pauseRefusesNewRemediationsUntilResumedAndBadInputChangesNothing() throws Exception {
+    RemediatorService s = service(WIDE);
+    int port = s.start();
+    await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
+    assertThat(send(port, "POST", "/api/v1/pause", "{\"until\":\"2099-01-01T00:00:00Z\"}", "application/json").statusCode())
+        .isEqualTo(400);
+    assertThat(send(port, "POST", "/api/v1/pause", "{\"reason\":\"x\",\"until\":\"2000-01-01T00:00:00Z\"}", "application/json")
+        .body()).contains("until: the pause must end in the future");
+    assertThat(send(port, "POST", "/api/v1/pause", "{\"reason\":\"x\",\"duration\":\"90d\"}", "application/json").body())
+        .contains("until: a pause lasts at most 720h");
+    assertThat(send(port, "POST", "/api/v1/pause", "reason=x", "text/plain").statusCode()).isEqualTo(415);
+    assertThat(new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body()).getJsonObject("pause")
+        .getBoolean("paused")).isFalse();
+
+    HttpResponse<String> paused = send(port, "POST", "/api/v1/pause", "{\"reason\":\"driver upgrade\",\"duration\":\"2h\"}",
+        "application/json");
+    assertThat(paused.statusCode()).isEqualTo(200);
+    assertThat(new JsonObject(paused.body()).getJsonObject("pause").getString("reason")).isEqualTo("driver upgrade");
+    assertThat(reason(post(port, Alerts.xid("gpu-node-4", "79")), 0)).isEqualTo("paused");
+    await().atMost(Duration.ofSeconds(10)).until(() -> events("gpu-node-4", "RemediationSuppressed") == 1);
+
+    assertThat(send(port, "DELETE", "/api/v1/pause", null, null).statusCode()).isEqualTo(200);
+    assertThat(reason(post(port, Alerts.xid("gpu-node-5", "79")), 0)).isEqualTo("actions_applied");
+  }
+}
