@@ -47,6 +47,7 @@ public final class RemediatorService implements AutoCloseable {
   private static final int ENGINE_THREADS = 4;
   /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
   static final java.time.Duration LEASE_DURATION = java.time.Duration.ofSeconds(15);
+  private static final long FLEET_STATE_RETRY_MILLIS = 2000;
 
   private final RemediatorConfig config;
   private final KubernetesClient client;
@@ -101,10 +102,10 @@ public final class RemediatorService implements AutoCloseable {
         RefusalEvents.all(new DecisionRecorder(decisions, metrics), new RefusalEvents(cluster, eventWriter, clock)), clock);
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
-    startLeadership();
+    startLeadership(workers);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
-        : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
         : election != null && !election.isLeader() ? Optional.of("not the leader")
+        : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     var router = ApiRouter.create(vertx, new ApiRouter.Routes(new BearerAuth(token), config.maxBodyBytes(), readiness,
         new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry, gate, workers));
@@ -160,33 +161,41 @@ public final class RemediatorService implements AutoCloseable {
     };
   }
 
-  /** With leader election, only the leader loads the fleet state and acts; without, this instance does. */
-  private void startLeadership() throws StartupException {
-    if (!config.leaderElection().enabled()) {
-      loadFleetState();
-      metrics.leader(true);
-      return;
-    }
-    election = new LeaderElection(client, config.leaderElection().namespace(), config.leaderElection().lease(), identity,
-        LEASE_DURATION);
-    election.start(() -> {
-      try {
-        loadFleetState();
+  /**
+   * With leader election, only the leader loads the fleet state and acts; without, this instance does.
+   * A load that fails (API down) is retried in the background; until it succeeds the service is not
+   * ready and every remediation is refused.
+   */
+  private void startLeadership(WorkerExecutor workers) {
+    if (config.leaderElection().enabled()) {
+      election = new LeaderElection(client, config.leaderElection().namespace(), config.leaderElection().lease(), identity,
+          LEASE_DURATION);
+      election.start(() -> {
+        tryLoadFleetState();
         metrics.leader(true);
-      } catch (StartupException e) {
-        LOGGER.error("leading without fleet safety state: {}; every remediation is refused", e.getMessage());
+      }, () -> {
+        gate.unload();
+        metrics.leader(false);
+      });
+    } else {
+      metrics.leader(true);
+      tryLoadFleetState();
+    }
+    vertx.setPeriodic(FLEET_STATE_RETRY_MILLIS, id -> {
+      if (!gate.isLoaded() && (election == null || election.isLeader())) {
+        workers.executeBlocking(() -> {
+          tryLoadFleetState();
+          return null;
+        }, false);
       }
-    }, () -> {
-      gate.unload();
-      metrics.leader(false);
     });
   }
 
-  private void loadFleetState() throws StartupException {
+  private void tryLoadFleetState() {
     try {
       gate.load();
     } catch (FleetStore.FleetStoreException e) {
-      throw new StartupException("cannot load the fleet safety state: " + e.getMessage());
+      LOGGER.warn("fleet safety state not loaded ({}); retrying, and refusing every remediation meanwhile", e.getMessage());
     }
   }
 

@@ -258,7 +258,8 @@ class RemediatorServiceMockTest {
   @Test
   void notReadyIs503() throws Exception {
     try (KubernetesClient dead = Nodes.unreachable();
-        RemediatorService unready = new RemediatorService(config("auth: {insecure_no_auth: true}\n"), dead, Clock.systemUTC())) {
+        RemediatorService unready = new RemediatorService(
+            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), dead, Clock.systemUTC())) {
       int unreadyPort = unready.start();
       HttpResponse<String> r = post(unreadyPort, Alerts.json(Alerts.xid("gpu-node-7", "79")), "application/json", null);
       assertThat(r.statusCode()).isEqualTo(503);
