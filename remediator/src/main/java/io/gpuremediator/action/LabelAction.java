@@ -1,6 +1,5 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.LabelSpec;
 import io.gpuremediator.playbook.Template;

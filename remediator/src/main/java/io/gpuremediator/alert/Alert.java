@@ -36,11 +36,6 @@ public record Alert(
     return labels.getOrDefault("alertname", "");
   }
 
-  /** A label value, empty when absent (as Alertmanager matchers see it). */
-  public String label(String name) {
-    return labels.getOrDefault(name, "");
-  }
-
   /** Whether the alert is firing. */
   public boolean isFiring() {
     return status == AlertStatus.FIRING;

@@ -23,9 +23,6 @@ import org.yaml.snakeyaml.nodes.Node;
 
 /** Decodes {@code remediator.yaml}. Stateless. */
 public final class ConfigLoader {
-  /** The top-level keys of a config file. */
-  public static final List<String> TOP_LEVEL_KEYS = List.of("listen", "auth", "tls", "max_body_bytes", "playbooks",
-      "dry_run", "kubernetes", "node_selector", "node_from", "safety", "leader_election");
   private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
   private static final Pattern LISTEN = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[0-9.]+|[a-zA-Z0-9.-]+):(\\d{1,5})");
 

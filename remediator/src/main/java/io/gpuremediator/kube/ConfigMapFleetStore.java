@@ -2,14 +2,12 @@ package io.gpuremediator.kube;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.FleetStore;
 import java.time.Clock;
-import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,18 +90,9 @@ public final class ConfigMapFleetStore implements FleetStore {
 
   @Override
   public void announce(String reason, String message) {
-    String time = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     try {
-      client.v1().events().inNamespace(namespace).resource(new EventBuilder()
-          .withNewMetadata().withNamespace(namespace)
-          .withName(name + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16)).endMetadata()
-          .withNewInvolvedObject().withApiVersion("v1").withKind("ConfigMap").withNamespace(namespace).withName(name)
-          .endInvolvedObject()
-          .withType("Warning").withReason(reason).withMessage(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
-          .withFirstTimestamp(time).withLastTimestamp(time).withCount(1)
-          .withNewSource().withComponent(NodeKeys.COMPONENT).endSource()
-          .withReportingComponent(NodeKeys.COMPONENT).withReportingInstance(instance)
-          .build()).create();
+      client.v1().events().inNamespace(namespace).resource(KubeEvents.of(namespace, "ConfigMap", namespace, name, "Warning",
+          reason, message, clock.instant(), instance)).create();
     } catch (KubernetesClientException e) {
       LOGGER.warn("event {} not recorded: {}", reason, e.getMessage());
     }

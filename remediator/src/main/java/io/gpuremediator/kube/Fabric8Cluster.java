@@ -1,7 +1,6 @@
 package io.gpuremediator.kube;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -12,13 +11,11 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.node.NodeKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -234,17 +231,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   @Override
   public void recordEvent(NodeEvent event) throws ClusterException {
-    String time = event.time().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
-    Event e = new EventBuilder()
-        .withNewMetadata().withNamespace(EVENT_NAMESPACE)
-        .withName(event.node() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16)).endMetadata()
-        .withNewInvolvedObject().withApiVersion("v1").withKind("Node").withName(event.node())
-        .endInvolvedObject()
-        .withType(event.type()).withReason(event.reason()).withMessage(event.message())
-        .withFirstTimestamp(time).withLastTimestamp(time).withCount(1)
-        .withNewSource().withComponent(NodeKeys.COMPONENT).endSource()
-        .withReportingComponent(NodeKeys.COMPONENT).withReportingInstance(instance)
-        .build();
+    Event e = KubeEvents.of(EVENT_NAMESPACE, "Node", null, event.node(), event.type(), event.reason(), event.message(),
+        event.time(), instance);
     try {
       client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create();
     } catch (KubernetesClientException ex) {

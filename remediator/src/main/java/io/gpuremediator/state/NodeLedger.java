@@ -176,16 +176,6 @@ public final class NodeLedger {
     return new NodeLedger(new TreeMap<>(claims), next, history);
   }
 
-  /** Forgets the active episode of an alert. */
-  public NodeLedger withoutEpisode(String fingerprint) {
-    if (!episodes.containsKey(fingerprint)) {
-      return this;
-    }
-    TreeMap<String, Episode> next = new TreeMap<>(episodes);
-    next.remove(fingerprint);
-    return new NodeLedger(new TreeMap<>(claims), next, history);
-  }
-
   /** Whether nothing is remembered, so the annotation can go. */
   public boolean isEmpty() {
     return claims.isEmpty() && episodes.isEmpty() && history.isEmpty();
