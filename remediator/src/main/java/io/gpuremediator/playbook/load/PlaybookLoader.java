@@ -78,7 +78,7 @@ public final class PlaybookLoader {
           }
         });
       }
-      checked.add(new PlaybookFile(f.path(), errors.isEmpty() ? f.playbooks() : List.of(), errors));
+      checked.add(new PlaybookFile(f.path(), f.playbooks(), errors));
     }
     return checked;
   }
@@ -103,7 +103,9 @@ public final class PlaybookLoader {
         }
       });
     });
-    return new PlaybookFile(file, problems.isEmpty() ? playbooks : List.of(), problems.messages());
+    // Playbooks that parsed are kept even when the file has errors, so cross-file checks still run on them;
+    // an invalid file is never put in force (LoadResult.isValid).
+    return new PlaybookFile(file, playbooks, problems.messages());
   }
 
   private static Optional<Playbook> readPlaybook(Node item, Problems problems, Map<String, String> seenNames) {

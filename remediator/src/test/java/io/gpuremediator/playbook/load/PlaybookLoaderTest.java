@@ -56,7 +56,7 @@ class PlaybookLoaderTest {
   void reportsEveryErrorWithFileAndLine(String file, List<String> errors) {
     PlaybookFile result = PlaybookLoader.loadFile(Path.of(DIR + file));
     assertThat(result.errors()).containsExactlyElementsOf(errors.stream().map(e -> DIR + file + ":" + e).toList());
-    assertThat(result.playbooks()).isEmpty();
+    assertThat(result.isValid()).isFalse();
   }
 
   @Test
@@ -88,6 +88,16 @@ class PlaybookLoaderTest {
     assertThat(loaded.errors()).isEmpty();
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-hardware-xid",
         "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error");
+  }
+
+  @Test
+  void escalationMustNameAnotherPlaybookAndARepeat() {
+    String f = DIR + "escalate-to-nowhere.yaml";
+    LoadResult loaded = PlaybookLoader.load(List.of(Path.of(f)));
+    assertThat(loaded.errors()).containsExactly(
+        f + ":8: \"after\" in escalate must be at least 2 (the 2nd episode is the first repeat)",
+        f + ":12: escalate needs after, within and to",
+        f + ":2: escalate.to \"nobody\" names no other playbook");
   }
 
   @Test
