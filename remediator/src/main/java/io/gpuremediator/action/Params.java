@@ -82,9 +82,4 @@ final class Params {
     int max = FieldRule.MESSAGE.maxLength();
     return value.length() <= max ? value : value.substring(0, max - 3) + "...";
   }
-
-  /** Whether the problems collector gained nothing since {@code before}. */
-  static boolean clean(MapReader params, int before) {
-    return params.problems().messages().size() == before;
-  }
 }

@@ -22,9 +22,4 @@ public record ActionRecord(String type, String outcome, String change) {
   public ActionRecord asDryRun() {
     return new ActionRecord(type, "dry_run", change);
   }
-
-  /** Whether this action changed (or would change) something. */
-  public boolean isChange() {
-    return outcome.equals("applied") || outcome.equals("dry_run");
-  }
 }
