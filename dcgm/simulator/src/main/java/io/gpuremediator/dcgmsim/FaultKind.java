@@ -1,0 +1,43 @@
+package io.gpuremediator.dcgmsim;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+
+/** The faults the simulator can inject, and whether each is about one GPU or the whole node. */
+enum FaultKind {
+  /** An XID (value: the code; 79 by default). Hardware or application class depends on the code. */
+  XID(true),
+  /** Double-bit (uncorrectable) ECC errors: the volatile DBE counter rises by one. */
+  ECC_DBE(true),
+  /** Row remapping failed (DCGM_FI_DEV_ROW_REMAP_FAILURE = 1). */
+  ROW_REMAP_FAILURE(true),
+  /** An NVLink link of the GPU goes inactive. */
+  NVLINK_DOWN(true),
+  /** The GPU falls off the bus without any XID: its series vanish. */
+  GPU_LOST(true),
+  /** The GPU runs hot (92 °C core, 98 °C memory). */
+  OVERHEAT(true),
+  /** The node's exporter stops answering (503): telemetry loss. */
+  EXPORTER_DOWN(false),
+  /** A Neuron hardware error on a Trainium node (value: HBM_UNCORRECTABLE_ERROR, DMA_ERROR, HANG_ON_COLLECTIVES, ...). */
+  NEURON_ERROR(false);
+
+  private final boolean perGpu;
+
+  FaultKind(boolean perGpu) {
+    this.perGpu = perGpu;
+  }
+
+  boolean isPerGpu() {
+    return perGpu;
+  }
+
+  String code() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  static Optional<FaultKind> fromCode(String code) {
+    return Arrays.stream(values()).filter(k -> k.code().equals(code)).findFirst();
+  }
+}

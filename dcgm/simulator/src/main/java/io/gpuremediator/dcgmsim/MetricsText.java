@@ -1,0 +1,206 @@
+package io.gpuremediator.dcgmsim;
+
+import io.gpuremediator.dcgmsim.CountersCsv.Field;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Renders the simulated series in the Prometheus text format, with the labels the real exporters emit
+ * (dcgm-exporter's GPU and NVLink-link formats, kube-state-metrics, node-problem-detector,
+ * neuron-monitor) plus the {@code node} label a scrape relabel would add.
+ */
+final class MetricsText {
+  private static final String DRIVER = "550.127.05";
+  private static final String MODEL = "NVIDIA H100 80GB HBM3";
+  private static final int NVLINKS = 18;
+  private static final int NVLINK_THAT_FAILS = 3;
+  private static final Map<String, String> XID_MESSAGES = Map.ofEntries(
+      Map.entry("0", "No Error"), Map.entry("13", "Graphics Engine Exception"),
+      Map.entry("31", "GPU memory page fault"), Map.entry("43", "GPU stopped processing"),
+      Map.entry("45", "Preemptive cleanup, due to previous errors"), Map.entry("48", "DBE (Double Bit Error) ECC Error"),
+      Map.entry("63", "ECC page retirement or row remapping recording event"),
+      Map.entry("64", "ECC page retirement or row remapper recording failure"), Map.entry("68", "NVDEC0 Exception"),
+      Map.entry("74", "NVLINK Error"), Map.entry("79", "GPU has fallen off the bus"),
+      Map.entry("94", "Contained ECC error"), Map.entry("95", "Uncontained ECC error"),
+      Map.entry("119", "GSP RPC Timeout"), Map.entry("120", "GSP Error"));
+
+  private final CountersCsv csv;
+  private final SimFleet fleet;
+
+  MetricsText(CountersCsv csv, SimFleet fleet) {
+    this.csv = csv;
+    this.fleet = fleet;
+  }
+
+  /** What dcgm-exporter on {@code node} serves: every CSV field for every GPU still on the bus. */
+  String dcgm(String node) {
+    StringBuilder out = new StringBuilder(64 * 1024);
+    for (Field field : csv.metrics()) {
+      header(out, field.name(), field.help(), field.type());
+      for (int gpu = 0; gpu < SimFleet.GPUS_PER_NODE; gpu++) {
+        if (fleet.fault(node, gpu, FaultKind.GPU_LOST).isPresent()) {
+          continue;
+        }
+        if (field.name().equals("DCGM_FI_DEV_NVLINK_LINK_STATUS")) {
+          for (int link = 0; link < NVLINKS; link++) {
+            boolean down = link == NVLINK_THAT_FAILS && fleet.fault(node, gpu, FaultKind.NVLINK_DOWN).isPresent();
+            sample(out, field.name(), linkLabels(node, gpu, link), down ? 0 : 1);
+          }
+        } else {
+          Map<String, String> labels = gpuLabels(node, gpu);
+          if (field.name().equals("DCGM_FI_DEV_XID_ERRORS")) {
+            String code = fleet.fault(node, gpu, FaultKind.XID).map(SimFleet.Fault::value).orElse("0");
+            labels.put("err_code", code);
+            labels.put("err_msg", XID_MESSAGES.getOrDefault(code, "Unknown Error"));
+          }
+          sample(out, field.name(), labels, value(field.name(), node, gpu));
+        }
+      }
+    }
+    return out.toString();
+  }
+
+  private double value(String field, String node, int gpu) {
+    boolean hot = fleet.fault(node, gpu, FaultKind.OVERHEAT).isPresent();
+    return switch (field) {
+      case "DCGM_FI_DEV_GPU_TEMP" -> hot ? 92 : 38 + gpu;
+      case "DCGM_FI_DEV_MEMORY_TEMP" -> hot ? 98 : 44 + gpu;
+      case "DCGM_FI_DEV_POWER_USAGE" -> 512.25 - gpu;
+      case "DCGM_FI_DEV_GPU_UTIL" -> 93;
+      case "DCGM_FI_DEV_FB_USED" -> 71234;
+      case "DCGM_FI_DEV_XID_ERRORS" -> fleet.fault(node, gpu, FaultKind.XID).map(f -> Double.parseDouble(f.value())).orElse(0.0);
+      case "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL" -> fleet.dbeCount(node, gpu);
+      // Lifetime history a healthy fleet carries; it must never alert.
+      case "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL" -> 1200 + gpu;
+      case "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS" -> 2;
+      case "DCGM_FI_DEV_ROW_REMAP_FAILURE" -> fleet.fault(node, gpu, FaultKind.ROW_REMAP_FAILURE).isPresent() ? 1 : 0;
+      default -> 0;
+    };
+  }
+
+  private Map<String, String> gpuLabels(String node, int gpu) {
+    Map<String, String> l = new LinkedHashMap<>();
+    l.put("gpu", Integer.toString(gpu));
+    l.put("UUID", uuid(node, gpu));
+    l.put("pci_bus_id", pciBusId(gpu));
+    l.put("device", "nvidia" + gpu);
+    l.put("modelName", MODEL);
+    l.put("Hostname", node);
+    if (csv.enables("DCGM_FI_DRIVER_VERSION")) {
+      l.put("DCGM_FI_DRIVER_VERSION", DRIVER);
+    }
+    if (csv.enables("DCGM_FI_DEV_SERIAL")) {
+      l.put("DCGM_FI_DEV_SERIAL", String.format("1654123%06d", Math.abs((node + gpu).hashCode()) % 1_000_000));
+    }
+    l.put("node", node);
+    return l;
+  }
+
+  private static Map<String, String> linkLabels(String node, int gpu, int link) {
+    Map<String, String> l = new LinkedHashMap<>();
+    l.put("nvlink", Integer.toString(link));
+    l.put("gpu", Integer.toString(gpu));
+    l.put("gpu_uuid", uuid(node, gpu));
+    l.put("pci_bus_id", pciBusId(gpu));
+    l.put("device", "nvidia" + gpu);
+    l.put("model_name", MODEL);
+    l.put("hostname", node);
+    l.put("node", node);
+    return l;
+  }
+
+  private static String uuid(String node, int gpu) {
+    String hex = String.format("%08x%08x", (node + "/" + gpu).hashCode(), (gpu + "/" + node).hashCode());
+    return "GPU-" + hex.substring(0, 8) + "-" + hex.substring(8, 12) + "-" + hex.substring(12, 16) + "-a1b2-c3d4e5f6a7b8";
+  }
+
+  private static String pciBusId(int gpu) {
+    return String.format("00000000:%02X:00.0", 0x18 + gpu * 0x10);
+  }
+
+  /** What kube-state-metrics serves about the simulated nodes. */
+  String kubeStateMetrics() {
+    StringBuilder out = new StringBuilder();
+    header(out, "kube_node_info", "Information about a cluster node.", "gauge");
+    for (String node : allNodes()) {
+      sample(out, "kube_node_info", Map.of("node", node, "kubelet_version", "v1.30.4",
+          "container_runtime_version", "containerd://1.7.22", "internal_ip", fleet.internalIp(node)), 1);
+    }
+    header(out, "kube_node_status_capacity", "The capacity for different resources of a node.", "gauge");
+    for (String node : fleet.gpuNodes()) {
+      sample(out, "kube_node_status_capacity", Map.of("node", node, "resource", "nvidia_com_gpu", "unit", "integer"),
+          SimFleet.GPUS_PER_NODE);
+    }
+    for (String node : fleet.trnNodes()) {
+      sample(out, "kube_node_status_capacity", Map.of("node", node, "resource", "aws_amazon_com_neuron", "unit", "integer"), 16);
+    }
+    header(out, "kube_node_status_condition", "The condition of a cluster node.", "gauge");
+    for (String node : allNodes()) {
+      for (String status : new String[] {"true", "false", "unknown"}) {
+        sample(out, "kube_node_status_condition", Map.of("node", node, "condition", "Ready", "status", status),
+            status.equals("true") ? 1 : 0);
+      }
+    }
+    return out.toString();
+  }
+
+  /** What node-problem-detector serves on a Trainium node: the Neuron kmsg monitor's reasons. */
+  String npd(String node) {
+    StringBuilder out = new StringBuilder();
+    String error = fleet.fault(node, -1, FaultKind.NEURON_ERROR).map(SimFleet.Fault::value).orElse("");
+    header(out, "problem_gauge", "Whether a specific type of problem is affecting the node or not.", "gauge");
+    for (String e : SimFleet.NEURON_ERRORS.stream().sorted().toList()) {
+      sample(out, "problem_gauge", Map.of("type", "NeuronHealth", "reason", "NeuronHasError_" + e, "node", node),
+          e.equals(error) ? 1 : 0);
+    }
+    header(out, "problem_counter", "Number of times a specific type of problem have occurred.", "counter");
+    for (String e : SimFleet.NEURON_ERRORS.stream().sorted().toList()) {
+      sample(out, "problem_counter", Map.of("reason", "NeuronHasError_" + e, "node", node), e.equals(error) ? 1 : 0);
+    }
+    return out.toString();
+  }
+
+  /** What neuron-monitor-prometheus serves on a Trainium node. */
+  String neuronMonitor(String node) {
+    StringBuilder out = new StringBuilder();
+    header(out, "hardware_ecc_events_total", "Hardware ECC events.", "counter");
+    for (int device = 0; device < 16; device++) {
+      for (String type : new String[] {"mem_ecc_corrected", "mem_ecc_uncorrected", "sram_ecc_uncorrected"}) {
+        sample(out, "hardware_ecc_events_total", Map.of("event_type", type, "neuron_device_index", Integer.toString(device),
+            "instance_type", "trn1.32xlarge", "region", "us-east-1", "node", node), type.equals("mem_ecc_corrected") ? 3 : 0);
+      }
+    }
+    return out.toString();
+  }
+
+  private java.util.List<String> allNodes() {
+    java.util.List<String> all = new java.util.ArrayList<>(fleet.gpuNodes());
+    all.addAll(fleet.trnNodes());
+    return all;
+  }
+
+  private static void header(StringBuilder out, String name, String help, String type) {
+    out.append("# HELP ").append(name).append(' ').append(help.replace("\\", "\\\\").replace("\n", "\\n")).append('\n');
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+  }
+
+  private static void sample(StringBuilder out, String name, Map<String, String> labels, double value) {
+    out.append(name).append('{');
+    boolean first = true;
+    for (Map.Entry<String, String> e : new java.util.TreeMap<>(labels).entrySet()) {
+      if (!first) {
+        out.append(',');
+      }
+      first = false;
+      out.append(e.getKey()).append("=\"")
+          .append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")).append('"');
+    }
+    out.append("} ");
+    if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+      out.append((long) value);
+    } else {
+      out.append(value);
+    }
+    out.append('\n');
+  }
+}

@@ -1,0 +1,156 @@
+package io.gpuremediator.dcgmsim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class SimulatorTest {
+  private static final Path CSV = Path.of("../counters.csv");
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private Vertx vertx;
+  private int port;
+  private CountersCsv csv;
+
+  @BeforeEach
+  void start() throws Exception {
+    csv = CountersCsv.read(CSV);
+    SimFleet fleet = new SimFleet(3, 1);
+    vertx = Vertx.vertx();
+    HttpServer server = new SimulatorServer(fleet, new MetricsText(csv, fleet)).listen(vertx, "127.0.0.1", 0);
+    port = server.actualPort();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> fault(String method, String path, String body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Content-Type", "application/json")
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static long series(String text, String metric) {
+    return text.lines().filter(l -> l.startsWith(metric + "{")).count();
+  }
+
+  @Test
+  void servesEveryCounterCsvFieldForEveryGpuWithDcgmExporterLabels() throws Exception {
+    String text = get("/metrics/dcgm/gpu-node-1").body();
+    for (CountersCsv.Field f : csv.metrics()) {
+      long expected = f.name().equals("DCGM_FI_DEV_NVLINK_LINK_STATUS") ? 8 * 18 : 8;
+      assertThat(series(text, f.name())).as(f.name()).isEqualTo(expected);
+      assertThat(text).contains("# TYPE " + f.name() + " " + f.type());
+    }
+    assertThat(text).containsPattern("DCGM_FI_DEV_GPU_TEMP\\{DCGM_FI_DEV_SERIAL=\"\\d+\",DCGM_FI_DRIVER_VERSION=\"550.127.05\","
+        + "Hostname=\"gpu-node-1\",UUID=\"GPU-[0-9a-f-]+\",device=\"nvidia0\",gpu=\"0\",modelName=\"NVIDIA H100 80GB HBM3\","
+        + "node=\"gpu-node-1\",pci_bus_id=\"00000000:18:00.0\"} 38");
+    assertThat(text).contains("err_code=\"0\",err_msg=\"No Error\"");
+    assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{device=\"nvidia0\",gpu=\"0\",gpu_uuid=\"GPU-[0-9a-f-]+\","
+        + "hostname=\"gpu-node-1\",model_name=\"NVIDIA H100 80GB HBM3\",node=\"gpu-node-1\",nvlink=\"0\"");
+  }
+
+  @Test
+  void injectedFaultsChangeTheSeriesTheRulesRead() throws Exception {
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":3,\"kind\":\"xid\",\"value\":\"79\"}").statusCode()).isEqualTo(200);
+    fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":5,\"kind\":\"gpu_lost\"}");
+    fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":1,\"kind\":\"ecc_dbe\"}");
+    fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":2,\"kind\":\"nvlink_down\"}");
+    fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":4,\"kind\":\"row_remap_failure\"}");
+    fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":6,\"kind\":\"overheat\"}");
+    String text = get("/metrics/dcgm/gpu-node-0").body();
+    assertThat(text).containsPattern("DCGM_FI_DEV_XID_ERRORS\\{[^}]*err_code=\"79\",err_msg=\"GPU has fallen off the bus\",gpu=\"3\"[^}]*} 79");
+    assertThat(series(text, "DCGM_FI_DEV_GPU_TEMP")).as("the lost GPU's series vanish").isEqualTo(7);
+    assertThat(text).doesNotContain("gpu=\"5\"");
+    assertThat(text).containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*gpu=\"1\"[^}]*} 1");
+    assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{[^}]*gpu=\"2\"[^}]*nvlink=\"3\",pci_bus_id=\"[^\"]+\"} 0");
+    assertThat(text).containsPattern("DCGM_FI_DEV_ROW_REMAP_FAILURE\\{[^}]*gpu=\"4\"[^}]*} 1");
+    assertThat(text).containsPattern("DCGM_FI_DEV_GPU_TEMP\\{[^}]*gpu=\"6\"[^}]*} 92");
+
+    assertThat(new JsonObject(fault("DELETE", "/faults?node=gpu-node-0&gpu=5", null).body()).getInteger("cleared")).isEqualTo(1);
+    assertThat(series(get("/metrics/dcgm/gpu-node-0").body(), "DCGM_FI_DEV_GPU_TEMP")).isEqualTo(8);
+  }
+
+  @Test
+  void anExporterThatIsDownAnswers503() throws Exception {
+    fault("POST", "/faults", "{\"node\":\"gpu-node-2\",\"kind\":\"exporter_down\"}");
+    assertThat(get("/metrics/dcgm/gpu-node-2").statusCode()).isEqualTo(503);
+    assertThat(get("/metrics/dcgm/gpu-node-1").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aNeuronErrorLatchesTheNpdGauge() throws Exception {
+    assertThat(fault("POST", "/faults", "{\"node\":\"trn-node-0\",\"kind\":\"neuron_error\",\"value\":\"HBM_UNCORRECTABLE_ERROR\"}")
+        .statusCode()).isEqualTo(200);
+    assertThat(get("/metrics/npd/trn-node-0").body()).contains(
+        "problem_gauge{node=\"trn-node-0\",reason=\"NeuronHasError_HBM_UNCORRECTABLE_ERROR\",type=\"NeuronHealth\"} 1",
+        "problem_gauge{node=\"trn-node-0\",reason=\"NeuronHasError_DMA_ERROR\",type=\"NeuronHealth\"} 0");
+  }
+
+  @Test
+  void kubeStateMetricsDescribesTheNodes() throws Exception {
+    assertThat(get("/metrics/kube-state-metrics").body()).contains(
+        "kube_node_status_capacity{node=\"gpu-node-0\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 8",
+        "kube_node_status_condition{condition=\"Ready\",node=\"trn-node-0\",status=\"true\"} 1");
+    assertThat(new JsonObject(get("/nodes").body()).getJsonArray("nodes")).hasSize(4);
+  }
+
+  @Test
+  void badFaultsAre400AndChangeNothing() throws Exception {
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-9\",\"gpu\":0,\"kind\":\"xid\"}").body()).contains("no simulated node");
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":8,\"kind\":\"xid\"}").statusCode()).isEqualTo(400);
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"kind\":\"meltdown\"}").statusCode()).isEqualTo(400);
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"kind\":\"neuron_error\",\"value\":\"DMA_ERROR\"}").statusCode())
+        .isEqualTo(400);
+    assertThat(fault("POST", "/faults", "not json").statusCode()).isEqualTo(400);
+    assertThat(new JsonObject(get("/faults").body()).getJsonArray("faults")).isEmpty();
+  }
+
+  /**
+   * promtool parses everything; its only findings are lints on the exporters' own naming (dcgm-exporter's
+   * uppercase counters without _total and camelCase labels, NPD's problem_counter and problem_gauge), never
+   * on anything else.
+   */
+  @Test
+  void promtoolParsesTheSeriesAndFindsOnlyTheExportersOwnNaming() throws Exception {
+    SimFleet fleet = new SimFleet(2, 1);
+    String dump = Dump.everyFault(fleet, new MetricsText(csv, fleet));
+    Process promtool = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
+    promtool.getOutputStream().write(dump.getBytes(StandardCharsets.UTF_8));
+    promtool.getOutputStream().close();
+    String out = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(promtool.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(promtool.exitValue()).as(out).isIn(0, 3);
+    Pattern exportersOwnNaming = Pattern.compile("(DCGM_FI_\\w+|problem_counter|problem_gauge) (counter metrics should have"
+        + " \"_total\" suffix|metric name should not include type '(counter|gauge)'|label names should be written in 'snake_case'"
+        + " not 'camelCase')");
+    List<String> findings = out.lines().filter(l -> !l.isBlank()).toList();
+    assertThat(findings).allMatch(l -> exportersOwnNaming.matcher(l).matches(), "only the exporters' own naming");
+  }
+
+  @Test
+  void promtoolIsInstalled() throws IOException, InterruptedException {
+    assertThat(new ProcessBuilder("promtool", "--version").start().waitFor()).as("run `make test`, which installs it").isZero();
+  }
+}
