@@ -50,7 +50,7 @@ public final class Bench {
         System.getProperty("java.version"), STORM, payload.length());
 
     System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"
-        + " 8 requests in flight, 5 s warm-up, 15 s measured)");
+        + " 8 requests in flight, 10 s warm-up (the JIT shares the one core), 15 s measured)");
     double bare = throughput("bare", playbooks, work, payload);
     double ours = throughput("remediator", playbooks, work, payload);
     System.out.printf(Locale.ROOT, "remediator decides %.0f%% of the bare parse ceiling; target: >= 20000 alerts/s -> %s%n",
@@ -76,7 +76,7 @@ public final class Bench {
     try {
       String port = awaitFile(portFile, server);
       Path loadLog = work.resolve(mode + "-load.log");
-      Process load = pinnedJava(1, loadLog, LoadGenerator.class, port, Integer.toString(STORM), "8", "5", "15");
+      Process load = pinnedJava(1, loadLog, LoadGenerator.class, port, Integer.toString(STORM), "8", "10", "15");
       if (!load.waitFor(120, TimeUnit.SECONDS) || load.exitValue() != 0) {
         throw new IllegalStateException("load generator failed; see " + loadLog);
       }

@@ -192,6 +192,11 @@ public final class WebhookDecoder {
     return parsed;
   }
 
+  /**
+   * An object of strings, built straight into an immutable map (the Alert keeps it without copying);
+   * a key given twice is refused.
+   */
+  @SuppressWarnings("unchecked")
   private static Map<String, String> stringMap(JsonParser p, String path, boolean labelNames)
       throws IOException, WebhookFormatException {
     if (p.currentToken() == JsonToken.VALUE_NULL && !labelNames) {
@@ -200,7 +205,7 @@ public final class WebhookDecoder {
     if (p.currentToken() != JsonToken.START_OBJECT) {
       throw new WebhookFormatException(path + ": must be an object of strings");
     }
-    Map<String, String> map = new HashMap<>();
+    List<Map.Entry<String, String>> entries = new ArrayList<>(16);
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String key = p.currentName();
       p.nextToken();
@@ -210,11 +215,15 @@ public final class WebhookDecoder {
       if (p.currentToken() != JsonToken.VALUE_STRING) {
         throw new WebhookFormatException(path + "." + key + ": must be a string");
       }
-      if (map.put(key, p.getText()) != null) {
-        throw new WebhookFormatException(path + ": \"" + printable(key) + "\" appears twice");
-      }
+      entries.add(Map.entry(key, p.getText()));
     }
-    return map;
+    try {
+      return Map.ofEntries(entries.toArray(new Map.Entry[0]));
+    } catch (IllegalArgumentException duplicate) {
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      String twice = entries.stream().map(Map.Entry::getKey).filter(k -> !seen.add(k)).findFirst().orElse("");
+      throw new WebhookFormatException(path + ": \"" + printable(twice) + "\" appears twice");
+    }
   }
 
   /** Whether the text is a Prometheus label name: {@code [a-zA-Z_][a-zA-Z0-9_]*}. */
