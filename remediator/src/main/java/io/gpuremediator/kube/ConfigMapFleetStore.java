@@ -8,13 +8,13 @@ import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.FleetStore;
 import java.time.Clock;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The fleet state in a ConfigMap of the service's namespace (key {@value #KEY}), written with its
- * resourceVersion: a write that loses a race re-reads and re-applies its change. Fleet-level Events
+ * resourceVersion; a write that finds it changed re-reads it and writes again (the leader's state is
+ * authoritative). Fleet-level Events
  * (the breaker opening) are recorded on that ConfigMap.
  */
 public final class ConfigMapFleetStore implements FleetStore {
@@ -65,20 +65,20 @@ public final class ConfigMapFleetStore implements FleetStore {
   }
 
   @Override
-  public FleetState update(UnaryOperator<FleetState> change) throws FleetStoreException {
+  public void save(FleetState state) throws FleetStoreException {
+    String json = FleetStateCodec.encode(state);
     for (int attempt = 1; ; attempt++) {
       ConfigMap current = attempt == 1 && last != null ? last : read();
-      FleetState next = change.apply(decode(current));
       try {
         if (current == null) {
           last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
               .withNamespace(namespace).addToLabels("app.kubernetes.io/part-of", NodeKeys.COMPONENT).endMetadata()
-              .addToData(KEY, FleetStateCodec.encode(next)).build()).create();
+              .addToData(KEY, json).build()).create();
         } else {
-          last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current)
-              .addToData(KEY, FleetStateCodec.encode(next)).build()).update();
+          last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current).addToData(KEY, json).build())
+              .update();
         }
-        return next;
+        return;
       } catch (KubernetesClientException e) {
         last = null;
         if ((e.getCode() != 409 && e.getCode() != 404) || attempt == MAX_ATTEMPTS) {

@@ -116,7 +116,7 @@ public final class FleetGate implements SafetyGate {
       if (recent.isEmpty()) {
         return;
       }
-      FleetState next = state.withFiring(recent).pruned(now, limits.retention());
+      FleetState next = state.withFiring(recent).pruned(now, limits.retention(), limits.breakerWindow());
       List<String> storm = stormNodes(next, now);
       if (!next.breaker().open() && storm.size() > limits.breakerNodes()) {
         String reason = storm.size() + " nodes started firing remediation alerts within "
@@ -239,7 +239,7 @@ public final class FleetGate implements SafetyGate {
     lock.lock();
     try {
       Instant now = clock.instant();
-      persist(state.withStart(playbook, now).pruned(now, limits.retention()));
+      persist(state.withStart(playbook, now).pruned(now, limits.retention(), limits.breakerWindow()));
     } finally {
       lock.unlock();
     }
@@ -270,7 +270,9 @@ public final class FleetGate implements SafetyGate {
       if (!loaded) {
         throw new FleetStoreException("fleet safety state not loaded", null);
       }
-      state = store.update(stored -> op.apply(state));
+      FleetState next = op.apply(state);
+      store.save(next);
+      state = next;
       LOGGER.warn("{}: {}", reason, message);
       store.announce(reason, message);
     } finally {
@@ -296,7 +298,7 @@ public final class FleetGate implements SafetyGate {
   private void persist(FleetState next) {
     state = next;
     try {
-      store.update(stored -> next);
+      store.save(next);
     } catch (FleetStoreException e) {
       LOGGER.error("fleet safety state not stored ({}); kept in memory", e.getMessage());
     }

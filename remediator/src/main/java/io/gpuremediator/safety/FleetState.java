@@ -93,9 +93,13 @@ public record FleetState(
     return new FleetState(breaker, next, starts, playbookStarts, firing);
   }
 
-  /** The state without what no window can see any more (so the stored form stays small). */
-  public FleetState pruned(Instant now, Duration longestWindow) {
+  /**
+   * The state without what no window can see any more (so the stored form stays small): starts older than
+   * {@code longestWindow}, storm observations older than {@code stormWindow}, an expired pause.
+   */
+  public FleetState pruned(Instant now, Duration longestWindow, Duration stormWindow) {
     Instant from = now.minus(longestWindow);
+    Instant stormFrom = now.minus(stormWindow);
     List<Instant> fleet = starts.stream().filter(t -> t.isAfter(from)).toList();
     Map<String, List<Instant>> byPlaybook = new TreeMap<>();
     playbookStarts.forEach((k, v) -> {
@@ -106,7 +110,7 @@ public record FleetState(
     });
     Map<String, Instant> seen = new TreeMap<>();
     firing.forEach((k, v) -> {
-      if (v.isAfter(from)) {
+      if (v.isAfter(stormFrom)) {
         seen.put(k, v);
       }
     });

@@ -2,7 +2,6 @@ package io.gpuremediator.safety;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,9 +17,8 @@ public final class InMemoryFleetStore implements FleetStore {
   }
 
   @Override
-  public synchronized FleetState update(UnaryOperator<FleetState> change) {
-    state = change.apply(state);
-    return state;
+  public synchronized void save(FleetState next) {
+    state = next;
   }
 
   @Override
