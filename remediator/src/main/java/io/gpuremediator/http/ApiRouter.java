@@ -39,7 +39,8 @@ public final class ApiRouter {
       Supplier<List<NodeInfo>> nodes,
       CollectorRegistry registry,
       io.gpuremediator.safety.FleetGate gate,
-      io.vertx.core.WorkerExecutor workers) {}
+      io.vertx.core.WorkerExecutor workers,
+      java.time.Clock clock) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
@@ -53,7 +54,7 @@ public final class ApiRouter {
         .handler(r.webhook());
     router.get("/api/v1/decisions").handler(r.auth()).handler(ctx -> decisions(ctx, r.decisions()));
     router.get("/api/v1/nodes").handler(r.auth()).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
-    SafetyHandlers safety = new SafetyHandlers(r.gate(), r.workers(), java.time.Clock.systemUTC());
+    SafetyHandlers safety = new SafetyHandlers(r.gate(), r.workers(), r.clock());
     PlatformHandler ready = ctx -> ifReady(ctx, r.readiness());
     BodyHandler smallBody = BodyHandler.create(false).setBodyLimit(64 * 1024).setHandleFileUploads(false);
     router.get("/api/v1/safety").handler(r.auth()).handler(safety::safety);

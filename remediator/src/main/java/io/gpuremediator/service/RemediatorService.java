@@ -108,7 +108,7 @@ public final class RemediatorService implements AutoCloseable {
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     var router = ApiRouter.create(vertx, new ApiRouter.Routes(new BearerAuth(token), config.maxBodyBytes(), readiness,
-        new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry, gate, workers));
+        new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry, gate, workers, clock));
     HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort());
     config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
         .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
@@ -199,11 +199,6 @@ public final class RemediatorService implements AutoCloseable {
     }
   }
 
-  /** The gate, for tests and the safety API. */
-  public FleetGate gate() {
-    return gate;
-  }
-
   private void reloaded(LoadResult result) {
     metrics.playbooksLoaded(result.isValid(), result.set().playbooks().size(), clock.millis() / 1000.0);
   }
@@ -228,11 +223,6 @@ public final class RemediatorService implements AutoCloseable {
   private static String hostname() {
     String name = System.getenv("HOSTNAME");
     return name == null || name.isBlank() ? "gpu-remediator" : name;
-  }
-
-  /** The collectors, for tests and benchmarks. */
-  public CollectorRegistry registry() {
-    return registry;
   }
 
   @Override

@@ -39,12 +39,10 @@ public final class NodeLedger {
     this(claims, episodes, List.of());
   }
 
-  /** A ledger with copies of these claims and episodes, sorted so that the stored form is deterministic. */
-  public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes) {
-    return of(claims, episodes, List.of());
-  }
-
-  /** The same, with past episodes (oldest first; only the newest {@value #HISTORY_LIMIT} are kept). */
+  /**
+   * A ledger with copies of these claims, episodes and past episodes (oldest first; only the newest
+   * {@value #HISTORY_LIMIT} are kept), sorted so that the stored form is deterministic.
+   */
   public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes, List<PastEpisode> history) {
     List<PastEpisode> kept = history.size() > HISTORY_LIMIT
         ? history.subList(history.size() - HISTORY_LIMIT, history.size()) : history;

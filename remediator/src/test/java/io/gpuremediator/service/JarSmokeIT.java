@@ -58,17 +58,11 @@ class JarSmokeIT {
     Path log = dir.resolve("serve.log");
     Process serve = java(log, "serve", "--config", config.toString());
     try {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      int ready = 0;
-      while (ready != 200 && System.nanoTime() < deadline && serve.isAlive()) {
-        try {
-          ready = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-              HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
-          Thread.onSpinWait();
-        }
-      }
-      assertThat(ready).as(Files.readString(log)).isEqualTo(200);
+      HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
+          .pollInterval(java.time.Duration.ofMillis(100)).ignoreExceptions()
+          .untilAsserted(() -> assertThat(HTTP.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode())
+              .as(Files.readString(log)).isEqualTo(200));
       HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
           .header("Content-Type", "application/json").header("Authorization", "Bearer smoke-test-token-0123456789")
           .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(Alerts.xid("gpu-node-1", "79")))).build(),
