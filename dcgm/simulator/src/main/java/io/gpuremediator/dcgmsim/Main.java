@@ -8,8 +8,10 @@ import java.util.Map;
 
 /**
  * {@code java -jar dcgm-simulator.jar --csv dcgm/counters.csv [--gpu-nodes 8] [--trn-nodes 2]
- * [--listen 127.0.0.1:0] [--port-file FILE] [--dump]}. With {@code --dump} it prints every endpoint's
- * series, with one fault of each kind injected, and exits (for {@code promtool check metrics}).
+ * [--listen 127.0.0.1:0] [--port-file FILE] [--no-node-label] [--dump]}. With {@code --dump} it prints every
+ * endpoint's series, with one fault of each kind injected, and exits (for {@code promtool check metrics}).
+ * With {@code --no-node-label} the exporters' series carry only their own labels, and the scrape config's
+ * relabeling must add {@code node}, as in production (the demo runs it that way).
  */
 public final class Main {
   private Main() {}
@@ -18,8 +20,8 @@ public final class Main {
   public static void main(String[] args) throws Exception {
     Map<String, String> flags = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--dump")) {
-        flags.put("--dump", "true");
+      if (args[i].equals("--dump") || args[i].equals("--no-node-label")) {
+        flags.put(args[i], "true");
       } else if (i + 1 < args.length && args[i].startsWith("--")) {
         flags.put(args[i], args[++i]);
       } else {
@@ -30,7 +32,7 @@ public final class Main {
     CountersCsv csv = CountersCsv.read(Path.of(flags.getOrDefault("--csv", "dcgm/counters.csv")));
     SimFleet fleet = new SimFleet(Integer.parseInt(flags.getOrDefault("--gpu-nodes", "8")),
         Integer.parseInt(flags.getOrDefault("--trn-nodes", "2")));
-    MetricsText text = new MetricsText(csv, fleet);
+    MetricsText text = new MetricsText(csv, fleet, !flags.containsKey("--no-node-label"));
     if (flags.containsKey("--dump")) {
       System.out.print(Dump.everyFault(fleet, text));
       return;

@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Renders the simulated series in the Prometheus text format, with the labels the real exporters emit
  * (dcgm-exporter's GPU and NVLink-link formats, kube-state-metrics, node-problem-detector,
- * neuron-monitor) plus the {@code node} label a scrape relabel would add.
+ * neuron-monitor) plus, unless turned off, the {@code node} label the scrape relabel adds. Turned off,
+ * the series are exactly the exporters' own, and the production relabel config must add {@code node}.
  */
 final class MetricsText {
   private static final String DRIVER = "550.127.05";
@@ -26,10 +27,12 @@ final class MetricsText {
 
   private final CountersCsv csv;
   private final SimFleet fleet;
+  private final boolean nodeLabel;
 
-  MetricsText(CountersCsv csv, SimFleet fleet) {
+  MetricsText(CountersCsv csv, SimFleet fleet, boolean nodeLabel) {
     this.csv = csv;
     this.fleet = fleet;
+    this.nodeLabel = nodeLabel;
   }
 
   /** What dcgm-exporter on {@code node} serves: every CSV field for every GPU still on the bus. */
@@ -92,11 +95,17 @@ final class MetricsText {
     if (csv.enables("DCGM_FI_DEV_SERIAL")) {
       l.put("DCGM_FI_DEV_SERIAL", String.format("1654123%06d", Math.abs((node + gpu).hashCode()) % 1_000_000));
     }
-    l.put("node", node);
-    return l;
+    return withNode(l, node);
   }
 
-  private static Map<String, String> linkLabels(String node, int gpu, int link) {
+  private Map<String, String> withNode(Map<String, String> labels, String node) {
+    if (nodeLabel) {
+      labels.put("node", node);
+    }
+    return labels;
+  }
+
+  private Map<String, String> linkLabels(String node, int gpu, int link) {
     Map<String, String> l = new LinkedHashMap<>();
     l.put("nvlink", Integer.toString(link));
     l.put("gpu", Integer.toString(gpu));
@@ -105,8 +114,7 @@ final class MetricsText {
     l.put("device", "nvidia" + gpu);
     l.put("model_name", MODEL);
     l.put("hostname", node);
-    l.put("node", node);
-    return l;
+    return withNode(l, node);
   }
 
   private static String uuid(String node, int gpu) {
@@ -150,12 +158,13 @@ final class MetricsText {
     String error = fleet.fault(node, -1, FaultKind.NEURON_ERROR).map(SimFleet.Fault::value).orElse("");
     header(out, "problem_gauge", "Whether a specific type of problem is affecting the node or not.", "gauge");
     for (String e : SimFleet.NEURON_ERRORS.stream().sorted().toList()) {
-      sample(out, "problem_gauge", Map.of("type", "NeuronHealth", "reason", "NeuronHasError_" + e, "node", node),
+      sample(out, "problem_gauge", withNode(new LinkedHashMap<>(Map.of("type", "NeuronHealth", "reason", "NeuronHasError_" + e)), node),
           e.equals(error) ? 1 : 0);
     }
     header(out, "problem_counter", "Number of times a specific type of problem have occurred.", "counter");
     for (String e : SimFleet.NEURON_ERRORS.stream().sorted().toList()) {
-      sample(out, "problem_counter", Map.of("reason", "NeuronHasError_" + e, "node", node), e.equals(error) ? 1 : 0);
+      sample(out, "problem_counter", withNode(new LinkedHashMap<>(Map.of("reason", "NeuronHasError_" + e)), node),
+          e.equals(error) ? 1 : 0);
     }
     return out.toString();
   }
@@ -166,8 +175,9 @@ final class MetricsText {
     header(out, "hardware_ecc_events_total", "Hardware ECC events.", "counter");
     for (int device = 0; device < 16; device++) {
       for (String type : new String[] {"mem_ecc_corrected", "mem_ecc_uncorrected", "sram_ecc_uncorrected"}) {
-        sample(out, "hardware_ecc_events_total", Map.of("event_type", type, "neuron_device_index", Integer.toString(device),
-            "instance_type", "trn1.32xlarge", "region", "us-east-1", "node", node), type.equals("mem_ecc_corrected") ? 3 : 0);
+        sample(out, "hardware_ecc_events_total", withNode(new LinkedHashMap<>(Map.of("event_type", type,
+            "neuron_device_index", Integer.toString(device), "instance_type", "trn1.32xlarge", "region", "us-east-1")), node),
+            type.equals("mem_ecc_corrected") ? 3 : 0);
       }
     }
     return out.toString();

@@ -31,7 +31,7 @@ class SimulatorTest {
     csv = CountersCsv.read(CSV);
     SimFleet fleet = new SimFleet(3, 1);
     vertx = Vertx.vertx();
-    HttpServer server = new SimulatorServer(fleet, new MetricsText(csv, fleet)).listen(vertx, "127.0.0.1", 0);
+    HttpServer server = new SimulatorServer(fleet, new MetricsText(csv, fleet, true)).listen(vertx, "127.0.0.1", 0);
     port = server.actualPort();
   }
 
@@ -117,6 +117,16 @@ class SimulatorTest {
   }
 
   @Test
+  void withoutTheNodeLabelTheExportersSeriesCarryOnlyTheirOwnLabels() {
+    SimFleet fleet = new SimFleet(1, 1);
+    MetricsText raw = new MetricsText(csv, fleet, false);
+    assertThat(raw.dcgm("gpu-node-0") + raw.npd("trn-node-0") + raw.neuronMonitor("trn-node-0")).doesNotContain("node=\"")
+        .contains("Hostname=\"gpu-node-0\"", "hostname=\"gpu-node-0\"");
+    assertThat(raw.kubeStateMetrics()).as("kube-state-metrics names the node it describes itself")
+        .contains("kube_node_info{container_runtime_version=\"containerd://1.7.22\",internal_ip=\"10.0.0.1\",kubelet_version=\"v1.30.4\",node=\"gpu-node-0\"}");
+  }
+
+  @Test
   void badFaultsAre400AndChangeNothing() throws Exception {
     assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-9\",\"gpu\":0,\"kind\":\"xid\"}").body()).contains("no simulated node");
     assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":8,\"kind\":\"xid\"}").statusCode()).isEqualTo(400);
@@ -135,7 +145,7 @@ class SimulatorTest {
   @Test
   void promtoolParsesTheSeriesAndFindsOnlyTheExportersOwnNaming() throws Exception {
     SimFleet fleet = new SimFleet(2, 1);
-    String dump = Dump.everyFault(fleet, new MetricsText(csv, fleet));
+    String dump = Dump.everyFault(fleet, new MetricsText(csv, fleet, true));
     Process promtool = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
     promtool.getOutputStream().write(dump.getBytes(StandardCharsets.UTF_8));
     promtool.getOutputStream().close();
