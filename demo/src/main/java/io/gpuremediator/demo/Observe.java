@@ -1,0 +1,116 @@
+package io.gpuremediator.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.gpuremediator.pipeline.Pipeline;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.StreamSupport;
+
+/** Reads what each part of the pipeline says: Prometheus, Alertmanager, the remediator and the cluster. */
+final class Observe {
+  /** The taint key every shipped quarantine playbook sets. */
+  static final String TAINT_KEY = "gpu-remediator.io/unhealthy";
+
+  private final Pipeline p;
+
+  Observe(Pipeline p) {
+    this.p = p;
+  }
+
+  /** An alert Prometheus holds for {@code node} in {@code state} (pending or firing). */
+  Optional<JsonNode> prometheusAlert(String alertname, String node, String state) throws IOException, InterruptedException {
+    for (JsonNode a : p.http().get(p.prometheusUrl() + "/api/v1/alerts", null).path("data").path("alerts")) {
+      JsonNode l = a.path("labels");
+      if (l.path("alertname").asText().equals(alertname) && l.path("node").asText().equals(node) && a.path("state").asText().equals(state)) {
+        return Optional.of(a);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The value of a PromQL query that returns one number, if it returns one. */
+  Optional<Double> scalar(String promql) throws IOException, InterruptedException {
+    JsonNode result = p.http().get(p.prometheusUrl() + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8), null)
+        .path("data").path("result");
+    return result.size() == 1 ? Optional.of(result.get(0).path("value").get(1).asDouble()) : Optional.empty();
+  }
+
+  /** Alertmanager's copies of an alert for {@code node}, each with the receivers its routes chose. */
+  Optional<JsonNode> alertmanagerAlert(String alertname, String node) throws IOException, InterruptedException {
+    String filter = URLEncoder.encode("alertname=\"" + alertname + "\"", StandardCharsets.UTF_8);
+    for (JsonNode a : p.http().get(p.alertmanagerUrl() + "/api/v2/alerts?filter=" + filter, null)) {
+      if (a.path("labels").path("node").asText().equals(node)) {
+        return Optional.of(a);
+      }
+    }
+    return Optional.empty();
+  }
+
+  static List<String> receivers(JsonNode alertmanagerAlert) {
+    return StreamSupport.stream(alertmanagerAlert.path("receivers").spliterator(), false).map(r -> r.path("name").asText()).toList();
+  }
+
+  /** The remediator's decisions about {@code node}, newest first. */
+  List<JsonNode> decisions(String node) throws IOException, InterruptedException {
+    List<JsonNode> out = new ArrayList<>();
+    for (JsonNode d : p.http().get(p.remediatorUrl() + "/api/v1/decisions", p.token()).path("decisions")) {
+      if (d.path("node").asText().equals(node)) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  JsonNode safety() throws IOException, InterruptedException {
+    return p.http().get(p.remediatorUrl() + "/api/v1/safety", p.token());
+  }
+
+  Node node(String name) {
+    return p.kube().nodes().withName(name).get();
+  }
+
+  /** How {@code node} is quarantined (our taint, unschedulable, a False health condition), if it is, in words. */
+  Optional<String> quarantine(String name) {
+    Node n = node(name);
+    Optional<Taint> taint = n.getSpec().getTaints() == null ? Optional.empty()
+        : n.getSpec().getTaints().stream().filter(t -> t.getKey().equals(TAINT_KEY)).findFirst();
+    Optional<NodeCondition> condition = n.getStatus().getConditions().stream()
+        .filter(c -> c.getType().endsWith("Healthy") && c.getStatus().equals("False")).findFirst();
+    if (taint.isEmpty() || !Boolean.TRUE.equals(n.getSpec().getUnschedulable()) || condition.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of("taint " + taint.get().getKey() + "=" + taint.get().getValue() + ":" + taint.get().getEffect()
+        + ", unschedulable, " + condition.get().getType() + "=False (" + condition.get().getReason() + ")");
+  }
+
+  /** Whether the node carries anything the remediator sets: our taint, cordon, a health condition, the ledger. */
+  boolean touched(String name) {
+    Node n = node(name);
+    return (n.getSpec().getTaints() != null && n.getSpec().getTaints().stream().anyMatch(t -> t.getKey().startsWith("gpu-remediator.io/")))
+        || Boolean.TRUE.equals(n.getSpec().getUnschedulable())
+        || n.getStatus().getConditions().stream().anyMatch(c -> c.getType().endsWith("Healthy"))
+        || (n.getMetadata().getAnnotations() != null && n.getMetadata().getAnnotations().containsKey("gpu-remediator.io/state"));
+  }
+
+  /** The Events about {@code node} with {@code reason}, oldest first. */
+  List<Event> events(String node, String reason) {
+    return p.kube().v1().events().inAnyNamespace().list().getItems().stream()
+        .filter(e -> e.getInvolvedObject() != null && node.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason()))
+        .toList();
+  }
+
+  /** The pods scheduled on {@code node}, as namespace/name. */
+  List<String> pods(String node) {
+    return p.kube().pods().inAnyNamespace().list().getItems().stream()
+        .filter(pod -> node.equals(pod.getSpec().getNodeName()))
+        .map(pod -> pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName()).toList();
+  }
+}

@@ -1,0 +1,238 @@
+package io.gpuremediator.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpuremediator.demo.Milestones.Milestone;
+import io.gpuremediator.pipeline.Pipeline;
+import io.gpuremediator.simcluster.SimNode;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The scripted story: a GPU lost silently (started first, because its rule waits {@code for: 2m}), an
+ * XID 79, an application XID, the silent loss quarantined, and a storm the breaker stops. Each chapter
+ * waits, with a deadline, for what the pipeline should do, and prints it as it is seen.
+ */
+public final class Story {
+  /** The story uses GPU nodes 3, 7, 11 and 12 to 21. */
+  public static final int GPU_NODES_NEEDED = 22;
+  private static final String XID_ALERT = "GpuXidHardwareError";
+  private static final String APP_XID_ALERT = "GpuXidApplicationError";
+  private static final String LOST_ALERT = "GpuCountDropped";
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration LOST_TIMEOUT = Duration.ofMinutes(4);
+
+  private final Pipeline p;
+  private final Timeline t;
+  private final Observe see;
+  private final List<String> gpuNodes;
+  private final int trnNodes;
+  private final String xid;
+  private final String lost;
+  private final String app;
+  private final List<String> storm;
+
+  public Story(Pipeline p, Timeline t) {
+    this.p = p;
+    this.t = t;
+    this.see = new Observe(p);
+    this.gpuNodes = p.nodes().stream().filter(n -> n.kind() == SimNode.Kind.GPU).map(SimNode::name).toList();
+    this.trnNodes = p.nodes().size() - gpuNodes.size();
+    if (gpuNodes.size() < GPU_NODES_NEEDED) {
+      throw new IllegalArgumentException("the story needs " + GPU_NODES_NEEDED + " GPU nodes, not " + gpuNodes.size());
+    }
+    xid = gpuNodes.get(3);
+    lost = gpuNodes.get(7);
+    app = gpuNodes.get(11);
+    storm = gpuNodes.subList(12, 22);
+  }
+
+  /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */
+  public StoryResult play() throws Exception {
+    t.begin();
+    healthyFleet();
+
+    t.chapter("1. A GPU falls off the bus without any XID (" + lost + ")");
+    long lostAt = System.nanoTime();
+    p.simulator().inject(lost, 3, "gpu_lost", null);
+    t.at("fault", lost + " GPU 3 stops reporting: its series vanish, no XID is raised (simulator: gpu_lost)");
+    JsonNode[] pending = new JsonNode[1];
+    Milestones.await(lostAt, STEP_TIMEOUT, List.of(new Milestone("alert", () -> see.prometheusAlert(LOST_ALERT, lost, "pending").map(a -> {
+      pending[0] = a;
+      return LOST_ALERT + " pending: " + labels(a.path("labels")) + "; 7 of 8 GPUs report while the exporter is up";
+    }))), this::report, () -> { });
+    t.note("it fires only after `for: 2m`, so a GPU that flickers during a driver reload is not a lost GPU;");
+    t.note("the story goes on meanwhile");
+
+    t.chapter("2. XID 79 (GPU has fallen off the bus) on " + xid);
+    long xidAt = System.nanoTime();
+    p.simulator().inject(xid, 5, "xid", "79");
+    t.at("fault", xid + " GPU 5: DCGM_FI_DEV_XID_ERRORS = 79");
+    Map<String, Duration> x = Milestones.await(xidAt, STEP_TIMEOUT, quarantineMilestones(XID_ALERT, xid), this::report, () -> { });
+    String xidDecision = decision(xid, XID_ALERT).map(Story::outcome).orElseThrow();
+    t.note("fault to quarantine " + Timeline.human(x.get("node")) + ". Running pods stay (" + String.join(", ", see.pods(xid))
+        + "): the playbook keeps new work off; draining is the job controller's call");
+
+    t.chapter("3. XID 13 on " + app + ": the application's fault, not the node's");
+    long appAt = System.nanoTime();
+    p.simulator().inject(app, 0, "xid", "13");
+    t.at("fault", app + " GPU 0: DCGM_FI_DEV_XID_ERRORS = 13 (Graphics Engine Exception)");
+    Map<String, String> routed = new LinkedHashMap<>();
+    Milestones.await(appAt, STEP_TIMEOUT, List.of(
+        new Milestone("alert", () -> see.prometheusAlert(APP_XID_ALERT, app, "firing").map(a -> APP_XID_ALERT + " firing: xid="
+            + a.path("labels").path("xid").asText() + " severity=" + a.path("labels").path("severity").asText() + ", no remediate label")),
+        new Milestone("route", () -> see.alertmanagerAlert(APP_XID_ALERT, app).map(a -> {
+          routed.put("receivers", String.join(",", Observe.receivers(a)));
+          return "Alertmanager routes it to " + Observe.receivers(a) + " (people), not to the remediator, whose route needs remediate=\"true\"";
+        }))), this::report, () -> { });
+    t.note("why: XIDs 13, 31, 43, 45 and 68 are raised by the workload (NVIDIA's device plugin ignores them too);");
+    t.note("quarantining the node would punish the next job for this one's bug");
+
+    t.chapter("4. The silent GPU loss on " + lost + ", once `for: 2m` has passed");
+    Instant firesAt = Instant.parse(pending[0].path("activeAt").asText()).plus(Duration.ofMinutes(2));
+    Map<String, Duration> l = Milestones.await(lostAt, LOST_TIMEOUT, quarantineMilestones(LOST_ALERT, lost), this::report,
+        progress(firesAt));
+    t.note("GPU loss to quarantine " + Timeline.human(l.get("node")) + " (the rule's for: 2m included)");
+
+    t.chapter("5. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
+    long stormAt = System.nanoTime();
+    for (String n : storm) {
+      p.simulator().inject(n, 0, "xid", "79");
+    }
+    t.at("fault", "XID 79 on GPU 0 of " + storm.size() + " nodes within " + (System.nanoTime() - stormAt) / 1_000_000
+        + " ms: a bad driver rollout or a rack event, not " + storm.size() + " broken GPUs");
+    Map<String, String> stormDecisions = new TreeMap<>();
+    Milestones.await(stormAt, STEP_TIMEOUT, List.of(
+        new Milestone("safety", this::breakerOpen),
+        new Milestone("decide", () -> stormDecided(stormDecisions)),
+        new Milestone("event", this::stormEvents)), this::report, () -> { });
+    List<String> stormTouched = new ArrayList<>();
+    for (String n : storm) {
+      if (see.touched(n)) {
+        stormTouched.add(n);
+      }
+    }
+    t.at("node", (storm.size() - stormTouched.size()) + " of " + storm.size() + " storm nodes untouched (no taint, no cordon);"
+        + " the breaker stays open until someone looks: POST /api/v1/breaker/reset");
+
+    t.chapter("6. What happened");
+    int appDecisions = see.decisions(app).size();
+    boolean appTouched = see.touched(app);
+    t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node")) + " after the fault"));
+    t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
+        + " after the loss (for: 2m)"));
+    t.plain(String.format("  %-18s %-26s %s", app, "XID 13 (application)", (appTouched ? "TOUCHED" : "untouched") + ": routed to "
+        + routed.get("receivers") + ", " + appDecisions + " remediator decisions"));
+    t.plain(String.format("  %-18s %-26s %s", storm.get(0) + ".." + storm.get(storm.size() - 1).replaceAll(".*-", ""), "storm, XID 79",
+        (stormTouched.isEmpty() ? "untouched" : "TOUCHED: " + stormTouched) + ": " + countBy(stormDecisions)));
+    return new StoryResult(x.get("node"), xidDecision, List.of(routed.get("receivers").split(",")), appDecisions, appTouched,
+        l.get("node"), see.safety().path("breaker").path("state").asText(), stormDecisions, stormTouched);
+  }
+
+  private void healthyFleet() throws Exception {
+    t.chapter("0. A healthy fleet: " + gpuNodes.size() + " GPU nodes (8 GPUs each) and " + trnNodes + " Trainium nodes");
+    int targets = gpuNodes.size() + 2 * trnNodes + 1;
+    Milestones.await(System.nanoTime(), STEP_TIMEOUT, List.of(
+        new Milestone("targets", () -> see.scalar("count(up == 1)").filter(v -> v >= targets).map(v -> "Prometheus scrapes "
+            + v.intValue() + " targets, all up: dcgm-exporter per GPU node, NPD and neuron-monitor per Trainium node, kube-state-metrics")),
+        new Milestone("gpus", () -> see.scalar("count(node:dcgm_gpus:count == 8)").filter(v -> v == gpuNodes.size())
+            .map(v -> "the rules see " + v.intValue() + " GPU nodes with 8 GPUs each, through the production node relabel")),
+        new Milestone("alertmanager", () -> p.http().get(p.prometheusUrl() + "/api/v1/alertmanagers", null).path("data")
+            .path("activeAlertmanagers").isEmpty() ? Optional.empty()
+            : Optional.of("Prometheus found Alertmanager; Alertmanager sends remediate=\"true\" to the remediator"))),
+        (m, d, at) -> t.at("ready", d), () -> { });
+  }
+
+  private List<Milestone> quarantineMilestones(String alertname, String node) {
+    return List.of(
+        new Milestone("alert", () -> see.prometheusAlert(alertname, node, "firing").map(a -> alertname + " firing: "
+            + labels(a.path("labels")))),
+        new Milestone("decide", () -> decision(node, alertname).map(d -> "remediator: " + outcome(d) + ", playbook "
+            + d.path("playbook").asText() + ": " + actions(d))),
+        new Milestone("node", () -> see.quarantine(node).map(q -> node + " quarantined: " + q)));
+  }
+
+  private Optional<JsonNode> decision(String node, String alertname) throws IOException, InterruptedException {
+    return see.decisions(node).stream().filter(d -> d.path("alertname").asText().equals(alertname)
+        && d.path("status").asText().equals("firing")).findFirst();
+  }
+
+  private Optional<String> breakerOpen() throws IOException, InterruptedException {
+    JsonNode b = see.safety().path("breaker");
+    return b.path("state").asText().equals("open") ? Optional.of("storm breaker OPEN: " + b.path("nodes_in_window").asInt()
+        + " nodes started firing within " + b.path("window").asText() + ", more than " + b.path("threshold").asInt() + " allowed")
+        : Optional.empty();
+  }
+
+  private Optional<String> stormDecided(Map<String, String> into) throws IOException, InterruptedException {
+    for (String n : storm) {
+      Optional<JsonNode> d = decision(n, XID_ALERT);
+      if (d.isEmpty()) {
+        return Optional.empty();
+      }
+      into.put(n, outcome(d.get()));
+    }
+    return Optional.of("all " + storm.size() + " storm alerts decided: " + countBy(into));
+  }
+
+  private Optional<String> stormEvents() {
+    String message = null;
+    for (String n : storm) {
+      var events = see.events(n, "RemediationSuppressed");
+      if (events.isEmpty()) {
+        return Optional.empty();
+      }
+      message = events.get(0).getMessage();
+    }
+    String shown = message.length() > 140 ? message.substring(0, 140) + "..." : message;
+    return Optional.of("each storm node has a RemediationSuppressed Event, e.g. \"" + shown + "\"");
+  }
+
+  private void report(Milestone m, String description, Duration since) {
+    t.at(m.name(), description + " (+" + Timeline.human(since) + ")");
+  }
+
+  private Runnable progress(Instant firesAt) {
+    long[] lastPrinted = {0};
+    return () -> {
+      long now = System.nanoTime();
+      if (now - lastPrinted[0] > Duration.ofSeconds(30).toNanos()) {
+        lastPrinted[0] = now;
+        long left = Math.max(0, Duration.between(Instant.now(), firesAt).toSeconds());
+        t.at("wait", LOST_ALERT + " on " + lost + " is pending; it fires in about " + left + " s");
+      }
+    };
+  }
+
+  private static String outcome(JsonNode d) {
+    return d.path("outcome").asText() + "/" + d.path("reason").asText();
+  }
+
+  private static String actions(JsonNode d) {
+    List<String> out = new ArrayList<>();
+    d.path("actions").forEach(a -> out.add(a.path("type").asText()));
+    return String.join(", ", out);
+  }
+
+  private static String labels(JsonNode l) {
+    List<String> out = new ArrayList<>();
+    for (String k : List.of("xid", "gpu", "source", "severity", "remediate")) {
+      if (l.has(k)) {
+        out.add(k + "=" + l.path(k).asText());
+      }
+    }
+    return String.join(" ", out);
+  }
+
+  private static String countBy(Map<String, String> outcomes) {
+    return outcomes.values().stream().collect(Collectors.groupingBy(o -> o, TreeMap::new, Collectors.counting())).entrySet().stream()
+        .map(e -> e.getKey() + " x" + e.getValue()).collect(Collectors.joining(", "));
+  }
+}

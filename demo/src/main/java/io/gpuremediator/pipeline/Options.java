@@ -1,0 +1,26 @@
+package io.gpuremediator.pipeline;
+
+import java.time.Duration;
+
+/**
+ * How the pipeline runs: the simulated fleet's size, the intervals, and the remediator's safety section
+ * (null keeps the service's defaults, which the demo's story relies on).
+ *
+ * @param interval Prometheus' scrape and rule evaluation interval
+ * @param groupWait Alertmanager's group_wait on every route that sets one
+ * @param groupInterval Alertmanager's group_interval on every route that sets one
+ * @param safetyYaml the remediator config's {@code safety:} value as YAML flow, or null
+ * @param verbose whether the raw webhooks are shown (they then pass through a tee)
+ */
+public record Options(int gpuNodes, int trnNodes, Duration interval, Duration groupWait, Duration groupInterval, String safetyYaml,
+    boolean verbose) {
+
+  /** The demo: 24 GPU nodes (10% max_unavailable allows 2 quarantines) and 2 Trainium nodes, 1 s everything. */
+  public static Options demo(boolean verbose) {
+    return new Options(24, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), null, verbose);
+  }
+
+  public Options withSafety(String yaml) {
+    return new Options(gpuNodes, trnNodes, interval, groupWait, groupInterval, yaml, verbose);
+  }
+}

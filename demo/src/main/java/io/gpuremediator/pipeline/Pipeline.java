@@ -1,0 +1,237 @@
+package io.gpuremediator.pipeline;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.simcluster.SimNode;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Starts the whole loop on 127.0.0.1 and stops it: simulator, simulated cluster, remediator,
+ * Alertmanager, Prometheus, each waited for until it is ready. Closing stops every process by PID.
+ */
+public final class Pipeline implements AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration POLL = Duration.ofMillis(100);
+
+  private final Layout layout;
+  private final Options options;
+  private final PipelineEvents events;
+  private final Processes processes;
+  private final Http http = new Http();
+  private final List<Integer> ports = new ArrayList<>();
+  private Simulator simulator;
+  private List<SimNode> nodes;
+  private KubernetesClient kube;
+  private WebhookTee tee;
+  private String token;
+  private int remediatorPort;
+  private int alertmanagerPort;
+  private int prometheusPort;
+
+  private Pipeline(Layout layout, Options options, PipelineEvents events) {
+    this.layout = layout;
+    this.options = options;
+    this.events = events;
+    this.processes = new Processes(layout.work().resolve("pids"), layout.root());
+  }
+
+  /** Starts everything; on any failure, stops what was started and throws. */
+  public static Pipeline start(Layout layout, Options options, PipelineEvents events) throws Exception {
+    layout.requireBuilt();
+    Files.createDirectories(layout.work());
+    Processes.reapStale(layout.work().resolve("pids"), layout.work());
+    Pipeline p = new Pipeline(layout, options, events);
+    try {
+      p.startAll();
+      return p;
+    } catch (Exception | Error e) {
+      p.close();
+      throw e;
+    }
+  }
+
+  private void startAll() throws Exception {
+    Path run = layout.run();
+    deleteRecursively(run);
+    Files.createDirectories(run);
+    token = HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
+    Path tokenFile = run.resolve("token");
+    Files.writeString(tokenFile, token);
+    Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
+
+    int simulatorPort = startWithPortFile("dcgm-simulator", List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
+        "-jar", layout.simulatorJar().toString(), "--csv", layout.countersCsv().toString(),
+        "--gpu-nodes", Integer.toString(options.gpuNodes()), "--trn-nodes", Integer.toString(options.trnNodes()),
+        "--listen", "127.0.0.1:0", "--port-file", run.resolve("simulator.port").toString(), "--no-node-label"),
+        run.resolve("simulator.port"));
+    simulator = new Simulator(http, simulatorPort);
+    nodes = SimNode.listFrom(http.get(simulator.nodesUrl(), null));
+
+    Path kubeconfig = run.resolve("kubeconfig");
+    startWithPortFile("sim-cluster", List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx384m",
+        "-cp", layout.demoJar().toString(), "io.gpuremediator.simcluster.Main", "--nodes-from", simulator.nodesUrl(),
+        "--listen", "127.0.0.1:0", "--port-file", run.resolve("cluster.port").toString(), "--kubeconfig", kubeconfig.toString()),
+        run.resolve("cluster.port"));
+    kube = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+
+    remediatorPort = Ports.free();
+    Path serviceConfig = run.resolve("remediator.yaml");
+    Files.writeString(serviceConfig, serviceConfig(tokenFile, kubeconfig));
+    startUntilReady("remediator", List.of(java(), "-jar", layout.remediatorJar().toString(), "serve", "--config", serviceConfig.toString()),
+        remediatorPort, "/readyz");
+    String webhook = remediatorUrl() + "/api/v1/alerts";
+    if (options.verbose()) {
+      tee = new WebhookTee(http, webhook, events::webhook);
+      webhook = "http://127.0.0.1:" + tee.port() + "/api/v1/alerts";
+    }
+
+    alertmanagerPort = Ports.free();
+    Path amConfig = run.resolve("alertmanager.yml");
+    Files.writeString(amConfig, RouteConfig.render(layout.alertmanagerConfig(), webhook, tokenFile, options.groupWait(),
+        options.groupInterval()));
+    startUntilReady("alertmanager", List.of(binary("prometheus-alertmanager", "alertmanager"), "--config.file=" + amConfig,
+        "--storage.path=" + run.resolve("alertmanager"), "--web.listen-address=127.0.0.1:" + alertmanagerPort,
+        "--cluster.listen-address="), alertmanagerPort, "/-/ready");
+
+    prometheusPort = Ports.free();
+    Path promConfig = run.resolve("prometheus.yml");
+    Files.writeString(promConfig, ScrapeConfig.render(layout.scrapeConfig(),
+        DiscoveredPod.of(nodes, simulatorPort, alertmanagerPort), options.interval()));
+    startUntilReady("prometheus", List.of(binary("prometheus"), "--config.file=" + promConfig,
+        "--storage.tsdb.path=" + run.resolve("prometheus"), "--web.listen-address=127.0.0.1:" + prometheusPort),
+        prometheusPort, "/-/ready");
+  }
+
+  private String serviceConfig(Path tokenFile, Path kubeconfig) {
+    return String.join("\n",
+        "# Generated for the demo; the shipped playbooks, every other key at its default.",
+        "listen: 127.0.0.1:" + remediatorPort,
+        "auth: {bearer_token_file: " + tokenFile + "}",
+        "playbooks: [" + layout.playbooks() + "]",
+        "dry_run: false",
+        "kubernetes: {kubeconfig: " + kubeconfig + "}",
+        "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}",
+        options.safetyYaml() == null ? "" : "safety: " + options.safetyYaml(), "");
+  }
+
+  private int startWithPortFile(String name, List<String> command, Path portFile) throws Exception {
+    long t0 = System.nanoTime();
+    Processes.Started s = processes.start(name, command, layout.run().resolve(name + ".log"));
+    String port = Poll.until(name + " writes " + portFile.getFileName(), READY_TIMEOUT, POLL,
+        () -> alive(s) && Files.exists(portFile) ? Optional.of(Files.readString(portFile).trim()) : Optional.empty());
+    events.started(name, s.pid(), "127.0.0.1:" + port, Duration.ofNanos(System.nanoTime() - t0));
+    ports.add(Integer.parseInt(port));
+    return Integer.parseInt(port);
+  }
+
+  private void startUntilReady(String name, List<String> command, int port, String readyPath) throws Exception {
+    long t0 = System.nanoTime();
+    Processes.Started s = processes.start(name, command, layout.run().resolve(name + ".log"));
+    ports.add(port);
+    String url = "http://127.0.0.1:" + port + readyPath;
+    Poll.until(name + " answers 200 on " + readyPath, READY_TIMEOUT, POLL,
+        () -> alive(s) && http.status(url) == 200 ? Optional.of(true) : Optional.empty());
+    events.started(name, s.pid(), "127.0.0.1:" + port, Duration.ofNanos(System.nanoTime() - t0));
+  }
+
+  /** Throws, with the end of its log, when a process died while being waited for. */
+  private static boolean alive(Processes.Started s) throws IOException {
+    if (!s.process().isAlive()) {
+      List<String> log = Files.readAllLines(s.log());
+      throw new IllegalStateException(s.name() + " exited with " + s.process().exitValue() + "; the end of " + s.log() + ":\n  "
+          + String.join("\n  ", log.subList(Math.max(0, log.size() - 15), log.size())));
+    }
+    return true;
+  }
+
+  private static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /** The first of {@code names} on the PATH (Debian names Alertmanager's binary prometheus-alertmanager). */
+  private static String binary(String... names) {
+    for (String name : names) {
+      for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+        if (Files.isExecutable(Path.of(dir, name))) {
+          return Path.of(dir, name).toString();
+        }
+      }
+    }
+    throw new IllegalStateException(names[0] + " is not installed (run `make demo`, which installs it)");
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  public Simulator simulator() {
+    return simulator;
+  }
+
+  public List<SimNode> nodes() {
+    return nodes;
+  }
+
+  public KubernetesClient kube() {
+    return kube;
+  }
+
+  public Http http() {
+    return http;
+  }
+
+  public String token() {
+    return token;
+  }
+
+  public String remediatorUrl() {
+    return "http://127.0.0.1:" + remediatorPort;
+  }
+
+  public String alertmanagerUrl() {
+    return "http://127.0.0.1:" + alertmanagerPort;
+  }
+
+  public String prometheusUrl() {
+    return "http://127.0.0.1:" + prometheusPort;
+  }
+
+  /** The processes started, for the report of what was stopped. */
+  public List<Processes.Started> processes() {
+    return processes.started();
+  }
+
+  /** The ports the processes listened on that still accept connections (after {@link #close()}: none). */
+  public List<Integer> stillListening() {
+    return ports.stream().filter(Ports::listening).toList();
+  }
+
+  @Override
+  public void close() {
+    if (kube != null) {
+      kube.close();
+    }
+    if (tee != null) {
+      tee.close();
+    }
+    processes.close();
+  }
+}

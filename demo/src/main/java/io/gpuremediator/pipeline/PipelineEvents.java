@@ -1,0 +1,12 @@
+package io.gpuremediator.pipeline;
+
+import java.time.Duration;
+
+/** What the pipeline reports while it starts and runs. */
+public interface PipelineEvents {
+  /** A process is up and ready. */
+  void started(String name, long pid, String address, Duration took);
+
+  /** A webhook passed the tee ({@code --verbose} only): the raw body and the remediator's answer. */
+  void webhook(String body, String answer);
+}

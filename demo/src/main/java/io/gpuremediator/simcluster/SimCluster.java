@@ -1,0 +1,120 @@
+package io.gpuremediator.simcluster;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The Kubernetes API in memory (fabric8 mock server, CRUD mode) on one loopback address. */
+public final class SimCluster implements AutoCloseable {
+  /** The namespace of the training job whose pods run on the first GPU nodes. */
+  public static final String JOB_NAMESPACE = "ml-training";
+  private static final int TRAINING_PODS = 4;
+
+  private final KubernetesMockServer server =
+      new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+  private final KubernetesClient client;
+
+  private SimCluster(String host, int port) throws IOException {
+    // The mock logs every request through java.util.logging; a cluster process prints only its own lines.
+    java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
+    server.init(InetAddress.getByName(host), port);
+    client = server.createClient();
+  }
+
+  /** Starts serving on {@code host:port} (0 picks a free port). */
+  public static SimCluster start(String host, int port) throws IOException {
+    return new SimCluster(host, port);
+  }
+
+  /** Creates the nodes, the namespaces and a training job's pods on the first GPU nodes; returns the pod count. */
+  public int seed(List<SimNode> nodes) {
+    for (String ns : List.of(JOB_NAMESPACE, "gpu-remediator", "monitoring")) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    nodes.forEach(n -> client.nodes().resource(node(n)).create());
+    List<SimNode> gpuNodes = nodes.stream().filter(n -> n.kind() == SimNode.Kind.GPU).limit(TRAINING_PODS).toList();
+    for (int i = 0; i < gpuNodes.size(); i++) {
+      client.pods().inNamespace(JOB_NAMESPACE).resource(new PodBuilder()
+          .withNewMetadata().withName("llm-pretrain-worker-" + i).withNamespace(JOB_NAMESPACE)
+          .addToLabels("app.kubernetes.io/name", "llm-pretrain").addToLabels("training.kubeflow.org/replica-index", Integer.toString(i))
+          .endMetadata()
+          .withNewSpec().withNodeName(gpuNodes.get(i).name()).addNewContainer().withName("trainer").withImage("nvcr.io/nvidia/pytorch:24.08-py3")
+          .withNewResources().addToLimits("nvidia.com/gpu", new Quantity("8")).endResources().endContainer().endSpec()
+          .withNewStatus().withPhase("Running").endStatus()
+          .build()).create();
+    }
+    return gpuNodes.size();
+  }
+
+  private static Node node(SimNode n) {
+    boolean gpu = n.kind() == SimNode.Kind.GPU;
+    Map<String, String> labels = new java.util.LinkedHashMap<>();
+    labels.put("kubernetes.io/hostname", n.name());
+    labels.put("kubernetes.io/os", "linux");
+    labels.put("node.kubernetes.io/instance-type", gpu ? "p5.48xlarge" : "trn1.32xlarge");
+    labels.put("topology.kubernetes.io/zone", "us-east-1a");
+    if (gpu) {
+      labels.put("nvidia.com/gpu.present", "true");
+      labels.put("nvidia.com/gpu.count", "8");
+      labels.put("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
+    } else {
+      labels.put("aws.amazon.com/neuron.present", "true");
+    }
+    Map<String, Quantity> capacity = Map.of("cpu", new Quantity("192"), "memory", new Quantity("2048Gi"), "pods", new Quantity("110"),
+        gpu ? "nvidia.com/gpu" : "aws.amazon.com/neuron", new Quantity(gpu ? "8" : "16"));
+    return new NodeBuilder()
+        .withNewMetadata().withName(n.name()).withLabels(labels).endMetadata()
+        .withNewSpec().withProviderID("aws:///us-east-1a/i-" + String.format("%017x", Math.abs((long) n.name().hashCode()))).endSpec()
+        .withNewStatus()
+        .addNewAddress().withType("InternalIP").withAddress(n.internalIp()).endAddress()
+        .addNewAddress().withType("Hostname").withAddress(n.name()).endAddress()
+        .withCapacity(capacity).withAllocatable(capacity)
+        .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady").withMessage("kubelet is posting ready status")
+        .endCondition()
+        .endStatus()
+        .build();
+  }
+
+  /** The API server's URL. */
+  public String url() {
+    return client.getMasterUrl().toString();
+  }
+
+  /** Writes a kubeconfig pointing at this server, as a real cluster's would (written whole, then moved in place). */
+  public Path writeKubeconfig(Path file) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(tmp, String.join("\n",
+        "apiVersion: v1", "kind: Config", "current-context: gpu-sim",
+        "clusters: [{name: gpu-sim, cluster: {server: '" + url() + "'}}]",
+        "contexts: [{name: gpu-sim, context: {cluster: gpu-sim, user: gpu-remediator}}]",
+        "users: [{name: gpu-remediator, user: {token: simulated-cluster}}]", ""));
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    return file;
+  }
+
+  /** A client of this cluster (for benchmarks in the same JVM). */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.destroy();
+  }
+}
