@@ -1,4 +1,5 @@
 # GPU Remediator: the only entry points a newcomer needs.
+#   make demo    the whole loop on 127.0.0.1, a scripted story printed as a timeline (installs and builds first)
 #   make test    every test and check of the project (installs what is missing first)
 #   make bench   the benchmarks; prints what it measured
 SHELL := /bin/bash
@@ -6,15 +7,18 @@ SHELL := /bin/bash
 
 JAR        := remediator/target/remediator.jar
 BENCH_JAR  := bench/target/bench.jar
+DEMO_JAR   := demo/target/demo.jar
 MVN        := mvn -B -ntp
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and tests need, by the command that proves each is there.
 NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
-              promtool:prometheus amtool:prometheus-alertmanager
+              prometheus:prometheus promtool:prometheus \
+              prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager
 
-.PHONY: help deps build test test-java test-signals bench clean
+.PHONY: help deps build demo test test-java test-signals bench clean
 
 help:
+	@echo "make demo   - install what is missing, build, and play the story on the whole loop (VERBOSE=1: raw webhooks)"
 	@echo "make test   - install what is missing, build, run every test and check"
 	@echo "make bench  - build and run the benchmarks"
 
@@ -29,6 +33,11 @@ deps:
 
 build: deps
 	$(MVN) -q -DskipTests package
+
+# Simulator, simulated cluster, Prometheus, Alertmanager and the remediator on 127.0.0.1; ends by itself
+# within 3 minutes and stops every process it started by PID.
+demo: build
+	java -jar $(DEMO_JAR) $(if $(VERBOSE),--verbose)
 
 test: deps test-signals test-java
 
@@ -50,4 +59,4 @@ bench: build
 
 clean:
 	$(MVN) -q clean
-	rm -rf .bench
+	rm -rf .bench .demo

@@ -1,0 +1,46 @@
+package io.gpuremediator.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.pipeline.Layout;
+import io.gpuremediator.pipeline.Options;
+import io.gpuremediator.pipeline.Pipeline;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo's story on the real pipeline: the simulator, the simulated cluster over a kubeconfig,
+ * Prometheus with rules/ and dcgm/prometheus.yml, Alertmanager with alerts/alertmanager.yml, and the
+ * remediator jar with the shipped playbooks. A rule renamed, the route removed or a playbook missing
+ * breaks one of its chapters. The timeline is printed; the processes' logs stay in target/e2e/run.
+ */
+class EndToEndIT {
+
+  @Test
+  void theStoryPlaysOutOnTheRealPipelineAndEveryProcessIsStoppedByPid() throws Exception {
+    Layout layout = new Layout(Path.of(".."), Path.of("target/e2e"));
+    Timeline timeline = new Timeline(System.out, false);
+    Pipeline pipeline = Pipeline.start(layout, Options.demo(false), timeline);
+    StoryResult r;
+    try {
+      r = new Story(pipeline, timeline).play();
+    } finally {
+      pipeline.close();
+    }
+    assertThat(pipeline.stillListening()).as("ports still open after every process was stopped").isEmpty();
+    assertThat(pipeline.processes()).allSatisfy(s -> assertThat(s.process().isAlive()).as(s.name()).isFalse());
+
+    assertThat(r.xidDecision()).as("XID 79: quarantined by the gpu-hardware-xid playbook").isEqualTo("applied/actions_applied");
+    assertThat(r.appXidReceivers()).as("an application XID goes to people").containsExactly("gpu-oncall");
+    assertThat(r.appXidDecisions()).as("the remediator never sees an application XID").isZero();
+    assertThat(r.appXidNodeTouched()).isFalse();
+    assertThat(r.lostFaultToQuarantine()).as("GpuCountDropped waits for: 2m").isGreaterThanOrEqualTo(Duration.ofMinutes(2));
+    assertThat(r.breakerState()).isEqualTo("open");
+    assertThat(r.stormDecisions()).hasSize(10).allSatisfy((node, outcome) -> assertThat(outcome).startsWith("suppressed/"))
+        .containsValue("suppressed/breaker_open");
+    assertThat(r.stormNodesTouched()).as("storm nodes tainted or cordoned").isEmpty();
+    System.out.println("end-to-end fault-to-quarantine, XID 79 (simulator change to taint visible in the API): "
+        + r.xidFaultToQuarantine().toMillis() + " ms");
+  }
+}
