@@ -55,7 +55,7 @@ test-signals: deps
 	alerts/tests/run-route-tests
 
 bench: build
-	java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench
+	java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench .
 
 clean:
 	$(MVN) -q clean

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * test runs in a child JVM pinned to core 0 and the load generator in another pinned to core 1; the
  * latency and memory runs use the whole machine.
  *
- * <p>Arguments: {@code REMEDIATOR_JAR PLAYBOOKS_DIR WORK_DIR}.
+ * <p>Arguments: {@code REMEDIATOR_JAR PLAYBOOKS_DIR WORK_DIR [PROJECT_ROOT]}.
  */
 public final class Bench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -63,6 +63,10 @@ public final class Bench {
     System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes), decided and answered"
         + " (breaker opened, state stored in its ConfigMap); breaker reset between rounds");
     storm(playbooks, work);
+
+    System.out.println("\n== fault to quarantine on the whole loop (make demo's pipeline: simulator, Prometheus 1 s scrape and"
+        + " evaluation, Alertmanager group timers 1 s, remediator jar, simulated cluster): XID 79 injected to taint seen on a watch");
+    FaultToQuarantine.run(Path.of(args.length > 3 ? args[3] : "."), work);
 
     System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
     idleRss(jar, playbooks, work);
@@ -175,7 +179,7 @@ public final class Bench {
     }
   }
 
-  private static boolean tainted(Node n) {
+  static boolean tainted(Node n) {
     return n.getSpec().getTaints() != null
         && n.getSpec().getTaints().stream().anyMatch(t -> t.getKey().equals("gpu-remediator.io/unhealthy"));
   }
