@@ -71,31 +71,42 @@ final class FaultToQuarantine {
       try {
         // One unmeasured fault first: the remediator's first quarantine runs cold code.
         inject(p, "gpu-node-0", tainted);
-        Map<String, Long> injected = new ConcurrentHashMap<>();
-        long start = System.nanoTime();
-        for (int i = 1; i <= FAULTS; i++) {
-          long due = start + (i - 1) * 1_000_000_000L;
-          while (System.nanoTime() < due) {
-            Thread.sleep(Math.max(1, (due - System.nanoTime()) / 1_000_000));
-          }
-          String node = "gpu-node-" + i;
-          injected.put(node, System.nanoTime());
-          p.simulator().inject(node, 5, "xid", "79");
-        }
-        Poll.until("every fault quarantined", Duration.ofSeconds(60), Duration.ofMillis(20),
-            () -> injected.keySet().stream().allMatch(tainted::containsKey) ? Optional.of(true) : Optional.empty());
-        List<Double> seconds = new ArrayList<>();
-        injected.forEach((node, t) -> seconds.add((tainted.get(node) - t) / 1e9));
-        Collections.sort(seconds);
-        double median = (seconds.get((FAULTS - 1) / 2) + seconds.get(FAULTS / 2)) / 2;
-        double worst = seconds.get(FAULTS - 1);
-        System.out.printf(Locale.ROOT, "%d faults at 1 s intervals: median %.2f s, worst %.2f s, best %.2f s (all: %s); target < 5 s -> %s%n",
-            FAULTS, median, worst, seconds.get(0), seconds.stream().map(s -> String.format(Locale.ROOT, "%.2f", s)).toList(),
-            worst < 5 ? "MET" : "NOT MET");
+        report("at 1 s intervals", measure(p, tainted, 1, null));
+        // Faults 1 s apart all land at the same phase of the 1 s scrape/evaluation/group cycle; a seeded random
+        // offset of up to 1 s each spreads them over every phase.
+        report("at 1 s intervals plus a random 0-1 s offset each", measure(p, tainted, 1 + FAULTS, new java.util.Random(42)));
       } finally {
         watch.close();
       }
     }
+  }
+
+  private static List<Double> measure(Pipeline p, Map<String, Long> tainted, int firstNode, java.util.Random jitter) throws Exception {
+    Map<String, Long> injected = new ConcurrentHashMap<>();
+    long due = System.nanoTime();
+    for (int i = 0; i < FAULTS; i++) {
+      while (System.nanoTime() < due) {
+        Thread.sleep(Math.max(1, (due - System.nanoTime()) / 1_000_000));
+      }
+      String node = "gpu-node-" + (firstNode + i);
+      injected.put(node, System.nanoTime());
+      p.simulator().inject(node, 5, "xid", "79");
+      due += 1_000_000_000L + (jitter == null ? 0 : jitter.nextInt(1000) * 1_000_000L);
+    }
+    Poll.until("every fault quarantined", Duration.ofSeconds(60), Duration.ofMillis(20),
+        () -> injected.keySet().stream().allMatch(tainted::containsKey) ? Optional.of(true) : Optional.empty());
+    List<Double> seconds = new ArrayList<>();
+    injected.forEach((node, t) -> seconds.add((tainted.get(node) - t) / 1e9));
+    Collections.sort(seconds);
+    return seconds;
+  }
+
+  private static void report(String how, List<Double> seconds) {
+    double median = (seconds.get((FAULTS - 1) / 2) + seconds.get(FAULTS / 2)) / 2;
+    double worst = seconds.get(FAULTS - 1);
+    System.out.printf(Locale.ROOT, "%d faults %s: median %.2f s, worst %.2f s, best %.2f s (all: %s); target < 5 s -> %s%n",
+        FAULTS, how, median, worst, seconds.get(0), seconds.stream().map(s -> String.format(Locale.ROOT, "%.2f", s)).toList(),
+        worst < 5 ? "MET" : "NOT MET");
   }
 
   private static void inject(Pipeline p, String node, Map<String, Long> tainted) throws Exception {
