@@ -49,27 +49,43 @@ public final class Bench {
         Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), cpuModel(), System.getProperty("java.vm.name"),
         System.getProperty("java.version"), STORM, payload.length());
 
-    System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"
-        + " 8 requests in flight, 10 s warm-up (the JIT shares the one core), 15 s measured)");
-    double bare = throughput("bare", playbooks, work, payload);
-    double ours = throughput("remediator", playbooks, work, payload);
-    System.out.printf(Locale.ROOT, "remediator decides %.0f%% of the bare parse ceiling; target: >= 20000 alerts/s -> %s%n",
-        100 * ours / bare, ours >= 20_000 ? "MET" : "NOT MET");
+    if (runs("throughput")) {
+      System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"
+          + " 8 requests in flight, 10 s warm-up (the JIT shares the one core), 15 s measured)");
+      double bare = throughput("bare", playbooks, work, payload);
+      double ours = throughput("remediator", playbooks, work, payload);
+      System.out.printf(Locale.ROOT, "remediator decides %.0f%% of the bare parse ceiling; target: >= 20000 alerts/s -> %s%n",
+          100 * ours / bare, ours >= 20_000 ? "MET" : "NOT MET");
+    }
 
-    System.out.println("\n== webhook-to-taint latency after 200 warm-up webhooks: POST of one firing alert until the taint is read back from the"
-        + " mock API server (service, mock API and client in one JVM on both cores; sequential)");
-    latency(playbooks, work);
+    if (runs("latency")) {
+      System.out.println("\n== webhook-to-taint latency after 200 warm-up webhooks: POST of one firing alert until the taint is read back from the"
+          + " mock API server (service, mock API and client in one JVM on both cores; sequential)");
+      latency(playbooks, work);
+    }
 
-    System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes), decided and answered"
-        + " (breaker opened, state stored in its ConfigMap); breaker reset between rounds");
-    storm(playbooks, work);
+    if (runs("storm")) {
+      System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes), decided and answered"
+          + " (breaker opened, state stored in its ConfigMap); breaker reset between rounds");
+      storm(playbooks, work);
+    }
 
-    System.out.println("\n== fault to quarantine on the whole loop (make demo's pipeline: simulator, Prometheus 1 s scrape and"
-        + " evaluation, Alertmanager group timers 1 s, remediator jar, simulated cluster): XID 79 injected to taint seen on a watch");
-    FaultToQuarantine.run(Path.of(args.length > 3 ? args[3] : "."), work);
+    if (runs("fault-to-quarantine")) {
+      System.out.println("\n== fault to quarantine on the whole loop (make demo's pipeline: simulator, Prometheus 1 s scrape and"
+          + " evaluation, Alertmanager group timers 1 s, remediator jar, simulated cluster): XID 79 injected to taint seen on a watch");
+      FaultToQuarantine.run(Path.of(args.length > 3 ? args[3] : "."), work);
+    }
 
-    System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
-    idleRss(jar, playbooks, work);
+    if (runs("memory")) {
+      System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
+      idleRss(jar, playbooks, work);
+    }
+  }
+
+  /** Whether a section runs: all of them, or only those named in {@code -Dbench.only=a,b}. */
+  private static boolean runs(String section) {
+    String only = System.getProperty("bench.only");
+    return only == null || java.util.Arrays.asList(only.split(",")).contains(section);
   }
 
   private static double throughput(String mode, Path playbooks, Path work, String payload) throws Exception {
