@@ -5,7 +5,8 @@ WORKDIR /src
 COPY pom.xml ./
 COPY remediator/pom.xml remediator/
 COPY remediator/src remediator/src
-RUN mvn -B -ntp -q -pl remediator -DskipTests package
+# The parent POM is read from the file system (relativePath), so the other modules need not be copied.
+RUN mvn -B -ntp -q -f remediator/pom.xml -DskipTests package
 
 FROM eclipse-temurin:17-jre-jammy
 # Sized for the Deployment's 512 MiB limit: heap at most half of it, metaspace and code cache bounded;

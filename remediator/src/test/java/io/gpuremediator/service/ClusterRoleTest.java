@@ -1,0 +1,218 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * deploy/base's ClusterRole and Role against the Kubernetes calls the service makes: the whole service
+ * runs against the mock API server through every path that calls Kubernetes (leader election, the node
+ * informer, a quarantine through a write conflict and its release, a storm that opens the breaker, refusal Events, shutdown), every
+ * request it sends is recorded and turned into an RBAC (apiGroup, resource, verb, namespace), and the two
+ * must be equal: a call the roles do not grant fails, and so does a grant no call uses.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ClusterRoleTest {
+  KubernetesMockServer server;
+  KubernetesClient mockClient;
+  @TempDir Path dir;
+
+  private static final String NAMESPACE = "gpu-remediator";
+  private static final String TOKEN = "rbac-test-token-0123456789";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final Pattern CORE = Pattern.compile("^/api/v1/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
+  private static final Pattern GROUPED =
+      Pattern.compile("^/apis/([^/]+)/[^/]+/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
+
+  /** One RBAC permission as a call needs it; {@code namespace} is null for cluster-scoped calls. */
+  record Call(String group, String resource, String verb, String namespace) implements Comparable<Call> {
+    String grant() {
+      return (group.isEmpty() ? "core" : group) + " " + resource + " " + verb;
+    }
+
+    @Override
+    public int compareTo(Call o) {
+      return toString().compareTo(o.toString());
+    }
+  }
+
+  @Test
+  void theRolesGrantExactlyTheCallsTheServiceMakes() throws Exception {
+    KubernetesClient client = Nodes.noRetry(mockClient);
+    IntStream.range(0, 6).forEach(i -> client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create());
+    drain(); // the test's own setup calls are not the service's
+    List<RecordedRequest> sent = new java.util.ArrayList<>();
+
+    Files.writeString(dir.resolve("token"), TOKEN);
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
+        + "safety: {max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}\n"
+        + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
+    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Clock.systemUTC())) {
+      int port = service.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> status(port, "/readyz") == 200);
+      // The real API server answers 409 when the node changed since the informer saw it; the service
+      // then reads the node fresh (get) and writes again.
+      server.expect().put().withPath("/api/v1/nodes/gpu-node-1").andReturn(409, new StatusBuilder().withStatus("Failure")
+          .withReason("Conflict").withCode(409).withMessage("Operation cannot be fulfilled on nodes \"gpu-node-1\": the object has"
+              + " been modified; please apply your changes to the latest version and try again").build()).once();
+      Alert xid = Alerts.xid("gpu-node-1", "79");
+      assertThat(post(port, xid)).contains("actions_applied");
+      assertThat(post(port, Alerts.resolved(xid))).contains("resolved_actions_applied");
+      Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
+      assertThat(post(port, storm)).contains("breaker_open");
+      // Refusal Events and the breaker's announcement are written off the webhook path: wait until both were sent.
+      await().atMost(Duration.ofSeconds(20)).until(() -> {
+        sent.addAll(drain());
+        // Node Events: quarantine, release and one refusal; the ConfigMap's: the breaker opening.
+        return sent.stream().filter(r -> r.getPath().equals("/api/v1/namespaces/default/events")).count() >= 3
+            && sent.stream().anyMatch(r -> r.getPath().equals("/api/v1/namespaces/" + NAMESPACE + "/events"));
+      });
+    }
+    sent.addAll(drain());
+    Set<Call> calls = new TreeSet<>();
+    for (RecordedRequest r : sent) {
+      calls.add(call(r));
+    }
+
+    Map<String, Set<String>> granted = Map.of("ClusterRole", grants(Path.of("../deploy/base/clusterrole.yaml"), "ClusterRole"),
+        "Role", grants(Path.of("../deploy/base/role.yaml"), "Role"));
+    Set<String> used = new TreeSet<>();
+    Set<String> ungranted = new TreeSet<>();
+    for (Call c : calls) {
+      boolean byClusterRole = granted.get("ClusterRole").contains(c.grant());
+      boolean byRole = NAMESPACE.equals(c.namespace()) && granted.get("Role").contains(c.grant());
+      if (byClusterRole) {
+        used.add("ClusterRole " + c.grant());
+      }
+      if (byRole) {
+        used.add("Role " + c.grant());
+      }
+      if (!byClusterRole && !byRole) {
+        ungranted.add(c.grant() + (c.namespace() == null ? "" : " in namespace " + c.namespace()));
+      }
+    }
+    Set<String> unused = new TreeSet<>();
+    granted.forEach((kind, grants) -> grants.forEach(g -> {
+      if (!used.contains(kind + " " + g)) {
+        unused.add(kind + " " + g);
+      }
+    }));
+    assertThat(ungranted).as("calls the service makes that deploy/base does not grant (calls: %s)", calls).isEmpty();
+    assertThat(unused).as("grants in deploy/base that no call of the service uses (calls: %s)", calls).isEmpty();
+  }
+
+  private List<RecordedRequest> drain() throws InterruptedException {
+    List<RecordedRequest> out = new java.util.ArrayList<>();
+    RecordedRequest r;
+    while ((r = server.takeRequest(200, TimeUnit.MILLISECONDS)) != null) {
+      out.add(r);
+    }
+    return out;
+  }
+
+  /** The RBAC permission a recorded request needs, as the API server's authorizer would see it. */
+  static Call call(RecordedRequest r) {
+    URI uri = URI.create(r.getPath());
+    String path = uri.getPath();
+    String query = uri.getQuery() == null ? "" : uri.getQuery();
+    String group;
+    String namespace;
+    String resource;
+    String name;
+    String subresource;
+    Matcher core = CORE.matcher(path);
+    Matcher grouped = GROUPED.matcher(path);
+    if (core.matches()) {
+      group = "";
+      namespace = core.group(1);
+      resource = core.group(2);
+      name = core.group(3);
+      subresource = core.group(4);
+    } else if (grouped.matches()) {
+      group = grouped.group(1);
+      namespace = grouped.group(2);
+      resource = grouped.group(3);
+      name = grouped.group(4);
+      subresource = grouped.group(5);
+    } else {
+      throw new AssertionError("not a resource request: " + r.getMethod() + " " + r.getPath());
+    }
+    String verb = switch (r.getMethod()) {
+      case "GET" -> name != null ? "get" : query.contains("watch=true") ? "watch" : "list";
+      case "POST" -> "create";
+      case "PUT" -> "update";
+      case "PATCH" -> "patch";
+      case "DELETE" -> name != null ? "delete" : "deletecollection";
+      default -> throw new AssertionError("unexpected method " + r.getMethod() + " " + r.getPath());
+    };
+    return new Call(group, subresource == null ? resource : resource + "/" + subresource, verb, namespace);
+  }
+
+  /** Every "group resource verb" a Role or ClusterRole of {@code file} grants. */
+  @SuppressWarnings("unchecked")
+  static Set<String> grants(Path file, String kind) throws Exception {
+    Set<String> out = new TreeSet<>();
+    for (Object doc : new Yaml().loadAll(Files.readString(file))) {
+      Map<String, Object> object = (Map<String, Object>) doc;
+      if (!kind.equals(object.get("kind"))) {
+        continue;
+      }
+      for (Map<String, Object> rule : (List<Map<String, Object>>) object.get("rules")) {
+        for (String g : (List<String>) rule.get("apiGroups")) {
+          for (String res : (List<String>) rule.get("resources")) {
+            for (String verb : (List<String>) rule.get("verbs")) {
+              out.add((g.isEmpty() ? "core" : g) + " " + res + " " + verb);
+            }
+          }
+        }
+      }
+    }
+    assertThat(out).as(file + " grants something").isNotEmpty();
+    return out;
+  }
+
+  private static String post(int port, Alert... alerts) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+        .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alerts))).build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static int status(int port, String path) {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+          HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+}
