@@ -2,7 +2,7 @@
 # GpuCount: fewer GPUs on the bus than the node should have (EXPECTED_GPUS, default 8). A GPU that
 # fell off the bus often logs no XID at all; `nvidia-smi --list-gpus` simply lists fewer, or fails
 # with "GPU is lost" / "Unable to determine the device handle".
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
 expected="${EXPECTED_GPUS:-8}"

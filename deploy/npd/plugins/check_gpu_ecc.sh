@@ -1,7 +1,7 @@
 #!/bin/bash
 # GpuEcc: a GPU has uncorrectable volatile ECC errors, or a row-remap failure (the GPU could not
 # remap a bad row: it needs replacing), or a row remap pending (it needs a GPU reset).
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
 fields=index,ecc.errors.uncorrected.volatile.total,remapped_rows.pending,remapped_rows.failure

@@ -1,7 +1,7 @@
 #!/bin/bash
 # GpuNvlink: an NVLink of any GPU is inactive (`nvidia-smi nvlink --status` prints "<inactive>"
 # instead of a speed). A GPU without NVLink prints no links and is not a problem.
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
 if ! out="$(nvidia_smi nvlink --status)"; then

@@ -3,7 +3,7 @@
 # XIDs (13, 31, 43, 45, 68) are the workload's and are ignored; the codes are those of
 # rules/gpu-xid.rules.yml. The kernel log holds the XID until reboot, which is the repair, so the
 # condition stays until then.
-# shellcheck source=common.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
 readonly HARDWARE_XIDS="46|48|57|61|62|64|74|79|95|109|119|120|140|143|14[4-9]|150|155|156|158|160"

@@ -4,6 +4,7 @@
 # stdout is the condition's message.
 # shellcheck shell=bash
 
+# shellcheck disable=SC2034 # used by the checks that source this file
 readonly OK=0 NONOK=1 UNKNOWN=2
 # Each nvidia-smi call may take at most this long: a GPU that hangs the driver hangs nvidia-smi too.
 readonly NVSMI_TIMEOUT="${NVSMI_TIMEOUT:-15}"
