@@ -13,9 +13,10 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and tests need, by the command that proves each is there.
 NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
               prometheus:prometheus promtool:prometheus \
-              prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager
+              prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager \
+              kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck
 
-.PHONY: help deps build demo test test-java test-signals bench clean
+.PHONY: help deps build demo test test-java test-signals test-deploy bench clean
 
 help:
 	@echo "make demo   - install what is missing, build, and play the story on the whole loop (VERBOSE=1: raw webhooks)"
@@ -39,7 +40,7 @@ build: deps
 demo: build
 	java -jar $(DEMO_JAR) $(if $(VERBOSE),--verbose)
 
-test: deps test-signals test-java
+test: deps test-signals test-deploy test-java
 
 # The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files.
 test-java:
@@ -54,9 +55,23 @@ test-signals: deps
 	amtool check-config alerts/alertmanager.yml
 	alerts/tests/run-route-tests
 
+# deploy/: generated files current, NPD checks against recorded nvidia-smi output, shellcheck, and every
+# kustomization rendered offline and validated against the Kubernetes and prometheus-operator schemas.
+VALIDATOR := tools/validate-manifests
+test-deploy: deps $(VALIDATOR)/node_modules/.installed
+	deploy/prometheus-operator/generate --check
+	deploy/npd/tests/run
+	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* deploy/prometheus-operator/generate \
+	  tools/check-deploy
+	tools/check-deploy
+
+$(VALIDATOR)/node_modules/.installed: $(VALIDATOR)/package-lock.json
+	npm ci --prefix $(VALIDATOR) --no-audit --no-fund --loglevel=error
+	touch $@
+
 bench: build
 	java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench .
 
 clean:
 	$(MVN) -q clean
-	rm -rf .bench .demo
+	rm -rf .bench .demo $(VALIDATOR)/node_modules
