@@ -39,7 +39,13 @@ public final class Main {
     long t0 = System.nanoTime();
     Timeline t = new Timeline(System.out, verbose);
     t.plain("GPU Remediator demo: the whole loop on 127.0.0.1 (logs and configs in " + layout.root().relativize(layout.run()) + "/)");
-    Pipeline pipeline = Pipeline.start(layout, Options.demo(verbose), t);
+    Pipeline pipeline;
+    try {
+      pipeline = Pipeline.start(layout, Options.demo(verbose), t);
+    } catch (Exception e) {
+      t.plain("FAILED to start the pipeline (everything it started is stopped): " + e.getMessage());
+      return 1;
+    }
     AtomicBoolean stopped = new AtomicBoolean();
     Thread onInterrupt = new Thread(() -> stop(pipeline, t, stopped), "demo-stop");
     Runtime.getRuntime().addShutdownHook(onInterrupt);
