@@ -2,34 +2,25 @@ package io.gpuremediator.bench;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.gpuremediator.simcluster.SimCluster;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 
-/** The fabric8 mock API server in CRUD mode on 127.0.0.1, seeded with Ready GPU nodes. */
+/**
+ * The simulated cluster (fabric8 mock API server in CRUD mode on 127.0.0.1) in this JVM, seeded with
+ * minimal Ready GPU nodes: the benchmarks measure the service, so its nodes stay as small as they were.
+ */
 final class MockApiServer implements AutoCloseable {
-  private final KubernetesMockServer server =
-      new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-  private final KubernetesClient client;
-
-  /** The mock logs every request through java.util.logging; benchmarks print only their figures. */
-  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+  private final SimCluster cluster;
 
   static void quiet() {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    SimCluster.quiet();
   }
 
   MockApiServer(int nodes) throws IOException {
-    server.init(InetAddress.getByName("127.0.0.1"), 0);
-    client = server.createClient();
+    cluster = SimCluster.start("127.0.0.1", 0);
     for (int i = 0; i < nodes; i++) {
-      client.nodes().resource(new NodeBuilder()
+      cluster.client().nodes().resource(new NodeBuilder()
           .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true").endMetadata()
           .withNewSpec().endSpec()
           .withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.1." + (i / 250) + "." + (i % 250 + 1)).endAddress()
@@ -43,22 +34,16 @@ final class MockApiServer implements AutoCloseable {
   }
 
   KubernetesClient client() {
-    return client;
+    return cluster.client();
   }
 
   /** Writes a kubeconfig pointing at this server, as a real cluster's would. */
   Path writeKubeconfig(Path file) throws IOException {
-    Files.writeString(file, String.join("\n",
-        "apiVersion: v1", "kind: Config", "current-context: mock",
-        "clusters: [{name: mock, cluster: {server: '" + client.getMasterUrl() + "'}}]",
-        "contexts: [{name: mock, context: {cluster: mock, user: mock}}]",
-        "users: [{name: mock, user: {token: mock}}]", ""));
-    return file;
+    return cluster.writeKubeconfig(file);
   }
 
   @Override
   public void close() {
-    client.close();
-    server.destroy();
+    cluster.close();
   }
 }

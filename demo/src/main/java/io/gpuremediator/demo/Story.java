@@ -66,7 +66,8 @@ public final class Story {
     JsonNode[] pending = new JsonNode[1];
     Milestones.await(lostAt, STEP_TIMEOUT, List.of(new Milestone("alert", () -> see.prometheusAlert(LOST_ALERT, lost, "pending").map(a -> {
       pending[0] = a;
-      return LOST_ALERT + " pending: " + labels(a.path("labels")) + "; 7 of 8 GPUs report while the exporter is up";
+      return LOST_ALERT + " pending: " + labels(a.path("labels")) + "; " + (int) Double.parseDouble(a.path("value").asText())
+          + " GPUs report, fewer than the node's capacity, while the exporter is up";
     }))), this::report, () -> { });
     t.note("it fires only after `for: 2m`, so a GPU that flickers during a driver reload is not a lost GPU;");
     t.note("the story goes on meanwhile");

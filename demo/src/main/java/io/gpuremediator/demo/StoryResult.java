@@ -11,11 +11,11 @@ import java.util.Map;
  * @param xidDecision the remediator's decision about the XID 79 node: outcome/reason
  * @param appXidReceivers where Alertmanager routed the application XID
  * @param appXidDecisions how many decisions the remediator made about the application XID's node
- * @param appXidNodeTouched whether that node was tainted, cordoned or given a health condition
+ * @param appXidNodeTouched whether that node was tainted, cordoned, given a health condition or a ledger
  * @param lostFaultToQuarantine from the GPU vanishing to the taint visible (includes the rule's for: 2m)
  * @param breakerState the storm breaker's state after the storm
  * @param stormDecisions each storm node's decision: outcome/reason
- * @param stormNodesTouched storm nodes tainted, cordoned or given a health condition
+ * @param stormNodesTouched storm nodes tainted, cordoned, given a health condition or a ledger
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,

@@ -24,16 +24,22 @@ public final class SimCluster implements AutoCloseable {
   /** The namespace of the training job whose pods run on the first GPU nodes. */
   public static final String JOB_NAMESPACE = "ml-training";
   private static final int TRAINING_PODS = 4;
+  /** Held, so that its level survives: java.util.logging keeps loggers only weakly. */
+  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
   private final KubernetesMockServer server =
       new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
   private final KubernetesClient client;
 
   private SimCluster(String host, int port) throws IOException {
-    // The mock logs every request through java.util.logging; a cluster process prints only its own lines.
-    java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
+    quiet();
     server.init(InetAddress.getByName(host), port);
     client = server.createClient();
+  }
+
+  /** The mock logs every request through java.util.logging; a cluster prints only warnings. */
+  public static void quiet() {
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
   }
 
   /** Starts serving on {@code host:port} (0 picks a free port). */
