@@ -15,6 +15,10 @@ final class MetricsText {
   private static final String MODEL = "NVIDIA H100 80GB HBM3";
   private static final int NVLINKS = 18;
   private static final int NVLINK_THAT_FAILS = 3;
+  /** The health watches served per GPU (dcgm-exporter serves one series per GPU and watch). */
+  private static final java.util.List<String> HEALTH_WATCHES = java.util.List.of("PCIE", "NVLINK", "MEM", "THERMAL");
+  private static final int HEALTH_PASS = 0;
+  private static final int HEALTH_FAIL = 20;
   private static final Map<String, String> XID_MESSAGES = Map.ofEntries(
       Map.entry("0", "No Error"), Map.entry("13", "Graphics Engine Exception"),
       Map.entry("31", "GPU memory page fault"), Map.entry("43", "GPU stopped processing"),
@@ -44,10 +48,19 @@ final class MetricsText {
         if (fleet.fault(node, gpu, FaultKind.GPU_LOST).isPresent()) {
           continue;
         }
+        boolean nvlinkDown = fleet.fault(node, gpu, FaultKind.NVLINK_DOWN).isPresent();
         if (field.name().equals("DCGM_FI_DEV_NVLINK_LINK_STATUS")) {
           for (int link = 0; link < NVLINKS; link++) {
-            boolean down = link == NVLINK_THAT_FAILS && fleet.fault(node, gpu, FaultKind.NVLINK_DOWN).isPresent();
-            sample(out, field.name(), linkLabels(node, gpu, link), down ? 0 : 1);
+            sample(out, field.name(), linkLabels(node, gpu, link), link == NVLINK_THAT_FAILS && nvlinkDown ? 0 : 1);
+          }
+        } else if (field.name().equals("DCGM_EXP_GPU_HEALTH_STATUS")) {
+          // A link down fails DCGM's NVLINK watch too, as on a real GPU; the code is a label of the series.
+          for (String watch : HEALTH_WATCHES) {
+            boolean fails = watch.equals("NVLINK") && nvlinkDown;
+            Map<String, String> labels = gpuLabels(node, gpu);
+            labels.put("health_watch", watch);
+            labels.put("health_error_code", fails ? "DCGM_FR_NVLINK_DOWN" : "DCGM_FR_OK");
+            sample(out, field.name(), labels, fails ? HEALTH_FAIL : HEALTH_PASS);
           }
         } else {
           Map<String, String> labels = gpuLabels(node, gpu);

@@ -23,6 +23,8 @@ final class SimFleet {
   private final List<String> trnNodes = new ArrayList<>();
   private final Map<String, Fault> faults = new LinkedHashMap<>();
   private final Map<String, Long> dbeCounts = new LinkedHashMap<>();
+  /** Bumped by every change to the faults, so that rendered text can be reused until the next one. */
+  private long generation;
 
   SimFleet(int gpuNodeCount, int trnNodeCount) {
     for (int i = 0; i < gpuNodeCount; i++) {
@@ -63,6 +65,7 @@ final class SimFleet {
     if (f.kind() == FaultKind.ECC_DBE) {
       dbeCounts.merge(f.node() + "/" + f.gpu(), 1L, Long::sum);
     }
+    generation++;
     return Optional.empty();
   }
 
@@ -95,7 +98,13 @@ final class SimFleet {
     int before = faults.size();
     faults.values().removeIf(f -> (node == null || f.node().equals(node)) && (gpu == null || f.gpu() == gpu)
         && (kind == null || f.kind() == kind));
+    generation++;
     return before - faults.size();
+  }
+
+  /** Changes whenever a fault is injected or cleared. */
+  synchronized long generation() {
+    return generation;
   }
 
   synchronized List<Fault> faults() {

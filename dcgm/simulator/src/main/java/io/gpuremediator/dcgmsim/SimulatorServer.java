@@ -1,6 +1,7 @@
 package io.gpuremediator.dcgmsim;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -21,10 +22,12 @@ final class SimulatorServer {
 
   private final SimFleet fleet;
   private final MetricsText text;
+  private final Prerendered rendered;
 
   SimulatorServer(SimFleet fleet, MetricsText text) {
     this.fleet = fleet;
     this.text = text;
+    this.rendered = new Prerendered(fleet);
   }
 
   HttpServer listen(Vertx vertx, String host, int port) throws Exception {
@@ -36,12 +39,12 @@ final class SimulatorServer {
       } else if (fleet.fault(node, -1, FaultKind.EXPORTER_DOWN).isPresent()) {
         ctx.response().setStatusCode(503).end("exporter down (simulated)\n");
       } else {
-        metrics(ctx, text.dcgm(node));
+        metrics(ctx, rendered.get("dcgm/" + node, () -> text.dcgm(node)));
       }
     });
-    router.get("/metrics/npd/:node").handler(ctx -> trnOnly(ctx, () -> text.npd(ctx.pathParam("node"))));
-    router.get("/metrics/neuron-monitor/:node").handler(ctx -> trnOnly(ctx, () -> text.neuronMonitor(ctx.pathParam("node"))));
-    router.get("/metrics/kube-state-metrics").handler(ctx -> metrics(ctx, text.kubeStateMetrics()));
+    router.get("/metrics/npd/:node").handler(ctx -> trnOnly(ctx, "npd/", text::npd));
+    router.get("/metrics/neuron-monitor/:node").handler(ctx -> trnOnly(ctx, "neuron-monitor/", text::neuronMonitor));
+    router.get("/metrics/kube-state-metrics").handler(ctx -> metrics(ctx, rendered.get("kube-state-metrics", text::kubeStateMetrics)));
     router.get("/nodes").handler(this::nodes);
     router.get("/faults").handler(this::listFaults);
     router.post("/faults").handler(BodyHandler.create(false).setBodyLimit(64 * 1024)).handler(this::inject);
@@ -49,19 +52,19 @@ final class SimulatorServer {
     return vertx.createHttpServer().requestHandler(router).listen(port, host).toCompletionStage().toCompletableFuture().get();
   }
 
-  private void trnOnly(RoutingContext ctx, java.util.function.Supplier<String> body) {
+  private void trnOnly(RoutingContext ctx, String exporter, java.util.function.UnaryOperator<String> body) {
     String node = ctx.pathParam("node");
     if (!fleet.trnNodes().contains(node)) {
       ctx.response().setStatusCode(404).end("no simulated Trainium node " + node + "\n");
     } else if (fleet.fault(node, -1, FaultKind.EXPORTER_DOWN).isPresent()) {
       ctx.response().setStatusCode(503).end("exporter down (simulated)\n");
     } else {
-      metrics(ctx, body.get());
+      metrics(ctx, rendered.get(exporter + node, () -> body.apply(node)));
     }
   }
 
-  private static void metrics(RoutingContext ctx, String body) {
-    ctx.response().putHeader("Content-Type", TEXT_FORMAT).end(body);
+  private static void metrics(RoutingContext ctx, byte[] body) {
+    ctx.response().putHeader("Content-Type", TEXT_FORMAT).end(Buffer.buffer(body));
   }
 
   private void nodes(RoutingContext ctx) {

@@ -59,7 +59,11 @@ class SimulatorTest {
   void servesEveryCounterCsvFieldForEveryGpuWithDcgmExporterLabels() throws Exception {
     String text = get("/metrics/dcgm/gpu-node-1").body();
     for (CountersCsv.Field f : csv.metrics()) {
-      long expected = f.name().equals("DCGM_FI_DEV_NVLINK_LINK_STATUS") ? 8 * 18 : 8;
+      long expected = switch (f.name()) {
+        case "DCGM_FI_DEV_NVLINK_LINK_STATUS" -> 8 * 18;
+        case "DCGM_EXP_GPU_HEALTH_STATUS" -> 8 * 4;
+        default -> 8;
+      };
       assertThat(series(text, f.name())).as(f.name()).isEqualTo(expected);
       assertThat(text).contains("# TYPE " + f.name() + " " + f.type());
     }
@@ -85,6 +89,8 @@ class SimulatorTest {
     assertThat(text).doesNotContain("gpu=\"5\"");
     assertThat(text).containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*gpu=\"1\"[^}]*} 1");
     assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{[^}]*gpu=\"2\"[^}]*nvlink=\"3\",pci_bus_id=\"[^\"]+\"} 0");
+    assertThat(text).containsPattern("DCGM_EXP_GPU_HEALTH_STATUS\\{[^}]*gpu=\"2\",health_error_code=\"DCGM_FR_NVLINK_DOWN\",health_watch=\"NVLINK\"[^}]*} 20");
+    assertThat(text).containsPattern("DCGM_EXP_GPU_HEALTH_STATUS\\{[^}]*gpu=\"3\",health_error_code=\"DCGM_FR_OK\",health_watch=\"NVLINK\"[^}]*} 0");
     assertThat(text).containsPattern("DCGM_FI_DEV_ROW_REMAP_FAILURE\\{[^}]*gpu=\"4\"[^}]*} 1");
     assertThat(text).containsPattern("DCGM_FI_DEV_GPU_TEMP\\{[^}]*gpu=\"6\"[^}]*} 92");
 
@@ -152,7 +158,7 @@ class SimulatorTest {
     String out = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(promtool.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(promtool.exitValue()).as(out).isIn(0, 3);
-    Pattern exportersOwnNaming = Pattern.compile("(DCGM_FI_\\w+|problem_counter|problem_gauge) (counter metrics should have"
+    Pattern exportersOwnNaming = Pattern.compile("(DCGM_(FI|EXP)_\\w+|problem_counter|problem_gauge) (counter metrics should have"
         + " \"_total\" suffix|metric name should not include type '(counter|gauge)'|label names should be written in 'snake_case'"
         + " not 'camelCase')");
     List<String> findings = out.lines().filter(l -> !l.isBlank()).toList();
