@@ -38,7 +38,7 @@ build: deps
 # Simulator, simulated cluster, Prometheus, Alertmanager and the remediator on 127.0.0.1; ends by itself
 # within 3 minutes and stops every process it started by PID.
 demo: build
-	java -jar $(DEMO_JAR) $(if $(VERBOSE),--verbose)
+	java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar $(DEMO_JAR) $(if $(VERBOSE),--verbose)
 
 test: deps test-signals test-deploy test-java
 

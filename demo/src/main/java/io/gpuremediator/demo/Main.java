@@ -37,6 +37,8 @@ public final class Main {
 
   private static int run(Layout layout, boolean verbose) throws Exception {
     long t0 = System.nanoTime();
+    java.nio.file.Files.createDirectories(layout.work());
+    LibraryLog.to(layout.work().resolve("libraries.log"));
     Timeline t = new Timeline(System.out, verbose);
     t.plain("GPU Remediator demo: the whole loop on 127.0.0.1 (logs and configs in " + layout.root().relativize(layout.run()) + "/)");
     Pipeline pipeline;
@@ -44,6 +46,7 @@ public final class Main {
       pipeline = Pipeline.start(layout, Options.demo(verbose), t);
     } catch (Exception e) {
       t.plain("FAILED to start the pipeline (everything it started is stopped): " + e.getMessage());
+      t.plain("the processes' logs are in " + layout.run() + ", this JVM's in " + layout.work().resolve("libraries.log"));
       return 1;
     }
     AtomicBoolean stopped = new AtomicBoolean();

@@ -43,6 +43,87 @@ final class Observe {
     return result.size() == 1 ? Optional.of(result.get(0).path("value").get(1).asDouble()) : Optional.empty();
   }
 
+  /**
+   * What Prometheus saw while an alert for {@code node} did not come: the node's scrape targets (health,
+   * last error, scrape time), the alert's rule group (last evaluation and how long it took), the alert's
+   * state for the node, and the value of each series the rule reads for that node.
+   */
+  String prometheusWhy(String alertname, String node, List<String> seriesRead) throws IOException, InterruptedException {
+    List<String> out = new ArrayList<>();
+    for (JsonNode t : p.http().get(p.prometheusUrl() + "/api/v1/targets?state=active", null).path("data").path("activeTargets")) {
+      if (t.path("labels").path("node").asText().equals(node)) {
+        out.add(String.format("target %s (%s): %s, last scrape %s took %.3f s%s", t.path("scrapeUrl").asText(),
+            t.path("labels").path("job").asText(), t.path("health").asText(), t.path("lastScrape").asText(),
+            t.path("lastScrapeDuration").asDouble(), t.path("lastError").asText().isEmpty() ? "" : ", error: " + t.path("lastError").asText()));
+      }
+    }
+    for (JsonNode g : p.http().get(p.prometheusUrl() + "/api/v1/rules?type=alert", null).path("data").path("groups")) {
+      for (JsonNode r : g.path("rules")) {
+        if (!r.path("name").asText().equals(alertname)) {
+          continue;
+        }
+        out.add(String.format("rule %s (group %s, interval %s s): last evaluated %s, the group took %.3f s, health %s%s",
+            alertname, g.path("name").asText(), g.path("interval").asText(), g.path("lastEvaluation").asText(),
+            g.path("evaluationTime").asDouble(), r.path("health").asText(),
+            r.path("lastError").asText().isEmpty() ? "" : ", error: " + r.path("lastError").asText()));
+        boolean any = false;
+        for (JsonNode a : r.path("alerts")) {
+          if (a.path("labels").path("node").asText().equals(node)) {
+            out.add("  " + a.path("state").asText() + " since " + a.path("activeAt").asText() + " (value " + a.path("value").asText() + ")");
+            any = true;
+          }
+        }
+        if (!any) {
+          out.add("  no pending or firing alert for " + node);
+        }
+      }
+    }
+    for (String series : seriesRead) {
+      String q = series + "{node=\"" + node + "\"}";
+      JsonNode result = p.http().get(p.prometheusUrl() + "/api/v1/query?query=" + URLEncoder.encode(q, StandardCharsets.UTF_8), null)
+          .path("data").path("result");
+      List<String> values = new ArrayList<>();
+      result.forEach(r -> values.add(r.path("metric").path("gpu").asText("") + (r.path("metric").has("gpu") ? "=" : "")
+          + r.path("value").get(1).asText()));
+      out.add(q + " = " + (values.isEmpty() ? "(no series)" : String.join(" ", values)));
+    }
+    return String.join("\n", out);
+  }
+
+  /** Prometheus' scrape targets by health, with the first few errors. */
+  String targetsWhy() throws IOException, InterruptedException {
+    java.util.Map<String, Integer> byHealth = new java.util.TreeMap<>();
+    List<String> errors = new ArrayList<>();
+    for (JsonNode t : p.http().get(p.prometheusUrl() + "/api/v1/targets?state=active", null).path("data").path("activeTargets")) {
+      byHealth.merge(t.path("health").asText(), 1, Integer::sum);
+      if (!t.path("lastError").asText().isEmpty() && errors.size() < 3) {
+        errors.add(t.path("scrapeUrl").asText() + ": " + t.path("lastError").asText());
+      }
+    }
+    return "targets by health " + byHealth + (errors.isEmpty() ? "" : "\n" + String.join("\n", errors));
+  }
+
+  /** The remediator's latest decisions about {@code node}, in words, or that it made none. */
+  String decisionsWhy(String node) throws IOException, InterruptedException {
+    List<JsonNode> d = decisions(node);
+    if (d.isEmpty()) {
+      return "the remediator has no decision about " + node;
+    }
+    List<String> out = new ArrayList<>();
+    d.stream().limit(5).forEach(x -> out.add(x.path("time").asText() + " " + x.path("alertname").asText() + " " + x.path("status").asText()
+        + ": " + x.path("outcome").asText() + "/" + x.path("reason").asText()));
+    return String.join("\n", out);
+  }
+
+  /** The node's taints, cordon and health conditions, in words. */
+  String nodeWhy(String name) {
+    Node n = node(name);
+    return "taints " + (n.getSpec().getTaints() == null ? "[]" : n.getSpec().getTaints().stream()
+        .map(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect()).toList())
+        + ", unschedulable " + Boolean.TRUE.equals(n.getSpec().getUnschedulable())
+        + ", conditions " + n.getStatus().getConditions().stream().map(c -> c.getType() + "=" + c.getStatus()).toList();
+  }
+
   /** Alertmanager's copies of an alert for {@code node}, each with the receivers its routes chose. */
   Optional<JsonNode> alertmanagerAlert(String alertname, String node) throws IOException, InterruptedException {
     String filter = URLEncoder.encode("alertname=\"" + alertname + "\"", StandardCharsets.UTF_8);

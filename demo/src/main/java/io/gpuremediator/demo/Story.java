@@ -27,7 +27,15 @@ public final class Story {
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String LOST_ALERT = "GpuCountDropped";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
-  private static final Duration LOST_TIMEOUT = Duration.ofMinutes(4);
+  /** GpuCountDropped's `for:` in rules/gpu-presence.rules.yml. */
+  private static final Duration LOST_FOR = Duration.ofMinutes(2);
+  /** However often its pending state restarts, the silent loss is given up this long after the fault. */
+  private static final Duration LOST_CAP = Duration.ofMinutes(8);
+  /** The series each alert's rule reads, shown when it does not come. */
+  private static final Map<String, List<String>> SERIES_READ = Map.of(
+      XID_ALERT, List.of("gpu:dcgm_xid_errors:max"),
+      APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max"),
+      LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"));
 
   private final Pipeline p;
   private final Timeline t;
@@ -68,7 +76,7 @@ public final class Story {
       pending[0] = a;
       return LOST_ALERT + " pending: " + labels(a.path("labels")) + "; " + (int) Double.parseDouble(a.path("value").asText())
           + " GPUs report, fewer than the node's capacity, while the exporter is up";
-    }))), this::report, () -> { });
+    }), () -> see.prometheusWhy(LOST_ALERT, lost, SERIES_READ.get(LOST_ALERT)))), this::report, () -> { });
     t.note("it fires only after `for: 2m`, so a GPU that flickers during a driver reload is not a lost GPU;");
     t.note("the story goes on meanwhile");
 
@@ -88,7 +96,8 @@ public final class Story {
     Map<String, String> routed = new LinkedHashMap<>();
     Milestones.await(appAt, STEP_TIMEOUT, List.of(
         new Milestone("alert", () -> see.prometheusAlert(APP_XID_ALERT, app, "firing").map(a -> APP_XID_ALERT + " firing: xid="
-            + a.path("labels").path("xid").asText() + " severity=" + a.path("labels").path("severity").asText() + ", no remediate label")),
+            + a.path("labels").path("xid").asText() + " severity=" + a.path("labels").path("severity").asText() + ", no remediate label"),
+            () -> see.prometheusWhy(APP_XID_ALERT, app, SERIES_READ.get(APP_XID_ALERT))),
         new Milestone("route", () -> see.alertmanagerAlert(APP_XID_ALERT, app).map(a -> {
           routed.put("receivers", String.join(",", Observe.receivers(a)));
           return "Alertmanager routes it to " + Observe.receivers(a) + " (people), not to the remediator, whose route needs remediate=\"true\"";
@@ -97,9 +106,10 @@ public final class Story {
     t.note("quarantining the node would punish the next job for this one's bug");
 
     t.chapter("4. The silent GPU loss on " + lost + ", once `for: 2m` has passed");
-    Instant firesAt = Instant.parse(pending[0].path("activeAt").asText()).plus(Duration.ofMinutes(2));
-    Map<String, Duration> l = Milestones.await(lostAt, LOST_TIMEOUT, quarantineMilestones(LOST_ALERT, lost), this::report,
-        progress(firesAt));
+    PendingWait waitLost = new PendingWait(see, t, LOST_ALERT, lost, Instant.parse(pending[0].path("activeAt").asText()), LOST_FOR,
+        STEP_TIMEOUT, SERIES_READ.get(LOST_ALERT), lostAt, LOST_CAP);
+    Map<String, Duration> l = Milestones.await(lostAt, waitLost::deadlineNanos, quarantineMilestones(LOST_ALERT, lost), this::report,
+        waitLost::tick);
     t.note("GPU loss to quarantine " + Timeline.human(l.get("node")) + " (the rule's for: 2m included)");
 
     t.chapter("5. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
@@ -142,7 +152,8 @@ public final class Story {
     int targets = gpuNodes.size() + 2 * trnNodes + 1;
     Milestones.await(System.nanoTime(), STEP_TIMEOUT, List.of(
         new Milestone("targets", () -> see.scalar("count(up == 1)").filter(v -> v >= targets).map(v -> "Prometheus scrapes "
-            + v.intValue() + " targets, all up: dcgm-exporter per GPU node, NPD and neuron-monitor per Trainium node, kube-state-metrics")),
+            + v.intValue() + " targets, all up: dcgm-exporter per GPU node, NPD and neuron-monitor per Trainium node, kube-state-metrics"),
+            see::targetsWhy),
         new Milestone("gpus", () -> see.scalar("count(node:dcgm_gpus:count == 8)").filter(v -> v == gpuNodes.size())
             .map(v -> "the rules see " + v.intValue() + " GPU nodes with 8 GPUs each, through the production node relabel")),
         new Milestone("alertmanager", () -> p.http().get(p.prometheusUrl() + "/api/v1/alertmanagers", null).path("data")
@@ -154,10 +165,10 @@ public final class Story {
   private List<Milestone> quarantineMilestones(String alertname, String node) {
     return List.of(
         new Milestone("alert", () -> see.prometheusAlert(alertname, node, "firing").map(a -> alertname + " firing: "
-            + labels(a.path("labels")))),
+            + labels(a.path("labels"))), () -> see.prometheusWhy(alertname, node, SERIES_READ.get(alertname))),
         new Milestone("decide", () -> decision(node, alertname).map(d -> "remediator: " + outcome(d) + ", playbook "
-            + d.path("playbook").asText() + ": " + actions(d))),
-        new Milestone("node", () -> see.quarantine(node).map(q -> node + " quarantined: " + q)));
+            + d.path("playbook").asText() + ": " + actions(d)), () -> see.decisionsWhy(node)),
+        new Milestone("node", () -> see.quarantine(node).map(q -> node + " quarantined: " + q), () -> see.nodeWhy(node)));
   }
 
   private Optional<JsonNode> decision(String node, String alertname) throws IOException, InterruptedException {
@@ -198,18 +209,6 @@ public final class Story {
 
   private void report(Milestone m, String description, Duration since) {
     t.at(m.name(), description + " (+" + Timeline.human(since) + ")");
-  }
-
-  private Runnable progress(Instant firesAt) {
-    long[] lastPrinted = {0};
-    return () -> {
-      long now = System.nanoTime();
-      if (now - lastPrinted[0] > Duration.ofSeconds(30).toNanos()) {
-        lastPrinted[0] = now;
-        long left = Math.max(0, Duration.between(Instant.now(), firesAt).toSeconds());
-        t.at("wait", LOST_ALERT + " on " + lost + " is pending; it fires in about " + left + " s");
-      }
-    };
   }
 
   private static String outcome(JsonNode d) {

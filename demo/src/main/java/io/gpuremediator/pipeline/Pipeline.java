@@ -23,6 +23,12 @@ import java.util.Optional;
 public final class Pipeline implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration POLL = Duration.ofMillis(100);
+  /**
+   * The JVMs of the loop share 2 cores with Prometheus, Alertmanager and whatever else the machine runs:
+   * the serial collector and the client compiler alone keep their background threads (GC workers, C2)
+   * from taking a core the loop needs. Their work here is small; they never need the server compiler.
+   */
+  private static final List<String> SMALL_JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
   private final Layout layout;
   private final Options options;
@@ -70,7 +76,7 @@ public final class Pipeline implements AutoCloseable {
     Files.writeString(tokenFile, token);
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
 
-    int simulatorPort = startWithPortFile("dcgm-simulator", List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx256m",
+    int simulatorPort = startWithPortFile("dcgm-simulator", java("-Xmx256m",
         "-jar", layout.simulatorJar().toString(), "--csv", layout.countersCsv().toString(),
         "--gpu-nodes", Integer.toString(options.gpuNodes()), "--trn-nodes", Integer.toString(options.trnNodes()),
         "--listen", "127.0.0.1:0", "--port-file", run.resolve("simulator.port").toString(), "--no-node-label"),
@@ -79,7 +85,7 @@ public final class Pipeline implements AutoCloseable {
     nodes = SimNode.listFrom(http.get(simulator.nodesUrl(), null));
 
     Path kubeconfig = run.resolve("kubeconfig");
-    startWithPortFile("sim-cluster", List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx384m",
+    startWithPortFile("sim-cluster", java("-Xmx384m",
         "-cp", layout.demoJar().toString(), "io.gpuremediator.simcluster.Main", "--nodes-from", simulator.nodesUrl(),
         "--listen", "127.0.0.1:0", "--port-file", run.resolve("cluster.port").toString(), "--kubeconfig", kubeconfig.toString()),
         run.resolve("cluster.port"));
@@ -88,8 +94,8 @@ public final class Pipeline implements AutoCloseable {
     remediatorPort = Ports.free();
     Path serviceConfig = run.resolve("remediator.yaml");
     Files.writeString(serviceConfig, serviceConfig(tokenFile, kubeconfig));
-    startUntilReady("remediator", List.of(java(), "-jar", layout.remediatorJar().toString(), "serve", "--config", serviceConfig.toString()),
-        remediatorPort, "/readyz");
+    startUntilReady("remediator", java("-Xmx256m", "-jar", layout.remediatorJar().toString(), "serve", "--config",
+        serviceConfig.toString()), remediatorPort, "/readyz");
     String webhook = remediatorUrl() + "/api/v1/alerts";
     if (options.verbose()) {
       tee = new WebhookTee(http, webhook, events::webhook);
@@ -155,8 +161,13 @@ public final class Pipeline implements AutoCloseable {
     return true;
   }
 
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  /** A command line for this JVM's java with {@link #SMALL_JVM} and {@code args}. */
+  private static List<String> java(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(SMALL_JVM);
+    command.addAll(List.of(args));
+    return command;
   }
 
   /** The first of {@code names} on the PATH (Debian names Alertmanager's binary prometheus-alertmanager). */

@@ -20,6 +20,8 @@ class EndToEndIT {
   @Test
   void theStoryPlaysOutOnTheRealPipelineAndEveryProcessIsStoppedByPid() throws Exception {
     Layout layout = new Layout(Path.of(".."), Path.of("target/e2e"));
+    java.nio.file.Files.createDirectories(layout.work());
+    LibraryLog.to(layout.work().resolve("libraries.log"));
     Timeline timeline = new Timeline(System.out, false);
     Pipeline pipeline = Pipeline.start(layout, Options.demo(false), timeline);
     StoryResult r;
