@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +76,7 @@ class ClusterRoleTest {
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "safety: {max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}\n"
         + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
-    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Clock.systemUTC())) {
+    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Alerts.liveClock())) {
       int port = service.start();
       await().atMost(Duration.ofSeconds(30)).until(() -> status(port, "/readyz") == 200);
       // The real API server answers 409 when the node changed since the informer saw it; the service

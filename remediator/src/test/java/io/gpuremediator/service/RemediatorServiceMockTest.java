@@ -25,7 +25,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +67,7 @@ class RemediatorServiceMockTest {
     // Fleet limits wide enough for a 9-node test fleet: these tests are about the service, not the limits.
     service = new RemediatorService(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), client,
-        Clock.systemUTC());
+        Alerts.liveClock());
     port = service.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> get("/readyz", false).statusCode() == 200);
   }
@@ -259,7 +258,7 @@ class RemediatorServiceMockTest {
   void notReadyIs503() throws Exception {
     try (KubernetesClient dead = Nodes.unreachable();
         RemediatorService unready = new RemediatorService(
-            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), dead, Clock.systemUTC())) {
+            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), dead, Alerts.liveClock())) {
       int unreadyPort = unready.start();
       HttpResponse<String> r = post(unreadyPort, Alerts.json(Alerts.xid("gpu-node-7", "79")), "application/json", null);
       assertThat(r.statusCode()).isEqualTo(503);

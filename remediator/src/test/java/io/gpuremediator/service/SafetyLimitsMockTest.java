@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +48,7 @@ class SafetyLimitsMockTest {
     Path f = dir.resolve("remediator.yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\nleader_election: {enabled: false}\n");
-    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), client, Clock.systemUTC());
+    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), client, Alerts.liveClock());
     services.add(s);
     port = s.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> status("/readyz") == 200);

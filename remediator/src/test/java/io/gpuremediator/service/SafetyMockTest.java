@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +60,7 @@ class SafetyMockTest {
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
     RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), Nodes.noRetry(mockClient),
-        Clock.systemUTC());
+        Alerts.liveClock());
     services.add(s);
     return s;
   }

@@ -5,6 +5,8 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.alert.WebhookMessage;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,6 +19,14 @@ public final class Alerts {
   public static final Instant STARTS = Instant.parse("2026-11-22T10:00:00Z");
 
   private Alerts() {}
+
+  /**
+   * A clock for a service under test that runs in real time (leases, retries and timeouts behave) but
+   * reads one minute after {@link #STARTS}, so every test alert is equally recent whatever day the tests run.
+   */
+  public static Clock liveClock() {
+    return Clock.offset(Clock.systemUTC(), Duration.between(Instant.now(), STARTS.plusSeconds(60)));
+  }
 
   /** A firing hardware XID alert for a node. */
   public static Alert xid(String node, String xid) {
