@@ -98,7 +98,7 @@ public final class Pipeline implements AutoCloseable {
         serviceConfig.toString()), remediatorPort, "/readyz");
     String webhook = remediatorUrl() + "/api/v1/alerts";
     if (options.verbose()) {
-      tee = new WebhookTee(http, webhook, events::webhook);
+      tee = new WebhookTee(http, webhook, events);
       webhook = "http://127.0.0.1:" + tee.port() + "/api/v1/alerts";
     }
 

@@ -9,4 +9,7 @@ public interface PipelineEvents {
 
   /** A webhook passed the tee ({@code --verbose} only): the raw body and the remediator's answer. */
   void webhook(String body, String answer);
+
+  /** A webhook reached the tee ({@code --verbose} only), before it is forwarded: when, and the raw body. */
+  default void webhookArrived(java.time.Instant at, String rawBody) {}
 }

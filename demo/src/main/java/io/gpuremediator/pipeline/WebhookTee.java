@@ -10,22 +10,22 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.function.BiConsumer;
 
 /**
  * For {@code --verbose}: sits between Alertmanager and the remediator on 127.0.0.1, forwards each
- * webhook unchanged (body, token, content type) and reports the raw body and the answer.
+ * webhook unchanged (body, token, content type) and reports its arrival, the raw body and the answer.
  */
 final class WebhookTee implements AutoCloseable {
   private final HttpServer server;
 
-  WebhookTee(Http http, String target, BiConsumer<String, String> report) throws IOException {
+  WebhookTee(Http http, String target, PipelineEvents report) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.createContext("/", exchange -> {
       byte[] body;
       try (InputStream in = exchange.getRequestBody()) {
         body = in.readAllBytes();
       }
+      report.webhookArrived(java.time.Instant.now(), new String(body, StandardCharsets.UTF_8));
       HttpRequest.Builder forward = HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofSeconds(30))
           .POST(HttpRequest.BodyPublishers.ofByteArray(body));
       for (String header : new String[] {"Authorization", "Content-Type"}) {
@@ -48,7 +48,7 @@ final class WebhookTee implements AutoCloseable {
         status = 503;
         answer = new byte[0];
       }
-      report.accept(Http.pretty(new String(body, StandardCharsets.UTF_8)), status + " " + new String(answer, StandardCharsets.UTF_8));
+      report.webhook(Http.pretty(new String(body, StandardCharsets.UTF_8)), status + " " + new String(answer, StandardCharsets.UTF_8));
       exchange.sendResponseHeaders(status, answer.length == 0 ? -1 : answer.length);
       if (answer.length > 0) {
         exchange.getResponseBody().write(answer);
