@@ -44,6 +44,16 @@ public final class Bench {
     Path work = Files.createDirectories(Path.of(args[2]));
     // The services started in this JVM log every decision, as in production, but to a file rather than over the figures.
     System.setErr(new java.io.PrintStream(new java.io.FileOutputStream(work.resolve("in-process.log").toFile()), true));
+    try {
+      sections(jar, playbooks, work, Path.of(args.length > 3 ? args[3] : "."));
+    } catch (Exception e) {
+      e.printStackTrace();
+      System.out.println("\nbench FAILED: " + e.getMessage() + " (stack trace in " + work.resolve("in-process.log") + ")");
+      System.exit(1);
+    }
+  }
+
+  private static void sections(Path jar, Path playbooks, Path work, Path root) throws Exception {
     String payload = Payloads.xidStorm(STORM);
     System.out.printf(Locale.ROOT, "machine: CPUs %s (%s), %s %s; payload: %d alerts, %d bytes%n",
         Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), cpuModel(), System.getProperty("java.vm.name"),
@@ -73,7 +83,14 @@ public final class Bench {
     if (runs("fault-to-quarantine")) {
       System.out.println("\n== fault to quarantine on the whole loop (make demo's pipeline: simulator, Prometheus 1 s scrape and"
           + " evaluation, Alertmanager group timers 1 s, remediator jar, simulated cluster): XID 79 injected to taint seen on a watch");
-      FaultToQuarantine.run(Path.of(args.length > 3 ? args[3] : "."), work);
+      FaultToQuarantine.run(root, work);
+    }
+
+    if (runs("rule-cost")) {
+      int nodes = Integer.getInteger("bench.nodes", 1000);
+      System.out.println("\n== rule cost: Prometheus evaluating rules/*.rules.yml every 30 s over " + nodes + " nodes (2 h of history"
+          + " backfilled by promtool, then scraped live at 30 s)");
+      RuleCost.run(root, work, nodes);
     }
 
     if (runs("memory")) {

@@ -1,0 +1,255 @@
+package io.gpuremediator.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import io.gpuremediator.pipeline.Http;
+import io.gpuremediator.pipeline.Poll;
+import io.gpuremediator.pipeline.Ports;
+import io.gpuremediator.pipeline.Processes;
+import java.io.BufferedWriter;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * What the shipped rules cost Prometheus on a 1,000-node fleet: two hours of every series they read
+ * (8 GPUs and 144 NVLink links a node) backfilled with {@code promtool tsdb create-blocks-from openmetrics},
+ * then a real Prometheus with {@code rules/*.rules.yml} scraping the same fleet live at 30 s and evaluating
+ * at 30 s. The figures are Prometheus' own: each group's {@code evaluationTime} from {@code /api/v1/rules}.
+ */
+final class RuleCost {
+  static final long STEP_SECONDS = 30;
+  private static final long HISTORY_SECONDS = 2 * 3600;
+  private static final long BLOCK_SECONDS = 2 * 3600;
+  private static final int MEASURED = 3;
+  private static final long LOOKBACK_SECONDS = 300;
+  private static final double TARGET_SECONDS = 1.0;
+
+  private RuleCost() {}
+
+  static void run(Path root, Path work, int nodes) throws Exception {
+    Path dir = work.resolve("rule-cost").toAbsolutePath();
+    deleteTree(dir);
+    Path data = Files.createDirectories(dir.resolve("prometheus"));
+    SyntheticFleet fleet = new SyntheticFleet(nodes);
+    long end = Instant.now().getEpochSecond() / STEP_SECONDS * STEP_SECONDS;
+    backfill(fleet, dir, data, end - HISTORY_SECONDS, end);
+
+    // One target per node, as in a cluster: Prometheus spreads their scrapes over the interval.
+    List<List<List<SyntheticFleet.Series>>> perNode = fleet.byNode(fleet.raw(false));
+    HttpServer exporter = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    java.util.concurrent.ExecutorService scrapes = java.util.concurrent.Executors.newFixedThreadPool(2);
+    exporter.setExecutor(scrapes);
+    exporter.createContext("/metrics/", exchange -> {
+      String path = exchange.getRequestURI().getPath();
+      int node = Integer.parseInt(path.substring(path.lastIndexOf('-') + 1));
+      ByteArrayOutputStream body = new ByteArrayOutputStream(64 << 10);
+      try (Writer w = new BufferedWriter(new OutputStreamWriter(body, StandardCharsets.UTF_8), 1 << 16)) {
+        SyntheticFleet.exposition(perNode.get(node), Instant.now().getEpochSecond(), w);
+      }
+      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
+      exchange.sendResponseHeaders(200, body.size());
+      try (var out = exchange.getResponseBody()) {
+        body.writeTo(out);
+      }
+    });
+    exporter.start();
+    int promPort = Ports.free();
+    Path config = dir.resolve("prometheus.yml");
+    Files.writeString(config, config(root, nodes, exporter.getAddress().getPort(), promPort));
+    Http http = new Http();
+    String prom = "http://127.0.0.1:" + promPort;
+    try (Processes processes = new Processes(dir.resolve("pids"), dir)) {
+      Process prometheus = processes.start("prometheus", List.of("prometheus", "--config.file=" + config, "--storage.tsdb.path=" + data,
+          "--web.listen-address=127.0.0.1:" + promPort), dir.resolve("prometheus.log")).process();
+      boolean ready = Poll.until("Prometheus ready (see " + dir.resolve("prometheus.log") + ")", Duration.ofSeconds(120),
+          Duration.ofMillis(500), () -> !prometheus.isAlive() ? Optional.of(false)
+              : http.status(prom + "/-/ready") == 200 ? Optional.of(true) : Optional.empty());
+      if (!ready) {
+        throw new IllegalStateException("Prometheus exited with " + prometheus.exitValue() + "; see " + dir.resolve("prometheus.log"));
+      }
+      Poll.until("a live scrape of every node", Duration.ofSeconds(120), Duration.ofSeconds(1),
+          () -> scalar(http, prom, "count(up{job=\"fleet\"} == 1)").filter(v -> v == nodes));
+      // Until the 5 m lookback has moved past the end of the backfill, every instant selector reads each series
+      // from both the block and the head: twice the steady-state cost. Evaluations before then are not counted.
+      Map<String, Group> groups = evaluations(http, prom, Instant.ofEpochSecond(end + LOOKBACK_SECONDS + STEP_SECONDS));
+      report(http, prom, nodes, groups);
+    } finally {
+      exporter.stop(0);
+      scrapes.shutdownNow();
+    }
+  }
+
+  /**
+   * Production intervals and rule files; one job scrapes the whole synthetic fleet (its series carry their
+   * job, instance and node already: honor_labels) through the metric relabelling of the dcgm-exporter job
+   * in {@code dcgm/prometheus.yml}, and one scrapes Prometheus itself.
+   */
+  @SuppressWarnings("unchecked")
+  private static String config(Path root, int nodes, int exporterPort, int promPort) throws IOException {
+    Map<String, Object> production = new Yaml().load(Files.readString(root.resolve("dcgm/prometheus.yml")));
+    Object relabel = ((List<Map<String, Object>>) production.get("scrape_configs")).stream()
+        .filter(job -> "dcgm-exporter".equals(job.get("job_name"))).findFirst()
+        .orElseThrow(() -> new IllegalStateException("dcgm/prometheus.yml has no dcgm-exporter job"))
+        .getOrDefault("metric_relabel_configs", List.of());
+    Map<String, Object> fleet = new LinkedHashMap<>();
+    fleet.put("job_name", "fleet");
+    fleet.put("honor_labels", true);
+    List<Map<String, Object>> targets = new ArrayList<>();
+    for (int n = 0; n < nodes; n++) {
+      targets.add(Map.of("targets", List.of("127.0.0.1:" + exporterPort), "labels",
+          Map.of("instance", SyntheticFleet.node(n), "__metrics_path__", "/metrics/" + SyntheticFleet.node(n))));
+    }
+    fleet.put("static_configs", targets);
+    fleet.put("metric_relabel_configs", relabel);
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("global", Map.of("scrape_interval", STEP_SECONDS + "s", "scrape_timeout", "25s", "evaluation_interval", STEP_SECONDS + "s"));
+    config.put("rule_files", List.of(root.toAbsolutePath().resolve("rules") + "/*.rules.yml"));
+    config.put("scrape_configs", List.of(fleet, Map.of("job_name", "prometheus",
+        "static_configs", List.of(Map.of("targets", List.of("127.0.0.1:" + promPort))))));
+    return new Yaml().dump(config);
+  }
+
+  /** Writes the history as OpenMetrics, one file per 2 h block, and lets promtool turn each into a block. */
+  private static void backfill(SyntheticFleet fleet, Path dir, Path data, long from, long to) throws Exception {
+    long started = System.nanoTime();
+    List<List<SyntheticFleet.Series>> families = new ArrayList<>(fleet.raw(true));
+    families.addAll(fleet.recorded());
+    long series = families.stream().mapToLong(List::size).sum();
+    // promtool reads its input once for the time range, then once per 2 h block it makes: one file per block, run side by side.
+    List<long[]> parts = new ArrayList<>();
+    for (long t = from; t <= to; ) {
+      long blockEnd = Math.min(to, (t / BLOCK_SECONDS + 1) * BLOCK_SECONDS - STEP_SECONDS);
+      parts.add(new long[] {t, blockEnd});
+      t = blockEnd + STEP_SECONDS;
+    }
+    List<Process> promtools = new ArrayList<>();
+    List<Path> inputs = new ArrayList<>();
+    for (long[] part : parts) {
+      Path om = dir.resolve("history-" + part[0] + ".om");
+      try (Writer w = Files.newBufferedWriter(om, StandardCharsets.UTF_8)) {
+        SyntheticFleet.openMetrics(families, part[0], part[1], STEP_SECONDS, w);
+        w.write("# EOF\n");
+      }
+      inputs.add(om);
+      promtools.add(new ProcessBuilder("promtool", "tsdb", "create-blocks-from", "openmetrics", "--quiet", om.toString(),
+          data.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("promtool-" + part[0] + ".log").toFile()).start());
+    }
+    long written = System.nanoTime();
+    long bytes = 0;
+    for (int i = 0; i < promtools.size(); i++) {
+      if (promtools.get(i).waitFor() != 0) {
+        throw new IllegalStateException("promtool failed on " + inputs.get(i) + "; see " + dir.resolve("promtool-" + parts.get(i)[0] + ".log"));
+      }
+      bytes += Files.size(inputs.get(i));
+      Files.delete(inputs.get(i));
+    }
+    long samples = series * ((to - from) / STEP_SECONDS + 1);
+    System.out.printf(Locale.ROOT, "history: %,d series x %d samples (2 h at %d s) = %,d samples, %.1f GB of OpenMetrics written in %.0f s,"
+        + " promtool backfill done %.0f s later%n", series, (to - from) / STEP_SECONDS + 1, STEP_SECONDS, samples, bytes / 1e9,
+        (written - started) / 1e9, (System.nanoTime() - written) / 1e9);
+  }
+
+  /** One rule group's evaluations, in the order Prometheus made them. */
+  private record Group(String file, int rules, List<Double> seconds) {}
+
+  /**
+   * Polls {@code /api/v1/rules} until every group has one warm-up and {@link #MEASURED} measured evaluations
+   * from {@code steady} on.
+   */
+  private static Map<String, Group> evaluations(Http http, String prom, Instant steady) throws Exception {
+    Map<String, Group> groups = new TreeMap<>();
+    Map<String, String> lastSeen = new TreeMap<>();
+    Duration deadline = Duration.between(Instant.now(), steady).plusSeconds(STEP_SECONDS * (MEASURED + 3));
+    try {
+      Poll.until("every rule group evaluated " + (MEASURED + 1) + " times", deadline, Duration.ofSeconds(1), () -> {
+        for (JsonNode g : http.get(prom + "/api/v1/rules", null).path("data").path("groups")) {
+          String name = g.path("name").asText();
+          String at = g.path("lastEvaluation").asText();
+          if (!at.startsWith("0001") && !at.equals(lastSeen.put(name, at)) && !Instant.parse(at).isBefore(steady)) {
+            groups.computeIfAbsent(name, k -> new Group(g.path("file").asText(), g.path("rules").size(), new ArrayList<>()))
+                .seconds().add(g.path("evaluationTime").asDouble());
+          }
+        }
+        return !groups.isEmpty() && groups.values().stream().allMatch(g -> g.seconds().size() > MEASURED)
+            ? Optional.of(true) : Optional.empty();
+      });
+    } catch (Poll.Timeout e) {
+      throw new IllegalStateException(e.getMessage() + "; evaluations seen: " + groups, e);
+    }
+    return groups;
+  }
+
+  private static void report(Http http, String prom, int nodes, Map<String, Group> groups) throws Exception {
+    System.out.printf(Locale.ROOT, "%d nodes x %d GPUs x %d links; head series %,.0f; slowest node scrape %.3f s;"
+        + " missed rule group iterations %.0f%n", nodes, SyntheticFleet.GPUS, SyntheticFleet.LINKS,
+        scalar(http, prom, "prometheus_tsdb_head_series").orElse(-1.0),
+        scalar(http, prom, "max(scrape_duration_seconds{job=\"fleet\"})").orElse(-1.0),
+        scalar(http, prom, "sum(prometheus_rule_group_iterations_missed_total)").orElse(-1.0));
+    System.out.printf(Locale.ROOT, "%-22s %5s  %s%n", "group", "rules", "evaluation time (first one warm-up, not counted; median of "
+        + MEASURED + ", max)");
+    double total = 0;
+    double totalWorst = 0;
+    for (Map.Entry<String, Group> e : groups.entrySet()) {
+      List<Double> measured = new ArrayList<>(e.getValue().seconds().subList(1, MEASURED + 1));
+      Collections.sort(measured);
+      double median = measured.get(MEASURED / 2);
+      double worst = measured.get(MEASURED - 1);
+      total += median;
+      totalWorst += worst;
+      System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (warm-up %.1f ms)%n", e.getKey(), e.getValue().rules(),
+          median * 1000, worst * 1000, e.getValue().seconds().get(0) * 1000);
+    }
+    System.out.printf(Locale.ROOT, "%-22s %5s  %7.1f ms  %7.1f ms; target: total < %.0f s per evaluation -> %s%n", "total", "",
+        total * 1000, totalWorst * 1000, TARGET_SECONDS, totalWorst < TARGET_SECONDS ? "MET" : "NOT MET");
+    double links = scalar(http, prom, "count(count_over_time(DCGM_FI_DEV_NVLINK_LINK_STATUS[3h]))").orElse(0.0);
+    System.out.printf(Locale.ROOT, "NVLink link series over history and live scrape: %,.0f (%s)%n", links,
+        links == nodes * SyntheticFleet.GPUS * SyntheticFleet.LINKS ? "one per link: the backfill holds them as the relabelled scrape stores them"
+            : "NOT one per link: the backfilled labels differ from the relabelled scrape's");
+    JsonNode alerts = http.get(prom + "/api/v1/query?query=" + URLEncoder.encode("count by (alertname, alertstate) (ALERTS)",
+        StandardCharsets.UTF_8), null).path("data").path("result");
+    List<String> found = new ArrayList<>();
+    for (JsonNode a : alerts) {
+      found.add(a.path("metric").path("alertname").asText() + " " + a.path("metric").path("alertstate").asText() + ": "
+          + a.path("value").get(1).asText());
+    }
+    found.sort(Comparator.naturalOrder());
+    System.out.println("alerts on the synthetic faults (XID 79, DBE, link down, NVLink health FAIL on 1% of nodes each): " + found);
+  }
+
+  private static Optional<Double> scalar(Http http, String prom, String query) throws Exception {
+    JsonNode result = http.get(prom + "/api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8), null)
+        .path("data").path("result");
+    return result.size() == 1 ? Optional.of(result.get(0).path("value").get(1).asDouble()) : Optional.empty();
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (Files.exists(dir)) {
+      try (Stream<Path> all = Files.walk(dir)) {
+        for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+}

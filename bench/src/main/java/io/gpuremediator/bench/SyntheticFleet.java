@@ -1,0 +1,228 @@
+package io.gpuremediator.bench;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongToDoubleFunction;
+
+/**
+ * A synthetic GPU fleet for measuring rule cost: {@code nodes} nodes of 8 GPUs with 18 NVLink links
+ * each, carrying every series the shipped rules read, with the labels dcgm-exporter, kube-state-metrics
+ * and node-problem-detector put on them plus the scrape config's {@code node}, {@code job} and
+ * {@code instance}. Series no rule reads (power, utilisation, bandwidth, ...) are left out: they cost
+ * ingestion, not rule evaluation. A few nodes carry faults (XID 79, new DBE errors, a link down, a
+ * failing NVLink health watch), so that the alerts have something to find.
+ *
+ * <p>Also the recording rules' own outputs that other rules read over a range ({@code max_over_time},
+ * {@code min_over_time}), for the history: in a running Prometheus, those exist for as long as it ran.
+ */
+final class SyntheticFleet {
+  static final int GPUS = 8;
+  static final int LINKS = 18;
+  private static final String MODEL = "NVIDIA H100 80GB HBM3";
+
+  /** One series: its metric and label text, and its value at a time (unix seconds). */
+  record Series(String name, String labels, LongToDoubleFunction value) {}
+
+  private final int nodes;
+
+  SyntheticFleet(int nodes) {
+    this.nodes = nodes;
+  }
+
+  private static boolean xidNode(int n) {
+    return n % 100 == 3;
+  }
+
+  private static boolean dbeNode(int n) {
+    return n % 100 == 7;
+  }
+
+  private static boolean linkDownNode(int n) {
+    return n % 100 == 11;
+  }
+
+  private static boolean healthFailNode(int n) {
+    return n % 100 == 13;
+  }
+
+  /**
+   * The raw series, family by family: as the exporters serve them, or as Prometheus stores them after
+   * {@code dcgm/prometheus.yml}'s metric relabelling (the NVLink link series without the GPU's own labels).
+   */
+  List<List<Series>> raw(boolean ingested) {
+    List<List<Series>> families = new ArrayList<>();
+    families.add(perGpu("DCGM_FI_DEV_XID_ERRORS", (n, g) -> xid(n, g) == 0 ? ",err_code=\"0\",err_msg=\"No Error\""
+        : ",err_code=\"79\",err_msg=\"GPU has fallen off the bus\"", (n, g) -> t -> xid(n, g)));
+    families.add(perGpu("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", (n, g) -> "", (n, g) -> t -> dbeNode(n) && g == 1 ? t / 300 : 0));
+    families.add(perGpu("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", (n, g) -> "", (n, g) -> t -> g == 2 ? (t / 600) % 1000 : 0));
+    families.add(perGpu("DCGM_FI_DEV_ROW_REMAP_FAILURE", (n, g) -> "", (n, g) -> t -> 0));
+    families.add(perGpu("DCGM_FI_DEV_GPU_TEMP", (n, g) -> "", (n, g) -> t -> 40 + (t / 30 + g) % 7));
+    families.add(perGpu("DCGM_FI_DEV_MEMORY_TEMP", (n, g) -> "", (n, g) -> t -> 46 + (t / 30 + g) % 5));
+    families.add(perGpu("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", (n, g) -> "", (n, g) -> t -> 0));
+    families.add(perGpu("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", (n, g) -> "", (n, g) -> t -> (t / 300) % 50));
+    families.add(perGpu("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", (n, g) -> "", (n, g) -> t -> (t / 60) % 500));
+    List<Series> health = new ArrayList<>();
+    for (String watch : List.of("PCIE", "NVLINK", "MEM", "THERMAL")) {
+      health.addAll(perGpu("DCGM_EXP_GPU_HEALTH_STATUS", (n, g) -> ",health_watch=\"" + watch + "\",health_error_code=\""
+          + (failing(n, g, watch) ? "DCGM_FR_NVLINK_DOWN" : "DCGM_FR_OK") + "\"", (n, g) -> t -> failing(n, g, watch) ? 20 : 0));
+    }
+    families.add(health);
+    List<Series> links = new ArrayList<>();
+    for (int n = 0; n < nodes; n++) {
+      for (int g = 0; g < GPUS; g++) {
+        for (int l = 0; l < LINKS; l++) {
+          boolean down = linkDownNode(n) && g == 4 && l == 3;
+          String gpuLabels = ingested ? "" : ",gpu_uuid=\"" + uuid(n, g) + "\",pci_bus_id=\"" + pciBusId(g) + "\",device=\"nvidia" + g
+              + "\",model_name=\"" + MODEL + "\",hostname=\"" + node(n) + "\"";
+          links.add(new Series("DCGM_FI_DEV_NVLINK_LINK_STATUS", "{nvlink=\"" + l + "\",gpu=\"" + g + "\"" + gpuLabels
+              + target(n, "dcgm-exporter", 9400) + "}", t -> down ? 0 : 1));
+        }
+      }
+    }
+    families.add(links);
+    families.add(perNode("up", n -> "{job=\"dcgm-exporter\",instance=\"" + ip(n) + ":9400\",node=\"" + node(n) + "\"}", 1));
+    families.add(perNode("kube_node_info", n -> "{node=\"" + node(n) + "\",kubelet_version=\"v1.30.4\",internal_ip=\"" + ip(n)
+        + "\",job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", 1));
+    families.add(perNode("kube_node_status_capacity", n -> "{node=\"" + node(n) + "\",resource=\"nvidia_com_gpu\",unit=\"integer\","
+        + "job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", GPUS));
+    List<Series> conditions = new ArrayList<>();
+    for (String status : List.of("true", "false", "unknown")) {
+      conditions.addAll(perNode("kube_node_status_condition", n -> "{node=\"" + node(n) + "\",condition=\"Ready\",status=\"" + status
+          + "\",job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", status.equals("true") ? 1 : 0));
+    }
+    families.add(conditions);
+    List<Series> npd = new ArrayList<>();
+    for (String type : List.of("GpuCount", "GpuNvlink", "GpuXid", "GpuEcc")) {
+      npd.addAll(perNode("problem_gauge", n -> "{type=\"" + type + "\",reason=\"" + type + "Bad\"" + target(n, "node-problem-detector", 20257)
+          + "}", 0));
+    }
+    families.add(npd);
+    return families;
+  }
+
+  /** What the recording rules read back over a range would hold after running for the whole history. */
+  List<List<Series>> recorded() {
+    List<List<Series>> families = new ArrayList<>();
+    families.add(recordedPerGpu("gpu:dcgm_xid_errors:max", (n, g) -> ",err_code=\"" + (xid(n, g) == 0 ? "0" : "79") + "\"",
+        (n, g) -> t -> xid(n, g)));
+    families.add(recordedPerGpu("gpu:dcgm_gpu_temp:max", (n, g) -> "", (n, g) -> t -> 40 + (t / 30 + g) % 7));
+    families.add(recordedPerGpu("gpu:dcgm_memory_temp:max", (n, g) -> "", (n, g) -> t -> 46 + (t / 30 + g) % 5));
+    return families;
+  }
+
+  /** The families split by the node their series are about: one scrape target per node, as in a cluster. */
+  List<List<List<Series>>> byNode(List<List<Series>> families) {
+    List<List<List<Series>>> out = new ArrayList<>(nodes);
+    for (int n = 0; n < nodes; n++) {
+      List<List<Series>> own = new ArrayList<>();
+      for (int f = 0; f < families.size(); f++) {
+        own.add(new ArrayList<>());
+      }
+      out.add(own);
+    }
+    for (int f = 0; f < families.size(); f++) {
+      for (Series s : families.get(f)) {
+        int at = s.labels().indexOf("node=\"gpu-node-") + "node=\"gpu-node-".length();
+        out.get(Integer.parseInt(s.labels().substring(at, s.labels().indexOf('"', at)))).get(f).add(s);
+      }
+    }
+    return out;
+  }
+
+  static String node(int n) {
+    return "gpu-node-" + n;
+  }
+
+  /** The raw series at {@code t} in the Prometheus text format, for the live scrape. */
+  static void exposition(List<List<Series>> families, long t, Writer out) throws IOException {
+    for (List<Series> family : families) {
+      if (family.isEmpty()) {
+        continue;
+      }
+      out.write("# TYPE " + family.get(0).name() + " gauge\n");
+      for (Series s : family) {
+        out.write(s.name() + s.labels() + " " + format(s.value().applyAsDouble(t)) + "\n");
+      }
+    }
+  }
+
+  /** Every series at every {@code step} from {@code from} to {@code to}, in OpenMetrics (for promtool's backfill). */
+  static void openMetrics(List<List<Series>> families, long from, long to, long step, Writer out) throws IOException {
+    for (List<Series> family : families) {
+      out.write("# TYPE " + family.get(0).name() + " gauge\n");
+      for (Series s : family) {
+        String prefix = s.name() + s.labels() + " ";
+        for (long t = from; t <= to; t += step) {
+          out.write(prefix);
+          out.write(format(s.value().applyAsDouble(t)));
+          out.write(' ');
+          out.write(Long.toString(t));
+          out.write('\n');
+        }
+      }
+    }
+  }
+
+  private static String format(double v) {
+    return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+  }
+
+  private interface PerGpu<T> {
+    T of(int node, int gpu);
+  }
+
+  private List<Series> perGpu(String name, PerGpu<String> extraLabels, PerGpu<LongToDoubleFunction> value) {
+    List<Series> out = new ArrayList<>(nodes * GPUS);
+    for (int n = 0; n < nodes; n++) {
+      for (int g = 0; g < GPUS; g++) {
+        out.add(new Series(name, "{gpu=\"" + g + "\",UUID=\"" + uuid(n, g) + "\",device=\"nvidia" + g + "\",modelName=\"" + MODEL
+            + "\",pci_bus_id=\"" + pciBusId(g) + "\",Hostname=\"" + node(n) + "\"" + extraLabels.of(n, g) + target(n, "dcgm-exporter", 9400) + "}", value.of(n, g)));
+      }
+    }
+    return out;
+  }
+
+  private List<Series> recordedPerGpu(String name, PerGpu<String> extraLabels, PerGpu<LongToDoubleFunction> value) {
+    List<Series> out = new ArrayList<>(nodes * GPUS);
+    for (int n = 0; n < nodes; n++) {
+      for (int g = 0; g < GPUS; g++) {
+        out.add(new Series(name, "{node=\"" + node(n) + "\",gpu=\"" + g + "\"" + extraLabels.of(n, g) + "}", value.of(n, g)));
+      }
+    }
+    return out;
+  }
+
+  private List<Series> perNode(String name, java.util.function.IntFunction<String> labels, double value) {
+    List<Series> out = new ArrayList<>(nodes);
+    for (int n = 0; n < nodes; n++) {
+      out.add(new Series(name, labels.apply(n), t -> value));
+    }
+    return out;
+  }
+
+  private static double xid(int n, int g) {
+    return xidNode(n) && g == 5 ? 79 : 0;
+  }
+
+  private static boolean failing(int n, int g, String watch) {
+    return healthFailNode(n) && g == 6 && watch.equals("NVLINK");
+  }
+
+  private static String pciBusId(int g) {
+    return String.format("00000000:%02X:00.0", 0x18 + g * 0x11);
+  }
+
+  private static String ip(int n) {
+    return "10.0." + (n / 250) + "." + (n % 250 + 1);
+  }
+
+  private static String uuid(int n, int g) {
+    return String.format("GPU-%08x-%04x-4%03x-a1b2-c3d4e5f6a7b8", n * 31 + g, n & 0xffff, g);
+  }
+
+  private static String target(int n, String job, int port) {
+    return ",job=\"" + job + "\",instance=\"" + ip(n) + ":" + port + "\",node=\"" + node(n) + "\"";
+  }
+}
