@@ -156,7 +156,7 @@ final class FaultToQuarantine {
   }
 
   private static Map<String, Long> alertmanagerReceipts(Pipeline p) throws Exception {
-    Map<String, Long> out = new ConcurrentHashMap<>();
+    Map<String, Long> out = new java.util.HashMap<>();
     String filter = URLEncoder.encode("alertname=\"GpuXidHardwareError\"", StandardCharsets.UTF_8);
     for (JsonNode a : p.http().get(p.alertmanagerUrl() + "/api/v2/alerts?filter=" + filter, null)) {
       out.put(a.path("labels").path("node").asText(), Instant.parse(a.path("updatedAt").asText()).toEpochMilli());

@@ -2,6 +2,7 @@ package io.gpuremediator.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.gpuremediator.pipeline.Dirs;
 import io.gpuremediator.pipeline.Http;
 import io.gpuremediator.pipeline.Poll;
 import io.gpuremediator.pipeline.Ports;
@@ -28,7 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -38,7 +38,7 @@ import org.yaml.snakeyaml.Yaml;
  * at 30 s. The figures are Prometheus' own: each group's {@code evaluationTime} from {@code /api/v1/rules}.
  */
 final class RuleCost {
-  static final long STEP_SECONDS = 30;
+  private static final long STEP_SECONDS = 30;
   private static final long HISTORY_SECONDS = 2 * 3600;
   private static final long BLOCK_SECONDS = 2 * 3600;
   private static final int MEASURED = 3;
@@ -49,7 +49,7 @@ final class RuleCost {
 
   static void run(Path root, Path work, int nodes) throws Exception {
     Path dir = work.resolve("rule-cost").toAbsolutePath();
-    deleteTree(dir);
+    Dirs.deleteRecursively(dir);
     Path data = Files.createDirectories(dir.resolve("prometheus"));
     SyntheticFleet fleet = new SyntheticFleet(nodes);
     long end = Instant.now().getEpochSecond() / STEP_SECONDS * STEP_SECONDS;
@@ -171,7 +171,7 @@ final class RuleCost {
   }
 
   /** One rule group's evaluations, in the order Prometheus made them. */
-  private record Group(String file, int rules, List<Double> seconds) {}
+  private record Group(int rules, List<Double> seconds) {}
 
   /**
    * Polls {@code /api/v1/rules} until every group has one warm-up and {@link #MEASURED} measured evaluations
@@ -187,7 +187,7 @@ final class RuleCost {
           String name = g.path("name").asText();
           String at = g.path("lastEvaluation").asText();
           if (!at.startsWith("0001") && !at.equals(lastSeen.put(name, at)) && !Instant.parse(at).isBefore(steady)) {
-            groups.computeIfAbsent(name, k -> new Group(g.path("file").asText(), g.path("rules").size(), new ArrayList<>()))
+            groups.computeIfAbsent(name, k -> new Group(g.path("rules").size(), new ArrayList<>()))
                 .seconds().add(g.path("evaluationTime").asDouble());
           }
         }
@@ -243,13 +243,4 @@ final class RuleCost {
     return result.size() == 1 ? Optional.of(result.get(0).path("value").get(1).asDouble()) : Optional.empty();
   }
 
-  private static void deleteTree(Path dir) throws IOException {
-    if (Files.exists(dir)) {
-      try (Stream<Path> all = Files.walk(dir)) {
-        for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
-  }
 }

@@ -58,8 +58,8 @@ final class SyntheticFleet {
     families.add(perGpu("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", (n, g) -> "", (n, g) -> t -> dbeNode(n) && g == 1 ? t / 300 : 0));
     families.add(perGpu("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", (n, g) -> "", (n, g) -> t -> g == 2 ? (t / 600) % 1000 : 0));
     families.add(perGpu("DCGM_FI_DEV_ROW_REMAP_FAILURE", (n, g) -> "", (n, g) -> t -> 0));
-    families.add(perGpu("DCGM_FI_DEV_GPU_TEMP", (n, g) -> "", (n, g) -> t -> 40 + (t / 30 + g) % 7));
-    families.add(perGpu("DCGM_FI_DEV_MEMORY_TEMP", (n, g) -> "", (n, g) -> t -> 46 + (t / 30 + g) % 5));
+    families.add(perGpu("DCGM_FI_DEV_GPU_TEMP", (n, g) -> "", (n, g) -> t -> gpuTemp(g, t)));
+    families.add(perGpu("DCGM_FI_DEV_MEMORY_TEMP", (n, g) -> "", (n, g) -> t -> memoryTemp(g, t)));
     families.add(perGpu("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", (n, g) -> "", (n, g) -> t -> 0));
     families.add(perGpu("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", (n, g) -> "", (n, g) -> t -> (t / 300) % 50));
     families.add(perGpu("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", (n, g) -> "", (n, g) -> t -> (t / 60) % 500));
@@ -107,8 +107,8 @@ final class SyntheticFleet {
     List<List<Series>> families = new ArrayList<>();
     families.add(recordedPerGpu("gpu:dcgm_xid_errors:max", (n, g) -> ",err_code=\"" + (xid(n, g) == 0 ? "0" : "79") + "\"",
         (n, g) -> t -> xid(n, g)));
-    families.add(recordedPerGpu("gpu:dcgm_gpu_temp:max", (n, g) -> "", (n, g) -> t -> 40 + (t / 30 + g) % 7));
-    families.add(recordedPerGpu("gpu:dcgm_memory_temp:max", (n, g) -> "", (n, g) -> t -> 46 + (t / 30 + g) % 5));
+    families.add(recordedPerGpu("gpu:dcgm_gpu_temp:max", (n, g) -> "", (n, g) -> t -> gpuTemp(g, t)));
+    families.add(recordedPerGpu("gpu:dcgm_memory_temp:max", (n, g) -> "", (n, g) -> t -> memoryTemp(g, t)));
     return families;
   }
 
@@ -200,6 +200,14 @@ final class SyntheticFleet {
       out.add(new Series(name, labels.apply(n), t -> value));
     }
     return out;
+  }
+
+  private static double gpuTemp(int g, long t) {
+    return 40 + (t / 30 + g) % 7;
+  }
+
+  private static double memoryTemp(int g, long t) {
+    return 46 + (t / 30 + g) % 5;
   }
 
   private static double xid(int n, int g) {

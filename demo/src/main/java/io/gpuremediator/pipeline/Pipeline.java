@@ -69,7 +69,7 @@ public final class Pipeline implements AutoCloseable {
 
   private void startAll() throws Exception {
     Path run = layout.run();
-    deleteRecursively(run);
+    Dirs.deleteRecursively(run);
     Files.createDirectories(run);
     token = HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
     Path tokenFile = run.resolve("token");
@@ -180,17 +180,6 @@ public final class Pipeline implements AutoCloseable {
       }
     }
     throw new IllegalStateException(names[0] + " is not installed (run `make demo`, which installs it)");
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 
   public Simulator simulator() {
