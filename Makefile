@@ -49,7 +49,7 @@ test-java:
 
 # The signals: rules and their unit tests, the scrape config, Alertmanager's config and routing.
 test-signals: deps
-	promtool check rules rules/*.rules.yml
+	promtool check rules rules/*.rules.yml rules/opt-in/*.rules.yml
 	promtool test rules rules/tests/*_test.yml
 	tools/check-prometheus-config dcgm/prometheus.yml
 	amtool check-config alerts/alertmanager.yml

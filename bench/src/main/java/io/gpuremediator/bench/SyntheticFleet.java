@@ -12,10 +12,12 @@ import java.util.function.LongToDoubleFunction;
  * and node-problem-detector put on them plus the scrape config's {@code node}, {@code job} and
  * {@code instance}. Series no rule reads (power, utilisation, bandwidth, ...) are left out: they cost
  * ingestion, not rule evaluation. A few nodes carry faults (XID 79, new DBE errors, a link down, a
- * failing NVLink health watch), so that the alerts have something to find.
+ * failing NVLink health watch), so that the alerts have something to find. The per-link NVLink state is
+ * served although {@code dcgm/counters.csv} leaves it opt-in: the shipped rules must not pay for series they
+ * do not read, and the opt-in rule is measured on them.
  *
- * <p>Also the recording rules' own outputs that other rules read over a range ({@code max_over_time},
- * {@code min_over_time}), for the history: in a running Prometheus, those exist for as long as it ran.
+ * <p>Also the recording rules' own outputs that other rules read over a range ({@code max_over_time}), for
+ * the history: in a running Prometheus, those exist for as long as it ran.
  */
 final class SyntheticFleet {
   static final int GPUS = 8;
@@ -85,8 +87,7 @@ final class SyntheticFleet {
     families.add(perNode("up", n -> "{job=\"dcgm-exporter\",instance=\"" + ip(n) + ":9400\",node=\"" + node(n) + "\"}", 1));
     families.add(perNode("kube_node_info", n -> "{node=\"" + node(n) + "\",kubelet_version=\"v1.30.4\",internal_ip=\"" + ip(n)
         + "\",job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", 1));
-    families.add(perNode("kube_node_status_capacity", n -> "{node=\"" + node(n) + "\",resource=\"nvidia_com_gpu\",unit=\"integer\","
-        + "job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", GPUS));
+    families.add(capacity());
     List<Series> conditions = new ArrayList<>();
     for (String status : List.of("true", "false", "unknown")) {
       conditions.addAll(perNode("kube_node_status_condition", n -> "{node=\"" + node(n) + "\",condition=\"Ready\",status=\"" + status
@@ -102,14 +103,28 @@ final class SyntheticFleet {
     return families;
   }
 
-  /** What the recording rules read back over a range would hold after running for the whole history. */
+  /** Each node's GPU capacity from kube-state-metrics (a rule reads its most over a day). */
+  List<Series> capacity() {
+    return perNode("kube_node_status_capacity", n -> "{node=\"" + node(n) + "\",resource=\"nvidia_com_gpu\",unit=\"integer\","
+        + "job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", GPUS);
+  }
+
+  /**
+   * What the recording rules read back over a range would hold after running for the whole history: the XID
+   * codes GPUs hold ({@code gpu:dcgm_xid_errors:max} records non-zero codes only).
+   */
   List<List<Series>> recorded() {
-    List<List<Series>> families = new ArrayList<>();
-    families.add(recordedPerGpu("gpu:dcgm_xid_errors:max", (n, g) -> ",err_code=\"" + (xid(n, g) == 0 ? "0" : "79") + "\"",
-        (n, g) -> t -> xid(n, g)));
-    families.add(recordedPerGpu("gpu:dcgm_gpu_temp:max", (n, g) -> "", (n, g) -> t -> gpuTemp(g, t)));
-    families.add(recordedPerGpu("gpu:dcgm_memory_temp:max", (n, g) -> "", (n, g) -> t -> memoryTemp(g, t)));
-    return families;
+    List<Series> xids = new ArrayList<>();
+    for (int n = 0; n < nodes; n++) {
+      for (int g = 0; g < GPUS; g++) {
+        double code = xid(n, g);
+        if (code != 0) {
+          xids.add(new Series("gpu:dcgm_xid_errors:max", "{node=\"" + node(n) + "\",gpu=\"" + g + "\",err_code=\"" + format(code) + "\"}",
+              t -> code));
+        }
+      }
+    }
+    return List.of(xids);
   }
 
   /** The families split by the node their series are about: one scrape target per node, as in a cluster. */
@@ -151,6 +166,9 @@ final class SyntheticFleet {
   /** Every series at every {@code step} from {@code from} to {@code to}, in OpenMetrics (for promtool's backfill). */
   static void openMetrics(List<List<Series>> families, long from, long to, long step, Writer out) throws IOException {
     for (List<Series> family : families) {
+      if (family.isEmpty()) {
+        continue;
+      }
       out.write("# TYPE " + family.get(0).name() + " gauge\n");
       for (Series s : family) {
         String prefix = s.name() + s.labels() + " ";
@@ -184,16 +202,6 @@ final class SyntheticFleet {
     return out;
   }
 
-  private List<Series> recordedPerGpu(String name, PerGpu<String> extraLabels, PerGpu<LongToDoubleFunction> value) {
-    List<Series> out = new ArrayList<>(nodes * GPUS);
-    for (int n = 0; n < nodes; n++) {
-      for (int g = 0; g < GPUS; g++) {
-        out.add(new Series(name, "{node=\"" + node(n) + "\",gpu=\"" + g + "\"" + extraLabels.of(n, g) + "}", value.of(n, g)));
-      }
-    }
-    return out;
-  }
-
   private List<Series> perNode(String name, java.util.function.IntFunction<String> labels, double value) {
     List<Series> out = new ArrayList<>(nodes);
     for (int n = 0; n < nodes; n++) {
@@ -215,7 +223,8 @@ final class SyntheticFleet {
   }
 
   private static boolean failing(int n, int g, String watch) {
-    return healthFailNode(n) && g == 6 && watch.equals("NVLINK");
+    // A link down fails DCGM's NVLINK watch too, as on a real GPU.
+    return watch.equals("NVLINK") && (healthFailNode(n) && g == 6 || linkDownNode(n) && g == 4);
   }
 
   private static String pciBusId(int g) {

@@ -33,8 +33,8 @@ public final class Story {
   private static final Duration LOST_CAP = Duration.ofMinutes(8);
   /** The series each alert's rule reads, shown when it does not come. */
   private static final Map<String, List<String>> SERIES_READ = Map.of(
-      XID_ALERT, List.of("gpu:dcgm_xid_errors:max"),
-      APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max"),
+      XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
+      APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"));
 
   private final Pipeline p;

@@ -129,17 +129,35 @@ class AlertContractTest {
         enabled.add(line.split(",", 2)[0].strip());
       }
     }
+    java.util.Set<String> read = dcgmFieldsReadBy(RULES);
+    assertThat(read).isNotEmpty();
+    assertThat(enabled).containsAll(read);
+  }
+
+  /** The DCGM fields the rule files of {@code dir} read (their comments aside). */
+  private static java.util.Set<String> dcgmFieldsReadBy(Path dir) throws IOException {
     java.util.Set<String> read = new java.util.TreeSet<>();
-    try (Stream<Path> files = Files.list(RULES)) {
+    try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".rules.yml")).toList()) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bDCGM_(?:FI|EXP)_[A-Z0-9_]+").matcher(Files.readString(f));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bDCGM_(?:FI|EXP)_[A-Z0-9_]+").matcher(
+            Files.readString(f).replaceAll("(?m)^\\s*#.*$", ""));
         while (m.find()) {
           read.add(m.group());
         }
       }
     }
+    return read;
+  }
+
+  /** An opt-in rule file reads a field the CSV carries as a commented row: turning it on is uncommenting it. */
+  @org.junit.jupiter.api.Test
+  void everyDcgmMetricAnOptInRuleReadsIsACommentedRowOfTheCountersCsv() throws IOException {
+    String csv = Files.readString(Path.of("../dcgm/counters.csv"));
+    java.util.Set<String> read = dcgmFieldsReadBy(RULES.resolve("opt-in"));
     assertThat(read).isNotEmpty();
-    assertThat(enabled).containsAll(read);
+    for (String metric : read) {
+      assertThat(csv).as(metric).containsPattern("(?m)^# " + metric + ", ");
+    }
   }
 
   @org.junit.jupiter.api.Test

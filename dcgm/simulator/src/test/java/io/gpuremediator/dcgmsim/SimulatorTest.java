@@ -26,9 +26,17 @@ class SimulatorTest {
   private int port;
   private CountersCsv csv;
 
+  /** The shipped CSV with its opt-in per-link row turned on, so that the link format is served too. */
+  private static CountersCsv withLinkState(Path dir) throws IOException {
+    Path file = dir.resolve("counters.csv");
+    java.nio.file.Files.writeString(file, java.nio.file.Files.readString(CSV)
+        .replace("# DCGM_FI_DEV_NVLINK_LINK_STATUS,", "DCGM_FI_DEV_NVLINK_LINK_STATUS,"));
+    return CountersCsv.read(file);
+  }
+
   @BeforeEach
-  void start() throws Exception {
-    csv = CountersCsv.read(CSV);
+  void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    csv = withLinkState(dir);
     SimFleet fleet = new SimFleet(3, 1);
     vertx = Vertx.vertx();
     HttpServer server = new SimulatorServer(fleet, new MetricsText(csv, fleet, true)).listen(vertx, "127.0.0.1", 0);
@@ -96,6 +104,13 @@ class SimulatorTest {
 
     assertThat(new JsonObject(fault("DELETE", "/faults?node=gpu-node-0&gpu=5", null).body()).getInteger("cleared")).isEqualTo(1);
     assertThat(series(get("/metrics/dcgm/gpu-node-0").body(), "DCGM_FI_DEV_GPU_TEMP")).isEqualTo(8);
+  }
+
+  @Test
+  void theShippedCsvLeavesPerLinkStateOff() throws Exception {
+    assertThat(CountersCsv.read(CSV).metrics()).extracting(CountersCsv.Field::name)
+        .contains("DCGM_EXP_GPU_HEALTH_STATUS").doesNotContain("DCGM_FI_DEV_NVLINK_LINK_STATUS");
+    assertThat(csv.metrics()).extracting(CountersCsv.Field::name).contains("DCGM_FI_DEV_NVLINK_LINK_STATUS");
   }
 
   @Test
