@@ -70,7 +70,7 @@ public final class RemediationEngine {
   }
 
   /**
-   * Decides every alert of a webhook, each by its own status. First the nodes of all firing
+   * Decides every alert of a webhook, each by its own status. First the nodes of all new episodes of
    * remediation alerts are shown to the safety gate together, so a storm in one payload opens the
    * breaker before any of its nodes is acted on.
    */
@@ -81,7 +81,9 @@ public final class RemediationEngine {
     for (Alert alert : message.alerts()) {
       Candidate c = new Candidate(alert, set.firstMatch(alert.labels()), resolver.resolve(alert.labels()));
       candidates.add(c);
-      if (alert.isFiring() && c.playbook().isPresent() && c.resolution() instanceof Resolution.Eligible e) {
+      // Only new episodes can make a storm: Alertmanager re-sends the ones the ledger knows with every group change.
+      if (alert.isFiring() && c.playbook().isPresent() && c.resolution() instanceof Resolution.Eligible e
+          && !isDuplicate(e.node(), alert)) {
         firing.merge(e.node().name(), alert.startsAt(), (a, b) -> a.isAfter(b) ? a : b);
       }
     }

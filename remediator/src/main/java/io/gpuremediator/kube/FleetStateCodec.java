@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.FleetState.Breaker;
 import io.gpuremediator.safety.FleetState.Pause;
+import io.gpuremediator.safety.FleetState.Sighting;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -31,9 +32,25 @@ final class FleetStateCodec {
     times(root.putArray("starts"), s.starts());
     ObjectNode byPlaybook = root.putObject("playbook_starts");
     s.playbookStarts().forEach((k, v) -> times(byPlaybook.putArray(k), v));
-    ObjectNode firing = root.putObject("firing");
-    s.firing().forEach((k, v) -> firing.put(k, v.toString()));
+    sightings(root.putObject("firing"), s.firing());
+    sightings(root.putObject("acknowledged"), s.acknowledged());
     return root.toPrettyString();
+  }
+
+  private static void sightings(ObjectNode out, Map<String, Sighting> sightings) {
+    sightings.forEach((k, v) -> out.putObject(k).put("started", v.startedAt().toString()).put("seen", v.seenAt().toString()));
+  }
+
+  /** A node's sighting; a bare time is the form before sightings had a time seen (then both). */
+  private static Map<String, Sighting> sightings(JsonNode in) {
+    Map<String, Sighting> out = new TreeMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = in.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode v = e.getValue();
+      out.put(e.getKey(), v.isTextual() ? new Sighting(Instant.parse(v.asText()), Instant.parse(v.asText()))
+          : new Sighting(Instant.parse(v.path("started").asText()), Instant.parse(v.path("seen").asText())));
+    }
+    return out;
   }
 
   private static void times(ArrayNode array, List<Instant> times) {
@@ -54,12 +71,8 @@ final class FleetStateCodec {
         Map.Entry<String, JsonNode> e = it.next();
         byPlaybook.put(e.getKey(), times(e.getValue()));
       }
-      Map<String, Instant> firing = new TreeMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = root.path("firing").fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        firing.put(e.getKey(), Instant.parse(e.getValue().asText()));
-      }
-      return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, firing);
+      return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, sightings(root.path("firing")),
+          sightings(root.path("acknowledged")));
     } catch (java.io.IOException | RuntimeException e) {
       throw new IllegalArgumentException("fleet state is unreadable: " + e.getMessage(), e);
     }

@@ -96,31 +96,24 @@ public final class FleetGate implements SafetyGate {
   /**
    * {@inheritDoc}
    *
-   * <p>The breaker opens when more distinct nodes than the threshold STARTED firing within the window.
-   * Alerts that started long ago (quarantines Alertmanager keeps re-sending with every group change) are
-   * not part of a storm.
+   * <p>The breaker opens when the new episodes of more distinct nodes than the threshold started within the
+   * window of each other, whenever that was: a storm Alertmanager delivers late (after a restart, or while the
+   * remediator was down) is still a storm. Re-sends of episodes the ledger knows never reach the gate.
    */
   @Override
   public void observe(Map<String, Instant> startedAt) {
+    if (startedAt.isEmpty()) {
+      return;
+    }
     lock.lock();
     try {
       Instant now = clock.instant();
       autoReset(now);
-      Instant from = now.minus(limits.breakerWindow());
-      Map<String, Instant> recent = new HashMap<>();
-      startedAt.forEach((node, t) -> {
-        if (t.isAfter(from)) {
-          recent.merge(node, t, (a, b) -> a.isAfter(b) ? a : b);
-        }
-      });
-      if (recent.isEmpty()) {
-        return;
-      }
-      FleetState next = state.withFiring(recent).pruned(now, limits.retention(), limits.breakerWindow());
-      List<String> storm = stormNodes(next, now);
+      FleetState next = state.withFiring(startedAt, now).pruned(now, limits.retention());
+      List<String> storm = next.storm(limits.breakerWindow());
       if (!next.breaker().open() && storm.size() > limits.breakerNodes()) {
         String reason = storm.size() + " nodes started firing remediation alerts within "
-            + Durations.format(limits.breakerWindow()) + " (more than " + limits.breakerNodes() + "): "
+            + Durations.format(limits.breakerWindow()) + " of each other (more than " + limits.breakerNodes() + "): "
             + storm.stream().limit(NODES_NAMED_IN_REASON).collect(Collectors.joining(", "))
             + (storm.size() > NODES_NAMED_IN_REASON ? ", ..." : "");
         next = next.withBreaker(new Breaker(true, now, reason));
@@ -138,11 +131,6 @@ public final class FleetGate implements SafetyGate {
     } finally {
       lock.unlock();
     }
-  }
-
-  private List<String> stormNodes(FleetState s, Instant now) {
-    Instant from = now.minus(limits.breakerWindow());
-    return s.firing().entrySet().stream().filter(e -> e.getValue().isAfter(from)).map(Map.Entry::getKey).sorted().toList();
   }
 
   @Override
@@ -239,7 +227,7 @@ public final class FleetGate implements SafetyGate {
     lock.lock();
     try {
       Instant now = clock.instant();
-      persist(state.withStart(playbook, now).pruned(now, limits.retention(), limits.breakerWindow()));
+      persist(state.withStart(playbook, now).pruned(now, limits.retention()));
     } finally {
       lock.unlock();
     }
@@ -315,7 +303,7 @@ public final class FleetGate implements SafetyGate {
       return new SafetySnapshot(loaded, countedSelected, countedUnavailable,
           limits.maxUnavailable().of(countedSelected), limits.rate().toString(),
           FleetState.countWithin(state.starts(), now, limits.rate().window()), perPlaybook, state.breaker(),
-          stormNodes(state, now).size(), limits.breakerNodes(), limits.breakerWindow(), limits.autoResetAfter(),
+          state.pruned(now, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(), limits.breakerWindow(), limits.autoResetAfter(),
           activePause(now));
     } finally {
       lock.unlock();

@@ -11,22 +11,25 @@ import java.util.TreeMap;
 
 /**
  * The fleet-wide state the limits need, persisted so that a restart or a new leader resumes it:
- * the breaker, the pause, quarantine starts (for the rate limits) and the nodes seen firing
- * remediation alerts recently (for the breaker's window). Immutable.
+ * the breaker, the pause, quarantine starts (for the rate limits) and the new episodes seen recently
+ * (for the breaker). Immutable.
  *
  * @param starts when each node became quarantined, newest last, pruned to the longest window
  * @param playbookStarts the same per playbook
- * @param firing the last time each node was seen with a firing remediation alert
+ * @param firing per node, the new episode (one the ledger did not know) last seen firing a remediation alert
+ * @param acknowledged per node, the episode that was part of a storm when the breaker was reset: a human has
+ *     judged it, so its re-sends never count towards a storm again
  */
 public record FleetState(
     Breaker breaker,
     Optional<Pause> pause,
     List<Instant> starts,
     Map<String, List<Instant>> playbookStarts,
-    Map<String, Instant> firing) {
+    Map<String, Sighting> firing,
+    Map<String, Sighting> acknowledged) {
 
   /** A fleet with nothing remembered. */
-  public static final FleetState EMPTY = new FleetState(Breaker.CLOSED, Optional.empty(), List.of(), Map.of(), Map.of());
+  public static final FleetState EMPTY = new FleetState(Breaker.CLOSED, Optional.empty(), List.of(), Map.of(), Map.of(), Map.of());
 
   /** Copies the collections. */
   public FleetState {
@@ -37,7 +40,16 @@ public record FleetState(
     playbookStarts.forEach((k, v) -> copy.put(k, List.copyOf(v)));
     playbookStarts = java.util.Collections.unmodifiableSortedMap(copy);
     firing = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(firing));
+    acknowledged = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(acknowledged));
   }
+
+  /**
+   * An episode seen in a webhook.
+   *
+   * @param startedAt when its alert started firing (Alertmanager's startsAt)
+   * @param seenAt when a webhook last carried it
+   */
+  public record Sighting(Instant startedAt, Instant seenAt) {}
 
   /**
    * The storm breaker.
@@ -73,33 +85,75 @@ public record FleetState(
     List<Instant> own = new ArrayList<>(byPlaybook.getOrDefault(playbook, List.of()));
     own.add(now);
     byPlaybook.put(playbook, own);
-    return new FleetState(breaker, pause, fleet, byPlaybook, firing);
+    return new FleetState(breaker, pause, fleet, byPlaybook, firing, acknowledged);
   }
 
-  /** The state with these nodes seen starting to fire at the given times (the later time wins). */
-  public FleetState withFiring(Map<String, Instant> startedAt) {
-    Map<String, Instant> next = new TreeMap<>(firing);
-    startedAt.forEach((node, t) -> next.merge(node, t, (a, b) -> a.isAfter(b) ? a : b));
-    return new FleetState(breaker, pause, starts, playbookStarts, next);
+  /**
+   * The state with these nodes' new episodes seen at {@code now}, each by the time it started (the later start
+   * wins). An episode acknowledged at a breaker reset is only seen again, never counted.
+   */
+  public FleetState withFiring(Map<String, Instant> startedAt, Instant now) {
+    Map<String, Sighting> next = new TreeMap<>(firing);
+    Map<String, Sighting> acked = new TreeMap<>(acknowledged);
+    startedAt.forEach((node, t) -> {
+      Sighting known = acked.get(node);
+      if (known != null && known.startedAt().equals(t)) {
+        acked.put(node, new Sighting(t, now));
+      } else {
+        next.merge(node, new Sighting(t, now), (a, b) -> b.startedAt().isBefore(a.startedAt()) ? new Sighting(a.startedAt(), now) : b);
+      }
+    });
+    return new FleetState(breaker, pause, starts, playbookStarts, next, acked);
   }
 
-  /** The state with another breaker. */
+  /**
+   * The storm: the most nodes whose new episodes started within {@code window} of each other, whenever that was
+   * (a backlog Alertmanager delivers late is the same storm as a live one), sorted by name.
+   */
+  public List<String> storm(Duration window) {
+    List<Map.Entry<String, Sighting>> byStart = new ArrayList<>(firing.entrySet());
+    byStart.sort(java.util.Comparator.comparing(e -> e.getValue().startedAt()));
+    int bestFrom = 0;
+    int bestTo = 0;
+    int from = 0;
+    for (int to = 0; to < byStart.size(); to++) {
+      Instant last = byStart.get(to).getValue().startedAt();
+      while (Duration.between(byStart.get(from).getValue().startedAt(), last).compareTo(window) > 0) {
+        from++;
+      }
+      if (to + 1 - from > bestTo - bestFrom) {
+        bestFrom = from;
+        bestTo = to + 1;
+      }
+    }
+    return byStart.subList(bestFrom, bestTo).stream().map(Map.Entry::getKey).sorted().toList();
+  }
+
+  /**
+   * The state with another breaker. Closing it (a reset) acknowledges the episodes seen so far: the storm is
+   * forgotten, and its alerts, still re-sent, are decided one by one under the other limits.
+   */
   public FleetState withBreaker(Breaker next) {
-    return new FleetState(next, pause, starts, playbookStarts, next.open() ? firing : Map.of());
+    if (next.open()) {
+      return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged);
+    }
+    Map<String, Sighting> acked = new TreeMap<>(acknowledged);
+    acked.putAll(firing);
+    return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked);
   }
 
   /** The state with another pause. */
   public FleetState withPause(Optional<Pause> next) {
-    return new FleetState(breaker, next, starts, playbookStarts, firing);
+    return new FleetState(breaker, next, starts, playbookStarts, firing, acknowledged);
   }
 
   /**
    * The state without what no window can see any more (so the stored form stays small): starts older than
-   * {@code longestWindow}, storm observations older than {@code stormWindow}, an expired pause.
+   * {@code longestWindow}, episodes no webhook carried for as long (Alertmanager re-sends what still fires at
+   * least hourly), an expired pause. Sightings are one per node at most.
    */
-  public FleetState pruned(Instant now, Duration longestWindow, Duration stormWindow) {
+  public FleetState pruned(Instant now, Duration longestWindow) {
     Instant from = now.minus(longestWindow);
-    Instant stormFrom = now.minus(stormWindow);
     List<Instant> fleet = starts.stream().filter(t -> t.isAfter(from)).toList();
     Map<String, List<Instant>> byPlaybook = new TreeMap<>();
     playbookStarts.forEach((k, v) -> {
@@ -108,13 +162,17 @@ public record FleetState(
         byPlaybook.put(k, kept);
       }
     });
-    Map<String, Instant> seen = new TreeMap<>();
-    firing.forEach((k, v) -> {
-      if (v.isAfter(stormFrom)) {
-        seen.put(k, v);
+    Optional<Pause> livePause = pause.filter(p -> p.until().isAfter(now));
+    return new FleetState(breaker, livePause, fleet, byPlaybook, seenSince(firing, from), seenSince(acknowledged, from));
+  }
+
+  private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {
+    Map<String, Sighting> kept = new TreeMap<>();
+    sightings.forEach((k, v) -> {
+      if (v.seenAt().isAfter(from)) {
+        kept.put(k, v);
       }
     });
-    Optional<Pause> livePause = pause.filter(p -> p.until().isAfter(now));
-    return new FleetState(breaker, livePause, fleet, byPlaybook, seen);
+    return kept;
   }
 }

@@ -81,6 +81,59 @@ class SafetyEngineTest {
   }
 
   @Test
+  void aBacklogOf200AlertsThatStartedTwoDaysAgoOpensTheBreakerAndQuarantinesNone() {
+    InMemoryCluster cluster = Fleets.nodes(1000);
+    FleetGate gate = Fleets.gate(cluster, Fleets.limits("10%", "10/1h", 5, "1h"), Fleets.store(), clock);
+    RemediationEngine engine = Fleets.engine(cluster, SHIPPED, gate, false, d -> { }, clock);
+    Instant twoDaysAgo = Alerts.STARTS.minus(Duration.ofDays(2));
+    Alert[] backlog = IntStream.range(0, 200).mapToObj(i -> xid(i, twoDaysAgo.plusSeconds(i % 60))).toArray(Alert[]::new);
+
+    WebhookResult result = engine.handle(Alerts.message(backlog));
+
+    assertThat(result.decisions()).allSatisfy(d -> assertThat(d.reason()).isEqualTo(Reason.BREAKER_OPEN));
+    assertThat(IntStream.range(0, 1000).filter(i -> quarantined(cluster, i))).isEmpty();
+  }
+
+  @Test
+  void aBacklogSplitOver20WebhooksInRandomOrderOpensTheBreakerOnceMoreThanTheThresholdArrived() {
+    InMemoryCluster cluster = Fleets.nodes(1000);
+    FleetGate gate = Fleets.gate(cluster, Fleets.limits("10%", "100/1h", 5, "1h"), Fleets.store(), clock);
+    RemediationEngine engine = Fleets.engine(cluster, SHIPPED, gate, false, d -> { }, clock);
+    List<Alert> backlog = new ArrayList<>(IntStream.range(0, 200)
+        .mapToObj(i -> xid(i, Alerts.STARTS.minus(Duration.ofHours(30)).plusSeconds(i))).toList());
+    java.util.Collections.shuffle(backlog, new java.util.Random(20261123));
+    int acted = 0;
+    for (int webhook = 0; webhook < 20; webhook++) {
+      for (Decision d : engine.handle(Alerts.message(backlog.subList(webhook * 10, webhook * 10 + 10).toArray(Alert[]::new)))
+          .decisions()) {
+        acted += d.reason() == Reason.ACTIONS_APPLIED ? 1 : 0;
+      }
+      clock.advance(Duration.ofSeconds(7));
+    }
+    // The first webhook brings 10 nodes: more than 5 before any is acted on.
+    assertThat(acted).isZero();
+    assertThat(gate.snapshot().breaker().open()).isTrue();
+  }
+
+  @Test
+  void resendsOf200EpisodesTheLedgerKnowsNeverOpenTheBreaker() {
+    InMemoryCluster cluster = Fleets.nodes(1000);
+    // A leader with a generous breaker quarantined 200 nodes that failed together (a human judged it real).
+    FleetGate generous = Fleets.gate(cluster, Fleets.limits("50%", "1000/1h", 1000, "1h"), Fleets.store(), clock);
+    Alert[] episodes = IntStream.range(0, 200).mapToObj(i -> xid(i, Alerts.STARTS)).toArray(Alert[]::new);
+    Fleets.engine(cluster, SHIPPED, generous, false, d -> { }, clock).handle(Alerts.message(episodes));
+    assertThat(IntStream.range(0, 200).filter(i -> quarantined(cluster, i))).hasSize(200);
+
+    // The next leader, with the default-like breaker, receives Alertmanager's re-sends of all of them.
+    clock.advance(Duration.ofMinutes(5));
+    FleetGate strict = Fleets.gate(cluster, Fleets.limits("50%", "1000/1h", 5, "1h"), Fleets.store(), clock);
+    WebhookResult resent = Fleets.engine(cluster, SHIPPED, strict, false, d -> { }, clock).handle(Alerts.message(episodes));
+
+    assertThat(resent.decisions()).allSatisfy(d -> assertThat(d.reason()).isEqualTo(Reason.DUPLICATE_EPISODE));
+    assertThat(strict.snapshot().breaker().open()).isFalse();
+  }
+
+  @Test
   void resetReplaysNoBacklogAndActsOnlyOnAlertsStillFiring() throws Exception {
     InMemoryCluster cluster = Fleets.nodes(100);
     FleetGate gate = Fleets.gate(cluster, Fleets.limits("50%", "100/1h", 5, "1h"), Fleets.store(), clock);
@@ -94,7 +147,7 @@ class SafetyEngineTest {
     gate.resetBreaker("test");
     assertThat(IntStream.range(0, 20).filter(i -> quarantined(cluster, i))).as("the reset itself acts on nothing").isEmpty();
 
-    // Alertmanager re-sends what still fires; once its start is out of the storm window it is one node, acted on.
+    // Alertmanager re-sends what still fires; the reset acknowledged the storm, so it is one node, acted on.
     clock.advance(Duration.ofMinutes(11));
     Decision d = engine.handle(Alerts.message(storm[0])).decisions().get(0);
     assertThat(d.reason()).isEqualTo(Reason.ACTIONS_APPLIED);

@@ -137,16 +137,54 @@ class FleetGateTest {
     gate.observe(Map.of("n5", T0));   // a sixth node in a later webhook: 6 > 5
     assertThat(check("n1")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
     assertThat(store.announcements()).singleElement().asString().startsWith("RemediationBreakerOpen: Storm breaker opened: "
-        + "6 nodes started firing remediation alerts within 10m (more than 5): n0, n1, n2, n3, n4, n5");
+        + "6 nodes started firing remediation alerts within 10m of each other (more than 5): n0, n1, n2, n3, n4, n5");
   }
 
   @Test
-  void alertsThatStartedLongAgoAreNotAStorm() {
-    Map<String, Instant> old = new HashMap<>();
-    IntStream.range(0, 10).forEach(i -> old.put("n" + i, T0.minus(Duration.ofHours(3))));
-    gate.observe(old);
-    gate.observe(Map.of("n11", T0));
-    assertThat(check("n11")).isEmpty();
+  void aStormThatStartedTwoDaysAgoAndArrivesLateTripsTheBreakerAsALiveOneDoes() {
+    Map<String, Instant> replayed = new HashMap<>();
+    IntStream.range(0, 10).forEach(i -> replayed.put("n" + i, T0.minus(Duration.ofDays(2)).plusSeconds(i * 20)));
+    gate.observe(replayed);
+    assertThat(check("n11")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+  }
+
+  @Test
+  void aSlowTrickleOfOldIndependentFaultsIsNotAStorm() {
+    // 15 faults that started an hour apart over the last two days, all delivered now, then a live one.
+    Map<String, Instant> trickle = new HashMap<>();
+    IntStream.range(0, 15).forEach(i -> trickle.put("n" + i, T0.minus(Duration.ofHours(48 - i))));
+    gate.observe(trickle);
+    gate.observe(Map.of("n15", T0));
+    assertThat(check("n15")).isEmpty();
+    assertThat(gate.snapshot().breakerNodesInWindow()).isEqualTo(1);
+  }
+
+  @Test
+  void theLargestGroupOfStartsWithinTheWindowIsTheStorm() {
+    // Two groups of 4 nodes 20 minutes apart: neither is more than 5; a fifth and sixth near the second group is.
+    Map<String, Instant> two = new HashMap<>();
+    IntStream.range(0, 4).forEach(i -> two.put("a" + i, T0.minus(Duration.ofMinutes(30))));
+    IntStream.range(0, 4).forEach(i -> two.put("b" + i, T0.minus(Duration.ofMinutes(10))));
+    gate.observe(two);
+    assertThat(check("n1")).isEmpty();
+    gate.observe(Map.of("b4", T0.minus(Duration.ofMinutes(1)), "b5", T0));
+    assertThat(check("n1")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+    assertThat(store.announcements()).singleElement().asString().contains("6 nodes").contains("b0, b1, b2, b3, b4, b5");
+  }
+
+  @Test
+  void theStormsAlertsResentAfterAResetDoNotReopenItButANewStormDoes() throws Exception {
+    Map<String, Instant> storm = new HashMap<>();
+    IntStream.range(0, 8).forEach(i -> storm.put("n" + i, T0));
+    gate.observe(storm);
+    gate.resetBreaker("test");
+    clock.advance(Duration.ofMinutes(1));
+    gate.observe(storm);   // Alertmanager re-sends what still fires with the next group change
+    assertThat(gate.snapshot().breaker().open()).isFalse();
+    Map<String, Instant> next = new HashMap<>();
+    IntStream.range(8, 14).forEach(i -> next.put("n" + i, T0.plusSeconds(60)));
+    gate.observe(next);
+    assertThat(gate.snapshot().breaker().open()).isTrue();
   }
 
   @Test

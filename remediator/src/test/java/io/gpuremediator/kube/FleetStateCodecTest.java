@@ -1,0 +1,40 @@
+package io.gpuremediator.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuremediator.safety.FleetState;
+import io.gpuremediator.safety.FleetState.Breaker;
+import io.gpuremediator.safety.FleetState.Pause;
+import io.gpuremediator.safety.FleetState.Sighting;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class FleetStateCodecTest {
+  private static final Instant T = Instant.parse("2026-11-23T10:00:00Z");
+
+  @Test
+  void everyFieldSurvivesTheRoundTrip() {
+    FleetState s = new FleetState(new Breaker(true, T, "6 nodes"), Optional.of(new Pause("rack 7", T.plusSeconds(600), T)),
+        List.of(T), Map.of("gpu-hardware-xid", List.of(T)), Map.of("n1", new Sighting(T.minusSeconds(172_800), T)),
+        Map.of("n2", new Sighting(T.minusSeconds(60), T.plusSeconds(5))));
+    assertThat(FleetStateCodec.decode(FleetStateCodec.encode(s))).isEqualTo(s);
+  }
+
+  @Test
+  void aStateWrittenBeforeSightingsHadASeenTimeIsRead() {
+    FleetState s = FleetStateCodec.decode("{\"v\":1,\"breaker\":{\"open\":false},\"starts\":[],\"playbook_starts\":{},"
+        + "\"firing\":{\"n1\":\"2026-11-23T10:00:00Z\"}}");
+    assertThat(s.firing()).containsExactly(Map.entry("n1", new Sighting(T, T)));
+    assertThat(s.acknowledged()).isEmpty();
+  }
+
+  @Test
+  void anUnreadableSightingFailsTheWholeState() {
+    assertThatThrownBy(() -> FleetStateCodec.decode("{\"firing\":{\"n1\":{\"started\":\"yesterday\"}}}"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("fleet state is unreadable: ");
+  }
+}
