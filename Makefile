@@ -2,6 +2,7 @@
 #   make demo    the whole loop on 127.0.0.1, a scripted story printed as a timeline (installs and builds first)
 #   make test    every test and check of the project (installs what is missing first)
 #   make bench   the benchmarks; prints what it measured
+#   make fuzz    a long run of the webhook fuzzer (N payloads, default 100000; SEED=...)
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -16,12 +17,13 @@ NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
               prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager \
               kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck
 
-.PHONY: help deps build demo test test-java test-signals test-deploy bench clean
+.PHONY: help deps build demo test test-java test-signals test-deploy bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, and play the story on the whole loop (VERBOSE=1: raw webhooks)"
 	@echo "make test   - install what is missing, build, run every test and check"
 	@echo "make bench  - build and run the benchmarks"
+	@echo "make fuzz   - fuzz the webhook endpoint with N payloads (default 100000; SEED=...)"
 
 deps:
 	@missing=""; for pair in $(NEEDS); do \
@@ -71,6 +73,14 @@ $(VALIDATOR)/node_modules/.installed: $(VALIDATOR)/package-lock.json
 
 bench: build
 	java -jar $(BENCH_JAR) $(JAR) deploy/playbooks .bench .
+
+# The webhook fuzzer of make test (a fixed count there), for as long as you like.
+N    ?= 100000
+SEED ?= 20261123
+fuzz: deps
+	$(MVN) -q -pl remediator test -Dtest=WebhookFuzzMockTest -Dsurefire.failIfNoSpecifiedTests=false \
+	  -Dfuzz.count=$(N) -Dfuzz.seed=$(SEED)
+	@grep -h '^fuzzed' remediator/target/surefire-reports/*WebhookFuzzMockTest-output.txt
 
 clean:
 	$(MVN) -q clean

@@ -1,0 +1,281 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Seeded mutations of valid Alertmanager payloads, posted to the whole service over HTTP against the mock API:
+ * wrong types at every path, huge strings, control and bidi characters, deep nesting, truncated and corrupted
+ * JSON, 1,000-alert payloads, hostile node labels. {@code make test} runs a fixed count; {@code make fuzz N=...}
+ * a long run ({@code -Dfuzz.count}, {@code -Dfuzz.seed}).
+ *
+ * <p>After the run: every answer was 200, 400 or 413 (never a 5xx: the mock API does not fail, so no retry is
+ * due); no node outside the valid targets (not a GPU node, or excluded) was touched; the service is alive and
+ * decides a normal webhook; the heap after a full GC has not grown with the count.
+ */
+@EnableKubernetesMockClient(crud = true)
+class WebhookFuzzMockTest {
+  static KubernetesMockServer server;
+  static KubernetesClient mockClient;
+  @TempDir static Path dir;
+
+  private static final long SEED = Long.getLong("fuzz.seed", 20261123L);
+  private static final int COUNT = Integer.getInteger("fuzz.count", 1500);
+  private static final int GPU_NODES = 20;
+  private static final int BODY_LIMIT = 1 << 20;
+  private static final String TOKEN = "fuzz-token-0123456789abcdef0123456789";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final List<String> HOSTILE_NODES = List.of("../../etc/passwd", "gpu-node-1\u0000", "GPU-NODE-1", "gpu-node-1 ",
+      " gpu-node-1", "gpu-node-1\n", "kube-system", "*", "", "gpu-node-" + "9".repeat(300), "gpu-node-1\"}", "cpu-node-1",
+      "gpu-node-excluded", "${jndi:ldap://127.0.0.1/x}", "{{ .Values }}", "gpu\u2011node\u20111", "gpu-node-\u202e1", "%2e%2e%2f");
+  private static final String ODD_CHARS = "\u0000\u0007\u001b\n\r\t\u202e\u2066\u2069\u200b\ufeff\ud800\\\"<>&'";
+
+  private static KubernetesClient client;
+  private static RemediatorService service;
+  private static int port;
+
+  @BeforeAll
+  static void start() throws Exception {
+    client = Nodes.noRetry(mockClient);
+    for (int i = 0; i < GPU_NODES; i++) {
+      client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
+    }
+    client.nodes().resource(Nodes.node("cpu-node-1", "10.0.1.1", Map.of())).create();
+    client.nodes().resource(Nodes.node("gpu-node-excluded", "10.0.1.2",
+        Map.of("nvidia.com/gpu.present", "true", "gpu-remediator.io/exclude", "true"))).create();
+    Path playbooks = Files.createDirectories(dir.resolve("playbooks"));
+    try (Stream<Path> shipped = Files.list(Path.of("../deploy/playbooks"))) {
+      for (Path p : shipped.toList()) {
+        Files.copy(p, playbooks.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    Files.writeString(dir.resolve("token"), TOKEN + "\n");
+    Path config = dir.resolve("remediator.yaml");
+    // Limits that let valid payloads act, so that the fuzzer exercises the path that writes.
+    Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [playbooks]\nauth: {bearer_token_file: token}\n"
+        + "max_body_bytes: " + BODY_LIMIT + "\n"
+        + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n");
+    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Alerts.liveClock());
+    port = service.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> status("/readyz") == 200);
+  }
+
+  @AfterAll
+  static void stop() {
+    service.close();
+    client.close();
+  }
+
+  @Test
+  void seededMutationsOfValidPayloadsNeverBreakTheServiceNorTouchANodeOutsideTheTargets() throws Exception {
+    String cpuVersion = resourceVersion("cpu-node-1");
+    String excludedVersion = resourceVersion("gpu-node-excluded");
+    Random random = new Random(SEED);
+    Map<Integer, Integer> statuses = new TreeMap<>();
+    Map<String, Integer> kinds = new TreeMap<>();
+    List<String> unexpected = new ArrayList<>();
+    long heapBefore = 0;
+    long started = System.nanoTime();
+    for (int i = 0; i < COUNT; i++) {
+      if (i == Math.min(100, COUNT / 2)) {
+        heapBefore = heapAfterGc();   // after a warm-up: caches, JIT and the mock's first objects are in
+      }
+      Mutation m = mutate(random);
+      kinds.merge(m.kind(), 1, Integer::sum);
+      HttpResponse<String> r = post(m.body());
+      statuses.merge(r.statusCode(), 1, Integer::sum);
+      if (r.statusCode() != 200 && r.statusCode() != 400 && r.statusCode() != 413 && unexpected.size() < 5) {
+        unexpected.add("#" + i + " " + m.kind() + ": " + r.statusCode() + " " + r.body() + " for "
+            + new String(m.body(), 0, Math.min(300, m.body().length), StandardCharsets.UTF_8));
+      }
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    long heapAfter = heapAfterGc();
+
+    HttpResponse<String> normal = post(Alerts.json(Alerts.xid("gpu-node-19", "79")).getBytes(StandardCharsets.UTF_8));
+    System.out.printf(Locale.ROOT, "fuzzed %,d payloads (seed %d) in %.1f s: mutations %s; answers %s; heap after GC %d -> %d MiB;"
+        + " cpu-node-1 and gpu-node-excluded touched: %s%n", COUNT, SEED, seconds, kinds, statuses, heapBefore >> 20, heapAfter >> 20,
+        !cpuVersion.equals(resourceVersion("cpu-node-1")) || !excludedVersion.equals(resourceVersion("gpu-node-excluded")));
+    assertThat(unexpected).as("answers other than 200, 400 and 413").isEmpty();
+    assertThat(resourceVersion("cpu-node-1")).as("a node without GPUs is never a target").isEqualTo(cpuVersion);
+    assertThat(resourceVersion("gpu-node-excluded")).as("an excluded node is never a target").isEqualTo(excludedVersion);
+    assertThat(status("/healthz")).isEqualTo(200);
+    assertThat(normal.statusCode()).isEqualTo(200);
+    assertThat(new JsonObject(normal.body()).getInteger("alerts")).isEqualTo(1);
+    assertThat(heapAfter - heapBefore).as("heap growth after a full GC, bytes").isLessThan(128L << 20);
+  }
+
+  /** A payload and what was done to it. */
+  private record Mutation(String kind, byte[] body) {
+    Mutation(String kind, String body) {
+      this(kind, body.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private static Mutation mutate(Random r) {
+    JsonObject valid = new JsonObject(Alerts.json(alerts(r, 1 + r.nextInt(5))));
+    return switch (r.nextInt(10)) {
+      case 0 -> new Mutation("valid", valid.encode());
+      case 1 -> new Mutation("wrong-type", wrongType(valid, r).encode());
+      case 2 -> new Mutation("huge-string", withString(valid, r, "x".repeat(r.nextBoolean() ? 200_000 : BODY_LIMIT)).encode());
+      case 3 -> new Mutation("odd-characters", withString(valid, r, oddString(r)).encode());
+      case 4 -> new Mutation("deep-nesting", deepNesting(valid, r));
+      case 5 -> {
+        String body = valid.encode();
+        yield new Mutation("truncated", body.substring(0, r.nextInt(body.length())));
+      }
+      case 6 -> new Mutation("corrupted", corrupted(valid.encode(), r));
+      case 7 -> new Mutation("1000-alerts", r.nextInt(4) == 0 ? Alerts.json(alerts(r, 1000)) : valid.encode());
+      case 8 -> new Mutation("hostile-node", hostileNode(valid, r).encode());
+      default -> new Mutation("duplicate-keys", valid.encode().replaceFirst("\"status\":\"(\\w+)\"", "\"status\":\"$1\",\"status\":7"));
+    };
+  }
+
+  private static Alert[] alerts(Random r, int n) {
+    Alert[] out = new Alert[n];
+    for (int i = 0; i < n; i++) {
+      String node = "gpu-node-" + r.nextInt(GPU_NODES + 2);   // now and then a node that does not exist
+      Alert a = Alerts.xid(node, r.nextBoolean() ? "79" : "48");
+      out[i] = r.nextInt(4) == 0 ? Alerts.resolved(a) : r.nextInt(8) == 0
+          ? Alerts.alert(AlertStatus.FIRING, "GpuThermal", "th" + i, Map.of("node", node, "severity", "warning")) : a;
+    }
+    return out;
+  }
+
+  /** Every value path of the payload, as the containers that hold it and the key or index in each. */
+  private static List<Object[]> paths(Object container, List<Object[]> out) {
+    if (container instanceof JsonObject o) {
+      for (String k : o.fieldNames()) {
+        out.add(new Object[] {o, k});
+        paths(o.getValue(k), out);
+      }
+    } else if (container instanceof JsonArray a) {
+      for (int i = 0; i < a.size(); i++) {
+        out.add(new Object[] {a, i});
+        paths(a.getValue(i), out);
+      }
+    }
+    return out;
+  }
+
+  private static Object randomValue(Random r) {
+    return switch (r.nextInt(7)) {
+      case 0 -> r.nextLong();
+      case 1 -> r.nextDouble() * 1e300;
+      case 2 -> r.nextBoolean();
+      case 3 -> new JsonArray().add(1).add("a");
+      case 4 -> new JsonObject().put("k", "v");
+      case 5 -> "";
+      default -> null;
+    };
+  }
+
+  private static JsonObject wrongType(JsonObject payload, Random r) {
+    List<Object[]> paths = paths(payload, new ArrayList<>());
+    Object[] p = paths.get(r.nextInt(paths.size()));
+    if (p[0] instanceof JsonObject o) {
+      o.put((String) p[1], randomValue(r));
+    } else {
+      ((JsonArray) p[0]).set((Integer) p[1], randomValue(r));
+    }
+    return payload;
+  }
+
+  private static JsonObject withString(JsonObject payload, Random r, String value) {
+    List<Object[]> strings = paths(payload, new ArrayList<>()).stream()
+        .filter(p -> (p[0] instanceof JsonObject o ? o.getValue((String) p[1]) : ((JsonArray) p[0]).getValue((Integer) p[1]))
+            instanceof String).toList();
+    Object[] p = strings.get(r.nextInt(strings.size()));
+    if (p[0] instanceof JsonObject o) {
+      o.put((String) p[1], r.nextBoolean() ? value : o.getString((String) p[1]) + value);
+    } else {
+      ((JsonArray) p[0]).set((Integer) p[1], value);
+    }
+    return payload;
+  }
+
+  private static String oddString(Random r) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0, n = 1 + r.nextInt(40); i < n; i++) {
+      b.append(ODD_CHARS.charAt(r.nextInt(ODD_CHARS.length())));
+    }
+    return b.toString();
+  }
+
+  private static String deepNesting(JsonObject payload, Random r) {
+    int depth = 500 + r.nextInt(r.nextBoolean() ? 2_000 : 200_000);
+    String open = r.nextBoolean() ? "[" : "{\"a\":";
+    String close = open.equals("[") ? "]" : "}";
+    String nested = open.repeat(depth) + "1" + close.repeat(depth);
+    return payload.encode().replaceFirst("\"labels\":\\{", "\"labels\":{\"deep\":" + java.util.regex.Matcher.quoteReplacement(nested) + ",");
+  }
+
+  private static byte[] corrupted(String body, Random r) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    for (int i = 0, n = 1 + r.nextInt(8); i < n; i++) {
+      bytes[r.nextInt(bytes.length)] = (byte) r.nextInt(256);
+    }
+    return bytes;
+  }
+
+  private static JsonObject hostileNode(JsonObject payload, Random r) {
+    JsonArray alerts = payload.getJsonArray("alerts");
+    alerts.getJsonObject(r.nextInt(alerts.size())).getJsonObject("labels").put("node", HOSTILE_NODES.get(r.nextInt(HOSTILE_NODES.size())));
+    return payload;
+  }
+
+  private static long heapAfterGc() {
+    System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static String resourceVersion(String node) {
+    Node n = client.nodes().withName(node).get();
+    return n.getMetadata().getResourceVersion();
+  }
+
+  private static HttpResponse<String> post(byte[] body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKEN).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static int status(String path) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
+        HttpResponse.BodyHandlers.discarding()).statusCode();
+  }
+}
