@@ -58,6 +58,7 @@ public final class Bench {
     System.out.printf(Locale.ROOT, "machine: CPUs %s (%s), %s %s; payload: %d alerts, %d bytes%n",
         Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), cpuModel(), System.getProperty("java.vm.name"),
         System.getProperty("java.version"), STORM, payload.length());
+    System.out.println(Calibration.line());
 
     if (runs("throughput")) {
       System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"

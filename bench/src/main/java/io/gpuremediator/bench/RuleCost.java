@@ -114,6 +114,7 @@ final class RuleCost {
       }
       groups.putAll(evaluations(http, prom, reloaded, true));
       report(http, prom, nodes, groups);
+      System.out.println("machine speed at the end of the measurement (Prometheus still running), " + Calibration.line());
     } finally {
       exporter.stop(0);
       scrapes.shutdownNow();
