@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What was decided for one alert of one webhook.
+ * What was decided for one alert of one webhook. Text that came from the alert is capped (a label value of a
+ * megabyte would otherwise be kept in the decision log and written to every log line and answer about it).
  *
  * @param node the resolved node name, or empty when none was resolved
  * @param playbook the matching playbook, or empty
@@ -23,18 +24,28 @@ public record Decision(
     String detail,
     List<ActionRecord> actions) {
 
-  /** Validates presence and copies the actions. */
+  /** The most characters a name (fingerprint, alertname, node) keeps; a Kubernetes name is at most 253. */
+  public static final int NAME_CHARS = 512;
+  /** The most characters the detail keeps. */
+  public static final int DETAIL_CHARS = 2048;
+
+  /** Validates presence, caps text from the alert and copies the actions. */
   public Decision {
     Objects.requireNonNull(time, "time");
-    Objects.requireNonNull(fingerprint, "fingerprint");
+    fingerprint = capped(Objects.requireNonNull(fingerprint, "fingerprint"), NAME_CHARS);
     Objects.requireNonNull(startsAt, "startsAt");
-    Objects.requireNonNull(alertname, "alertname");
+    alertname = capped(Objects.requireNonNull(alertname, "alertname"), NAME_CHARS);
     Objects.requireNonNull(status, "status");
-    node = node == null ? "" : node;
+    node = node == null ? "" : capped(node, NAME_CHARS);
     playbook = playbook == null ? "" : playbook;
     Objects.requireNonNull(reason, "reason");
-    detail = detail == null ? "" : detail;
+    detail = detail == null ? "" : capped(detail, DETAIL_CHARS);
     actions = List.copyOf(actions);
+  }
+
+  /** The text, or its first {@code max} characters and how many more there were. */
+  static String capped(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max) + "...(" + (text.length() - max) + " more characters)";
   }
 
   /** The outcome, which follows from the reason. */

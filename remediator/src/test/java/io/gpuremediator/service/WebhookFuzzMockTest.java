@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>After the run: every answer was 200, 400 or 413 (never a 5xx: the mock API does not fail, so no retry is
  * due); no node outside the valid targets (not a GPU node, or excluded) was touched; the service is alive and
- * decides a normal webhook; the heap after a full GC has not grown with the count.
+ * decides a normal webhook; the heap after a full GC has not grown with the count; no decision is larger than
+ * a few KiB, whatever the payload carried.
  */
 @EnableKubernetesMockClient(crud = true)
 class WebhookFuzzMockTest {
@@ -107,6 +108,7 @@ class WebhookFuzzMockTest {
     Map<Integer, Integer> statuses = new TreeMap<>();
     Map<String, Integer> kinds = new TreeMap<>();
     List<String> unexpected = new ArrayList<>();
+    List<String> oversized = new ArrayList<>();
     long heapBefore = 0;
     long started = System.nanoTime();
     for (int i = 0; i < COUNT; i++) {
@@ -117,6 +119,12 @@ class WebhookFuzzMockTest {
       kinds.merge(m.kind(), 1, Integer::sum);
       HttpResponse<String> r = post(m.body());
       statuses.merge(r.statusCode(), 1, Integer::sum);
+      // What a hostile payload leaves in a decision (kept in the decision log, written in every log line and
+      // answer about it) is bounded, whatever the payload carried.
+      if (r.statusCode() == 200 && r.body().length() > 1024 + 2048 * new JsonObject(r.body()).getInteger("alerts")
+          && oversized.size() < 5) {
+        oversized.add("#" + i + " " + m.kind() + ": " + r.body().length() + " characters");
+      }
       if (r.statusCode() != 200 && r.statusCode() != 400 && r.statusCode() != 413 && unexpected.size() < 5) {
         unexpected.add("#" + i + " " + m.kind() + ": " + r.statusCode() + " " + r.body() + " for "
             + new String(m.body(), 0, Math.min(300, m.body().length), StandardCharsets.UTF_8));
@@ -136,6 +144,7 @@ class WebhookFuzzMockTest {
     assertThat(normal.statusCode()).isEqualTo(200);
     assertThat(new JsonObject(normal.body()).getInteger("alerts")).isEqualTo(1);
     assertThat(heapAfter - heapBefore).as("heap growth after a full GC, bytes").isLessThan(128L << 20);
+    assertThat(oversized).as("answers larger than 2 KiB a decision").isEmpty();
   }
 
   /** A payload and what was done to it. */
