@@ -303,8 +303,8 @@ public final class FleetGate implements SafetyGate {
       return new SafetySnapshot(loaded, countedSelected, countedUnavailable,
           limits.maxUnavailable().of(countedSelected), limits.rate().toString(),
           FleetState.countWithin(state.starts(), now, limits.rate().window()), perPlaybook, state.breaker(),
-          state.pruned(now, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(), limits.breakerWindow(), limits.autoResetAfter(),
-          activePause(now));
+          state.pruned(now, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
+          limits.breakerWindow(), limits.autoResetAfter(), activePause(now));
     } finally {
       lock.unlock();
     }
