@@ -80,7 +80,7 @@ SEED ?= 20261123
 fuzz: deps
 	$(MVN) -q -pl remediator test -Dtest=WebhookFuzzMockTest -Dsurefire.failIfNoSpecifiedTests=false \
 	  -Dfuzz.count=$(N) -Dfuzz.seed=$(SEED)
-	@grep -h '^fuzzed' remediator/target/surefire-reports/*WebhookFuzzMockTest-output.txt
+	@grep -h '^fuzzed [0-9,]* payloads' remediator/target/surefire-reports/*WebhookFuzzMockTest-output.txt
 
 clean:
 	$(MVN) -q clean

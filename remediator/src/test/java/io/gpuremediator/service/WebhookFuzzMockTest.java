@@ -115,6 +115,10 @@ class WebhookFuzzMockTest {
       if (i == Math.min(100, COUNT / 2)) {
         heapBefore = heapAfterGc();   // after a warm-up: caches, JIT and the mock's first objects are in
       }
+      if (i > 0 && i % 10_000 == 0) {
+        System.out.printf(Locale.ROOT, "fuzzed %,d of %,d payloads in %.0f s: answers %s%n", i, COUNT, (System.nanoTime() - started) / 1e9,
+            statuses);
+      }
       Mutation m = mutate(random);
       kinds.merge(m.kind(), 1, Integer::sum);
       HttpResponse<String> r = post(m.body());
