@@ -51,6 +51,7 @@ final class RuleCost {
   private static final long HISTORY_SECONDS = 2 * 3600;
   private static final long BLOCK_SECONDS = 2 * 3600;
   private static final long DAY_SECONDS = 24 * 3600;
+  private static final long HOUR_SECONDS = 3600;
   private static final int MEASURED = 3;
   /** The longest range most rules read (increase over 10 m, XID codes held 10 m). */
   private static final long STEADY_AFTER_SECONDS = 600;
@@ -155,13 +156,13 @@ final class RuleCost {
     return new Yaml().dump(config);
   }
 
-  /** One OpenMetrics input to promtool: these families from {@code from} to {@code to}, both included. */
-  private record Part(List<List<SyntheticFleet.Series>> families, long from, long to) {}
+  /** One OpenMetrics input to promtool: these families every {@code step} seconds from {@code from} to {@code to}, both included. */
+  private record Part(List<List<SyntheticFleet.Series>> families, long from, long to, long step) {}
 
   /**
    * Writes the history as OpenMetrics, one file per 2 h block, and lets promtool turn each into a block. The
-   * day before the history holds the series a rule reads over a day (the GPU capacity), so that its range is as
-   * long as in production.
+   * day before the history holds the GPU capacity and its hourly record (which a rule reads over a day), so that
+   * those ranges are as long as in production.
    */
   private static void backfill(SyntheticFleet fleet, Path dir, Path data, long from, long to) throws Exception {
     long started = System.nanoTime();
@@ -172,16 +173,18 @@ final class RuleCost {
     List<Part> parts = new ArrayList<>();
     for (long t = from; t <= to; ) {
       long blockEnd = Math.min(to, (t / BLOCK_SECONDS + 1) * BLOCK_SECONDS - STEP_SECONDS);
-      parts.add(new Part(families, t, blockEnd));
+      parts.add(new Part(families, t, blockEnd, STEP_SECONDS));
       t = blockEnd + STEP_SECONDS;
     }
-    parts.add(new Part(List.of(fleet.capacity()), to - DAY_SECONDS, from - STEP_SECONDS));
+    parts.add(new Part(List.of(fleet.capacity()), to - DAY_SECONDS, from - STEP_SECONDS, STEP_SECONDS));
+    // The hourly group's record, as it would be after a day: what the expected GPU count reads over the day.
+    parts.add(new Part(List.of(fleet.hourlyCapacity()), (to - DAY_SECONDS) / HOUR_SECONDS * HOUR_SECONDS, to, HOUR_SECONDS));
     List<Process> promtools = new ArrayList<>();
     List<Path> inputs = new ArrayList<>();
     for (Part part : parts) {
       Path om = dir.resolve("history-" + part.from() + ".om");
       try (Writer w = Files.newBufferedWriter(om, StandardCharsets.UTF_8)) {
-        SyntheticFleet.openMetrics(part.families(), part.from(), part.to(), STEP_SECONDS, w);
+        SyntheticFleet.openMetrics(part.families(), part.from(), part.to(), part.step(), w);
         w.write("# EOF\n");
       }
       inputs.add(om);
@@ -198,7 +201,7 @@ final class RuleCost {
       Files.delete(inputs.get(i));
     }
     long samples = series * ((to - from) / STEP_SECONDS + 1);
-    System.out.printf(Locale.ROOT, "history: %,d series x %d samples (2 h at %d s) = %,d samples, and the GPU capacity over the day before,"
+    System.out.printf(Locale.ROOT, "history: %,d series x %d samples (2 h at %d s) = %,d samples, and the GPU capacity and its hourly record over the day before,"
         + " %.1f GB of OpenMetrics written in %.0f s,"
         + " promtool backfill done %.0f s later%n", series, (to - from) / STEP_SECONDS + 1, STEP_SECONDS, samples, bytes / 1e9,
         (written - started) / 1e9, (System.nanoTime() - written) / 1e9);
@@ -220,6 +223,9 @@ final class RuleCost {
         for (JsonNode g : http.get(prom + "/api/v1/rules", null).path("data").path("groups")) {
           String name = g.path("name").asText();
           String at = g.path("lastEvaluation").asText();
+          if (g.path("interval").asDouble() > STEP_SECONDS) {
+            continue; // evaluated rarely (hourly): measured apart, by query, in the report
+          }
           if (g.path("file").asText().contains("/opt-in/") == optIn && !at.startsWith("0001") && !at.equals(lastSeen.put(name, at)) && !Instant.parse(at).isBefore(steady)) {
             groups.computeIfAbsent(name, k -> new Group(g.path("rules").size(), optIn, new ArrayList<>()))
                 .seconds().add(g.path("evaluationTime").asDouble());
@@ -257,6 +263,21 @@ final class RuleCost {
           median * 1000, worst * 1000, e.getValue().seconds().get(0) * 1000,
           e.getValue().optIn() ? "  opt-in (rules/opt-in/): loaded afterwards, measured alone, not in the total" : "");
     }
+    for (JsonNode g : http.get(prom + "/api/v1/rules", null).path("data").path("groups")) {
+      double interval = g.path("interval").asDouble();
+      if (interval > STEP_SECONDS && !g.path("file").asText().contains("/opt-in/")) {
+        double seconds = 0;
+        for (JsonNode r : g.path("rules")) {
+          seconds += queryTime(http, prom, r.path("query").asText());
+        }
+        double share = seconds * STEP_SECONDS / interval;
+        total += share;
+        totalWorst += share;
+        System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (evaluated every %.0f s, not within this run: its rules take"
+            + " %.1f ms as instant queries, median of 5, counted as %.0f/%.0f of that)%n", g.path("name").asText(), g.path("rules").size(),
+            share * 1000, share * 1000, interval, seconds * 1000, (double) STEP_SECONDS, interval);
+      }
+    }
     System.out.printf(Locale.ROOT, "%-22s %5s  %7.1f ms  %7.1f ms; target: total < %.0f s per evaluation -> %s%n", "total", "",
         total * 1000, totalWorst * 1000, TARGET_SECONDS, totalWorst < TARGET_SECONDS ? "MET" : "NOT MET");
     List<String> rules = new ArrayList<>();
@@ -281,6 +302,21 @@ final class RuleCost {
     }
     found.sort(Comparator.naturalOrder());
     System.out.println("alerts on the synthetic faults (XID 79, DBE, link down, NVLink health FAIL on 1% of nodes each): " + found);
+  }
+
+  /** The median of 5 executions of {@code query} now, as Prometheus times it ({@code stats=all}), in seconds. */
+  private static double queryTime(Http http, String prom, String query) throws Exception {
+    List<Double> times = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      JsonNode stats = http.get(prom + "/api/v1/query?stats=all&query=" + URLEncoder.encode(query, StandardCharsets.UTF_8), null)
+          .path("data").path("stats").path("timings");
+      if (stats.isMissingNode()) {
+        throw new IllegalStateException("Prometheus gave no query timings for " + query);
+      }
+      times.add(stats.path("execTotalTime").asDouble());
+    }
+    Collections.sort(times);
+    return times.get(2);
   }
 
   private static Optional<Double> scalar(Http http, String prom, String query) throws Exception {

@@ -109,6 +109,11 @@ final class SyntheticFleet {
         + "job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", GPUS);
   }
 
+  /** The hourly record of each node's GPU capacity ({@code node:gpus_capacity:max1h}), read back over a day. */
+  List<Series> hourlyCapacity() {
+    return perNode("node:gpus_capacity:max1h", n -> "{node=\"" + node(n) + "\"}", GPUS);
+  }
+
   /**
    * What the recording rules read back over a range would hold after running for the whole history: the XID
    * codes GPUs hold ({@code gpu:dcgm_xid_errors:max} records non-zero codes only).
