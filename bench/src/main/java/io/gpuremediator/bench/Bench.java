@@ -33,6 +33,8 @@ public final class Bench {
   private static final int STORM = 200;
   /** Limits that refuse nothing in these runs: they measure the path that acts, not the limits. */
   static final String WIDE_LIMITS = "{max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}";
+  /** The load generator is one client sending as fast as it can: the per-client HTTP limits are lifted. */
+  static final String LOAD_LIMITS = "limits: {client_rate: 100000/1s, webhook_queue: 1024}\n";
 
   private Bench() {}
 
@@ -146,7 +148,7 @@ public final class Bench {
             .withRequestRetryBackoffLimit(0).build()).build()) {
       Path config = work.resolve("latency-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
-          + "]\nsafety: " + WIDE_LIMITS + "\n");
+          + "]\nsafety: " + WIDE_LIMITS + "\n" + LOAD_LIMITS);
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
           Clock.systemUTC())) {
         int port = awaitReady(service.start());

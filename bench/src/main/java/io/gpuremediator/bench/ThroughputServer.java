@@ -48,7 +48,7 @@ public final class ThroughputServer {
         .withRequestRetryBackoffLimit(0).build()).build();
     Path config = dir.resolve("throughput-remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\ndry_run: true\nplaybooks: ["
-        + playbooks.toAbsolutePath() + "]\nsafety: " + Bench.WIDE_LIMITS + "\n");
+        + playbooks.toAbsolutePath() + "]\nsafety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS);
     RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
         Clock.systemUTC());
     return Bench.awaitReady(service.start());

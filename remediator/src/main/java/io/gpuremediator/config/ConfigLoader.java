@@ -3,6 +3,7 @@ package io.gpuremediator.config;
 import io.gpuremediator.config.RemediatorConfig.Auth;
 import io.gpuremediator.config.RemediatorConfig.Breaker;
 import io.gpuremediator.config.RemediatorConfig.LeaderElection;
+import io.gpuremediator.config.RemediatorConfig.Limits;
 import io.gpuremediator.config.RemediatorConfig.Safety;
 import io.gpuremediator.config.RemediatorConfig.Tls;
 import io.gpuremediator.node.FieldRule;
@@ -75,12 +76,13 @@ public final class ConfigLoader {
     List<String> nodeFrom = nodeFrom(m, problems);
     Safety safety = safety(m, problems);
     LeaderElection leader = leaderElection(m, problems);
+    Limits limits = limits(m, problems);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new RemediatorConfig(lm.group(1).replaceAll("[\\[\\]]", ""), Integer.parseInt(lm.group(2)),
-        auth, tls, maxBody, playbooks, dryRun, kubeconfig, selector, nodeFrom, safety, leader));
+        auth, tls, maxBody, playbooks, dryRun, kubeconfig, selector, nodeFrom, safety, leader, limits));
   }
 
   private static Auth auth(MapReader m, Path base, Problems problems) {
@@ -146,5 +148,29 @@ public final class ConfigLoader {
       l.finish();
       return new LeaderElection(enabled, ns, lease);
     }).orElse(new LeaderElection(true, "gpu-remediator", "gpu-remediator"));
+  }
+
+  private static Limits limits(MapReader m, Problems problems) {
+    return m.map("limits", "limits").map(l -> {
+      Limits d = Limits.DEFAULTS;
+      long connections = l.count("max_connections").orElse((long) d.maxConnections());
+      if (connections < 16 || connections > 1_000_000) {
+        problems.add(l.at("max_connections"), "\"max_connections\" in limits must be between 16 and 1000000");
+      }
+      Duration idle = l.parsed("idle_timeout", Durations::parse).orElse(d.idleTimeout());
+      if (idle.compareTo(Duration.ofSeconds(1)) < 0 || idle.compareTo(Duration.ofHours(1)) > 0) {
+        problems.add(l.at("idle_timeout"), "\"idle_timeout\" in limits must be between 1s and 1h");
+      }
+      Rate clientRate = l.parsed("client_rate", Rate::parse).orElse(d.clientRate());
+      if (clientRate.count() < 1) {
+        problems.add(l.at("client_rate"), "\"client_rate\" in limits must allow at least 1 request");
+      }
+      long queue = l.count("webhook_queue").orElse((long) d.webhookQueue());
+      if (queue < 2 || queue > 1024) {
+        problems.add(l.at("webhook_queue"), "\"webhook_queue\" in limits must be between 2 and 1024");
+      }
+      l.finish();
+      return new Limits((int) Math.min(connections, Integer.MAX_VALUE), idle, clientRate, (int) Math.min(queue, Integer.MAX_VALUE));
+    }).orElse(Limits.DEFAULTS);
   }
 }

@@ -22,7 +22,8 @@ public record RemediatorConfig(
     LabelSelector nodeSelector,
     List<String> nodeFrom,
     Safety safety,
-    LeaderElection leaderElection) {
+    LeaderElection leaderElection,
+    Limits limits) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -35,6 +36,7 @@ public record RemediatorConfig(
     nodeFrom = List.copyOf(nodeFrom);
     Objects.requireNonNull(safety, "safety");
     Objects.requireNonNull(leaderElection, "leaderElection");
+    Objects.requireNonNull(limits, "limits");
   }
 
   /** How webhook and API callers authenticate: a bearer token from a file, or explicitly none. */
@@ -48,6 +50,15 @@ public record RemediatorConfig(
 
   /** The storm breaker: more than {@code nodes} distinct nodes firing within {@code window} opens it. */
   public record Breaker(int nodes, Duration window, Optional<Duration> autoResetAfter) {}
+
+  /**
+   * What one client, or all of them, may hold of the service: open connections (when full, the one idle longest
+   * gives way), how long a connection may sit idle, requests per client address, and webhooks in progress.
+   */
+  public record Limits(int maxConnections, Duration idleTimeout, Rate clientRate, int webhookQueue) {
+    /** The defaults: far above what an Alertmanager pair sends, far below what exhausts the service. */
+    public static final Limits DEFAULTS = new Limits(4096, Duration.ofSeconds(60), new Rate(100, Duration.ofSeconds(1)), 64);
+  }
 
   /** Leader election on a Lease. */
   public record LeaderElection(boolean enabled, String namespace, String lease) {}

@@ -40,16 +40,23 @@ public final class ApiRouter {
       CollectorRegistry registry,
       io.gpuremediator.safety.FleetGate gate,
       io.vertx.core.WorkerExecutor workers,
-      java.time.Clock clock) {}
+      java.time.Clock clock,
+      ConnectionLimit connections,
+      ClientRate clientRate,
+      WebhookAdmission admission) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
     Router router = Router.router(vertx);
+    router.route().handler((PlatformHandler) r.connections()::busy);
+    // Probes and /metrics are left out: the kubelet and Prometheus are no flood, and must never be refused.
+    router.route("/api/*").handler(r.clientRate());
     // Order matters: nothing of an unauthenticated, mistyped or unwanted body is read.
     router.post("/api/v1/alerts")
         .handler(r.auth())
         .handler((PlatformHandler) ApiRouter::requireJson)
         .handler((PlatformHandler) ctx -> ifReady(ctx, r.readiness()))
+        .handler(r.admission())
         .handler(BodyHandler.create(false).setBodyLimit(r.maxBodyBytes()).setHandleFileUploads(false))
         .handler(r.webhook());
     router.get("/api/v1/decisions").handler(r.auth()).handler(ctx -> decisions(ctx, r.decisions()));

@@ -25,6 +25,9 @@ public final class RemediatorMetrics {
   private final Gauge unavailable;
   private final Gauge unavailableBudget;
   private final Gauge leader;
+  private final Gauge connections;
+  private final Counter connectionsClosed;
+  private final Counter requestsLimited;
 
   /** Registers every collector in {@code registry}. */
   public RemediatorMetrics(CollectorRegistry registry) {
@@ -56,6 +59,13 @@ public final class RemediatorMetrics {
     unavailableBudget = Gauge.build("remediator_unavailable_budget",
         "Nodes max_unavailable allows, at the last safety check.").register(registry);
     leader = Gauge.build("remediator_leader", "1 on the instance that leads (and acts).").register(registry);
+    connections = Gauge.build("remediator_http_connections", "HTTP connections open.").register(registry);
+    connectionsClosed = Counter.build("remediator_http_connections_limited_total",
+        "Connections closed by limits.max_connections: the one idle longest to make room (idle_evicted), or a new one"
+            + " when none was idle (refused).").labelNames("reason").register(registry);
+    requestsLimited = Counter.build("remediator_http_requests_limited_total",
+        "Requests refused before being read, by limit: client_rate (429), webhook_queue and webhook_queue_large (503).")
+        .labelNames("limit").register(registry);
   }
 
   /** Records the breaker's state. */
@@ -77,6 +87,19 @@ public final class RemediatorMetrics {
   /** Records leadership. */
   public void leader(boolean isLeader) {
     leader.set(isLeader ? 1 : 0);
+  }
+
+  /** HTTP connections open now; {@code closedBy} the reason when the connection limit just closed one, else null. */
+  public void connections(int open, String closedBy) {
+    connections.set(open);
+    if (closedBy != null) {
+      connectionsClosed.labels(closedBy).inc();
+    }
+  }
+
+  /** A request refused by {@code limit} before it was read. */
+  public void requestLimited(String limit) {
+    requestsLimited.labels(limit).inc();
   }
 
   /** The registry the collectors live in. */

@@ -7,6 +7,9 @@ import io.gpuremediator.engine.DecisionRecorder;
 import io.gpuremediator.engine.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
 import io.gpuremediator.http.BearerAuth;
+import io.gpuremediator.http.ClientRate;
+import io.gpuremediator.http.ConnectionLimit;
+import io.gpuremediator.http.WebhookAdmission;
 import io.gpuremediator.http.Readiness;
 import io.gpuremediator.engine.RefusalEvents;
 import io.gpuremediator.kube.ConfigMapFleetStore;
@@ -101,19 +104,29 @@ public final class RemediatorService implements AutoCloseable {
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate,
         RefusalEvents.all(new DecisionRecorder(decisions, metrics), new RefusalEvents(cluster, eventWriter, clock)), clock);
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
+    WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
     startLeadership(workers);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : election != null && !election.isLeader() ? Optional.of("not the leader")
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
+    RemediatorConfig.Limits limits = config.limits();
+    ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), metrics::connections);
     var router = ApiRouter.create(vertx, new ApiRouter.Routes(new BearerAuth(token), config.maxBodyBytes(), readiness,
-        new WebhookHandler(engine, workers, metrics), decisions, cluster::nodes, registry, gate, workers, clock));
-    HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort());
+        new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, registry, gate, workers, clock,
+        connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
+        new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(),
+            large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue"))));
+    // HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is
+    // not a connection to Vert.x yet, and would escape max_connections.
+    HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
+        .setHttp2ClearTextEnabled(false)
+        .setIdleTimeout((int) limits.idleTimeout().toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
     config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
         .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
     try {
-      server = vertx.createHttpServer(options).requestHandler(router).listen()
+      server = vertx.createHttpServer(options).connectionHandler(connections::opened).requestHandler(router).listen()
           .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       close();

@@ -16,48 +16,66 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /api/v1/alerts}, after auth, content type, readiness and the body limit were checked:
- * decodes the body (400 when invalid), decides every alert on the engine's worker pool, and answers
+ * {@code POST /api/v1/alerts}, after auth, content type, readiness, admission and the body limit were checked:
+ * decodes the body (400 when invalid) and decides every alert on the engine's worker pool, and answers
  * 200 with a summary, or 503 when a required Kubernetes write failed transiently so that Alertmanager
  * retries.
  */
 public final class WebhookHandler implements Handler<RoutingContext> {
   private static final Logger LOGGER = LoggerFactory.getLogger(WebhookHandler.class);
+  /** The routing context key under which an earlier handler marks a large body ({@code Boolean}). */
+  public static final String LARGE = "webhook.large";
 
   private final WebhookDecoder decoder = new WebhookDecoder();
   private final RemediationEngine engine;
   private final WorkerExecutor workers;
+  private final WorkerExecutor largeWorkers;
   private final RemediatorMetrics metrics;
 
-  /** Creates the handler. */
-  public WebhookHandler(RemediationEngine engine, WorkerExecutor workers, RemediatorMetrics metrics) {
+  /**
+   * Creates the handler: webhooks are decoded and decided on {@code workers}, those with large bodies (marked by
+   * {@link #LARGE}) on {@code largeWorkers}, so that they never hold up the small ones.
+   */
+  public WebhookHandler(RemediationEngine engine, WorkerExecutor workers, WorkerExecutor largeWorkers, RemediatorMetrics metrics) {
     this.engine = engine;
     this.workers = workers;
+    this.largeWorkers = largeWorkers;
     this.metrics = metrics;
   }
 
   @Override
   public void handle(RoutingContext ctx) {
     long started = System.nanoTime();
+    byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+    WorkerExecutor executor = Boolean.TRUE.equals(ctx.get(LARGE)) ? largeWorkers : workers;
+    // Decoded off the event loop: a body of megabytes takes long enough to hold up every other request.
+    executor.executeBlocking(() -> decide(body), false).onComplete(done -> {
+      if (done.failed()) {
+        LOGGER.error("a webhook of {} bytes could not be decided", body.length, done.cause());
+        answer(ctx, 503, new JsonObject().put("error", "internal error; retry"), started);
+      } else if (done.result().error() != null) {
+        answer(ctx, 400, new JsonObject().put("error", done.result().error()), started);
+      } else {
+        WebhookResult result = done.result().result();
+        answer(ctx, result.shouldRetry() ? 503 : 200, summary(result), started);
+      }
+    });
+  }
+
+  /** A decided webhook, or why its body is invalid. */
+  private record Decided(WebhookResult result, String error) {}
+
+  private Decided decide(byte[] body) {
     WebhookMessage message;
     try {
-      message = decoder.decode(ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes());
+      message = decoder.decode(body);
     } catch (WebhookFormatException e) {
-      answer(ctx, 400, new JsonObject().put("error", e.getMessage()), started);
-      return;
+      return new Decided(null, e.getMessage());
     }
     for (Alert alert : message.alerts()) {
       metrics.alertReceived(alert.status().code());
     }
-    workers.executeBlocking(() -> engine.handle(message), false).onComplete(done -> {
-      if (done.failed()) {
-        LOGGER.error("webhook with {} alerts could not be decided", message.alerts().size(), done.cause());
-        answer(ctx, 503, new JsonObject().put("error", "internal error; retry"), started);
-        return;
-      }
-      WebhookResult result = done.result();
-      answer(ctx, result.shouldRetry() ? 503 : 200, summary(result), started);
-    });
+    return new Decided(engine.handle(message), null);
   }
 
   private void answer(RoutingContext ctx, int code, JsonObject body, long started) {

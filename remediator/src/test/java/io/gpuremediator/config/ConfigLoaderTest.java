@@ -37,6 +37,23 @@ class ConfigLoaderTest {
     assertThat(c.safety().cooldown()).isEqualTo(Duration.ofHours(1));
     assertThat(c.leaderElection().enabled()).isTrue();
     assertThat(c.dryRun()).isFalse();
+    assertThat(c.limits()).isEqualTo(RemediatorConfig.Limits.DEFAULTS);
+  }
+
+  @Test
+  void decodesTheLimitsAndRefusesUnsafeOnes() throws IOException {
+    RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
+        + "limits: {max_connections: 100, idle_timeout: 30s, client_rate: 20/1m, webhook_queue: 4}\n").config().orElseThrow();
+    assertThat(c.limits()).isEqualTo(new RemediatorConfig.Limits(100, Duration.ofSeconds(30),
+        new io.gpuremediator.value.Rate(20, Duration.ofMinutes(1)), 4));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("auth: {bearer_token_file: token}\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
+        + "  client_rate: 0/1s\n  webhook_queue: 99999999999\n  queue: 3\n").errors()).containsExactly(
+        f + ":3: \"max_connections\" in limits must be between 16 and 1000000",
+        f + ":4: \"idle_timeout\" in limits must be between 1s and 1h",
+        f + ":5: \"client_rate\" in limits must allow at least 1 request",
+        f + ":6: \"webhook_queue\" in limits must be between 2 and 1024",
+        f + ":7: unknown key \"queue\" in limits");
   }
 
   @Test

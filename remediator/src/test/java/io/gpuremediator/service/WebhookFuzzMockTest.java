@@ -85,10 +85,12 @@ class WebhookFuzzMockTest {
     }
     Files.writeString(dir.resolve("token"), TOKEN + "\n");
     Path config = dir.resolve("remediator.yaml");
-    // Limits that let valid payloads act, so that the fuzzer exercises the path that writes.
+    // Limits that let valid payloads act, so that the fuzzer exercises the path that writes; and one client that
+    // sends as fast as it can.
     Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [playbooks]\nauth: {bearer_token_file: token}\n"
         + "max_body_bytes: " + BODY_LIMIT + "\n"
-        + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n");
+        + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n"
+        + "limits: {client_rate: 100000/1s}\n");
     service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Alerts.liveClock());
     port = service.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> status("/readyz") == 200);

@@ -1,0 +1,96 @@
+package io.gpuremediator.http;
+
+import io.gpuremediator.value.Rate;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.PlatformHandler;
+import java.time.Clock;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Requests per client address, as a token bucket: each address may send {@code rate.count()} at once and earns them
+ * back over {@code rate.window()}. Beyond it: 429 with Retry-After, before anything of the request is read. The
+ * buckets of at most {@link #MAX_CLIENTS} addresses are kept; full buckets, then the oldest, are dropped when that
+ * is reached, so many clients cost bounded memory.
+ */
+public final class ClientRate implements PlatformHandler {
+  static final int MAX_CLIENTS = 10_000;
+
+  /** Told of each refused request. */
+  public interface Listener {
+    /** A request from {@code client} was refused. */
+    void limited(String client);
+  }
+
+  private final Rate rate;
+  private final Clock clock;
+  private final Listener listener;
+  private final double tokensPerMilli;
+  private final Map<String, double[]> buckets = new LinkedHashMap<>();
+
+  /** Creates the limit. */
+  public ClientRate(Rate rate, Clock clock, Listener listener) {
+    if (rate.count() < 1) {
+      throw new IllegalArgumentException("a client rate must allow at least 1 request");
+    }
+    this.rate = rate;
+    this.clock = clock;
+    this.listener = listener;
+    this.tokensPerMilli = rate.count() / (double) rate.window().toMillis();
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    SocketAddress remote = ctx.request().remoteAddress();
+    String client = remote == null || remote.host() == null ? "unknown" : remote.host();
+    long waitMillis = take(client);
+    if (waitMillis == 0) {
+      ctx.next();
+      return;
+    }
+    listener.limited(client);
+    ctx.response().putHeader("Retry-After", Long.toString(Math.max(1, (waitMillis + 999) / 1000)));
+    ApiRouter.json(ctx, 429, ApiRouter.error("too many requests from " + client + ": more than " + rate.count() + " in "
+        + io.gpuremediator.value.Durations.format(rate.window())));
+  }
+
+  /** Takes a token for {@code client}: 0 when it had one, else how long until it has. */
+  synchronized long take(String client) {
+    long now = clock.millis();
+    double[] bucket = buckets.get(client); // {tokens, at}
+    if (bucket == null) {
+      if (buckets.size() >= MAX_CLIENTS) {
+        evictFull(now);
+      }
+      bucket = new double[] {rate.count(), now};
+      buckets.put(client, bucket);
+    }
+    bucket[0] = Math.min(rate.count(), bucket[0] + (now - bucket[1]) * tokensPerMilli);
+    bucket[1] = now;
+    if (bucket[0] >= 1) {
+      bucket[0] -= 1;
+      return 0;
+    }
+    return (long) Math.ceil((1 - bucket[0]) / tokensPerMilli);
+  }
+
+  /** Buckets kept now. */
+  synchronized int buckets() {
+    return buckets.size();
+  }
+
+  /**
+   * Drops the buckets that have refilled (their clients are as good as new), then the oldest, until a tenth of the
+   * places are free: the scan runs once per thousand new clients, not once per client.
+   */
+  private void evictFull(long now) {
+    buckets.values().removeIf(b -> b[0] + (now - b[1]) * tokensPerMilli >= rate.count());
+    Iterator<double[]> oldest = buckets.values().iterator();
+    while (buckets.size() > MAX_CLIENTS - MAX_CLIENTS / 10 && oldest.hasNext()) {
+      oldest.next();
+      oldest.remove();
+    }
+  }
+}
