@@ -1,5 +1,6 @@
 package io.gpuremediator.http;
 
+import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
@@ -53,7 +54,7 @@ public final class ClientRate implements PlatformHandler {
     listener.limited(client);
     ctx.response().putHeader("Retry-After", Long.toString(Math.max(1, (waitMillis + 999) / 1000)));
     ApiRouter.json(ctx, 429, ApiRouter.error("too many requests from " + client + ": more than " + rate.count() + " in "
-        + io.gpuremediator.value.Durations.format(rate.window())));
+        + Durations.format(rate.window())));
   }
 
   /** Takes a token for {@code client}: 0 when it had one, else how long until it has. */

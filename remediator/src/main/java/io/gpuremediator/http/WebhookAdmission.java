@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Bounds the webhooks in progress (being read, decoded or decided) at {@code queue}, before any body is read. A
  * large body (over a quarter of {@code max_body_bytes}, or of unannounced length) may hold at most an eighth of
- * those places (so at most {@code queue / 8 * max_body_bytes} are buffered) and is decided on its own worker, so a flood of large webhooks never keeps out, nor slows, the small
- * ones Alertmanager sends. Beyond: 503 with Retry-After, which Alertmanager retries. The place is given back when
+ * those places (so at most {@code queue / 8 * max_body_bytes} are buffered) and is decided on its own worker, so
+ * a flood of large webhooks never keeps out, nor slows, the small ones Alertmanager sends. Beyond: 503 with Retry-After, which Alertmanager retries. The place is given back when
  * the answer is sent or the connection is lost.
  */
 public final class WebhookAdmission implements PlatformHandler {
@@ -86,10 +86,5 @@ public final class WebhookAdmission implements PlatformHandler {
     if (large) {
       largeInProgress--;
     }
-  }
-
-  /** Webhooks in progress now. */
-  public synchronized int inProgress() {
-    return inProgress;
   }
 }
