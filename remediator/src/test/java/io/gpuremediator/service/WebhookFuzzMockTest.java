@@ -42,8 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * JSON, 1,000-alert payloads, hostile node labels. {@code make test} runs a fixed count; {@code make fuzz N=...}
  * a long run ({@code -Dfuzz.count}, {@code -Dfuzz.seed}).
  *
- * <p>After the run: every answer was 200, 400 or 413 (never a 5xx: the mock API does not fail, so no retry is
- * due); no node outside the valid targets (not a GPU node, or excluded) was touched; the service is alive and
+ * <p>After the run: every answer was 200, 400 or 413, or the documented 503 while not ready (the node watch being
+ * renewed); never another 5xx (the mock API does not fail, so no retry is due); no node outside the valid targets (not a GPU node, or excluded) was touched; the service is alive and
  * decides a normal webhook; the heap after a full GC has not grown with the count; no decision is larger than
  * a few KiB, whatever the payload carried.
  */
@@ -131,7 +131,10 @@ class WebhookFuzzMockTest {
           && oversized.size() < 5) {
         oversized.add("#" + i + " " + m.kind() + ": " + r.body().length() + " characters");
       }
-      if (r.statusCode() != 200 && r.statusCode() != 400 && r.statusCode() != 413 && unexpected.size() < 5) {
+      // The documented 503: not ready while the node watch is down, as when the API server ends a watch and the
+      // informer renews it (every few minutes; a long run sees it); Alertmanager retries those.
+      boolean notReady = r.statusCode() == 503 && r.body().startsWith("{\"error\":\"not ready: ");
+      if (r.statusCode() != 200 && r.statusCode() != 400 && r.statusCode() != 413 && !notReady && unexpected.size() < 5) {
         unexpected.add("#" + i + " " + m.kind() + ": " + r.statusCode() + " " + r.body() + " for "
             + new String(m.body(), 0, Math.min(300, m.body().length), StandardCharsets.UTF_8));
       }
@@ -143,7 +146,7 @@ class WebhookFuzzMockTest {
     System.out.printf(Locale.ROOT, "fuzzed %,d payloads (seed %d) in %.1f s: mutations %s; answers %s; heap after GC %d -> %d MiB;"
         + " cpu-node-1 and gpu-node-excluded touched: %s%n", COUNT, SEED, seconds, kinds, statuses, heapBefore >> 20, heapAfter >> 20,
         !cpuVersion.equals(resourceVersion("cpu-node-1")) || !excludedVersion.equals(resourceVersion("gpu-node-excluded")));
-    assertThat(unexpected).as("answers other than 200, 400 and 413").isEmpty();
+    assertThat(unexpected).as("answers other than 200, 400, 413 and 503 not ready").isEmpty();
     assertThat(resourceVersion("cpu-node-1")).as("a node without GPUs is never a target").isEqualTo(cpuVersion);
     assertThat(resourceVersion("gpu-node-excluded")).as("an excluded node is never a target").isEqualTo(excludedVersion);
     assertThat(status("/healthz")).isEqualTo(200);
