@@ -63,10 +63,7 @@ class OverloadMockTest {
   @BeforeAll
   static void start() throws Exception {
     client = Nodes.noRetry(mockClient);
-    for (int i = 0; i < 10; i++) {
-      client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
-    }
-    client.nodes().resource(Nodes.node("cpu-node-1", "10.0.1.1", Map.of())).create();
+    Nodes.createFleet(client, 10);
     Files.writeString(dir.resolve("token"), TOKEN + "\n");
     Path config = dir.resolve("remediator.yaml");
     // The default body limit (4 MiB), client rate and queue; fewer connections, so that the idle ones overflow them.

@@ -71,10 +71,7 @@ class WebhookFuzzMockTest {
   @BeforeAll
   static void start() throws Exception {
     client = Nodes.noRetry(mockClient);
-    for (int i = 0; i < GPU_NODES; i++) {
-      client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
-    }
-    client.nodes().resource(Nodes.node("cpu-node-1", "10.0.1.1", Map.of())).create();
+    Nodes.createFleet(client, GPU_NODES);
     client.nodes().resource(Nodes.node("gpu-node-excluded", "10.0.1.2",
         Map.of("nvidia.com/gpu.present", "true", "gpu-remediator.io/exclude", "true"))).create();
     Path playbooks = Files.createDirectories(dir.resolve("playbooks"));

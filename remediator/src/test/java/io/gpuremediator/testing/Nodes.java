@@ -30,6 +30,14 @@ public final class Nodes {
         .build();
   }
 
+  /** Creates GPU nodes gpu-node-0 .. gpu-node-(count-1), at 10.0.0.1 on, and one CPU node, cpu-node-1 at 10.0.1.1. */
+  public static void createFleet(KubernetesClient client, int count) {
+    for (int i = 0; i < count; i++) {
+      client.nodes().resource(gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
+    }
+    client.nodes().resource(node("cpu-node-1", "10.0.1.1", Map.of())).create();
+  }
+
   /** A client like the mock's, but without the client's own retries (our code decides what to retry). */
   public static KubernetesClient noRetry(KubernetesClient mockClient) {
     return new KubernetesClientBuilder().withConfig(new ConfigBuilder(mockClient.getConfiguration())
