@@ -7,6 +7,7 @@ import io.gpuremediator.engine.RemediationEngine;
 import io.gpuremediator.engine.WebhookResult;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -46,12 +47,12 @@ public final class WebhookHandler implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     long started = System.nanoTime();
-    byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+    Buffer body = ctx.body().buffer();
     WorkerExecutor executor = Boolean.TRUE.equals(ctx.get(LARGE)) ? largeWorkers : workers;
-    // Decoded off the event loop: a body of megabytes takes long enough to hold up every other request.
-    executor.executeBlocking(() -> decide(body), false).onComplete(done -> {
+    // Copied and decoded off the event loop: a body of megabytes takes long enough to hold up every other request.
+    executor.executeBlocking(() -> decide(body == null ? new byte[0] : body.getBytes()), false).onComplete(done -> {
       if (done.failed()) {
-        LOGGER.error("a webhook of {} bytes could not be decided", body.length, done.cause());
+        LOGGER.error("a webhook of {} bytes could not be decided", body == null ? 0 : body.length(), done.cause());
         answer(ctx, 503, new JsonObject().put("error", "internal error; retry"), started);
       } else if (done.result().error() != null) {
         answer(ctx, 400, new JsonObject().put("error", done.result().error()), started);
