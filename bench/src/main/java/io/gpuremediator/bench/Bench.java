@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.service.RemediatorService;
 import java.io.IOException;
@@ -149,7 +150,7 @@ public final class Bench {
       Path config = work.resolve("latency-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nsafety: " + WIDE_LIMITS + "\n" + LOAD_LIMITS);
-      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
+      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
           Clock.systemUTC())) {
         int port = awaitReady(service.start());
         List<Double> ms = new ArrayList<>();
@@ -187,7 +188,7 @@ public final class Bench {
       Path config = work.resolve("storm-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nleader_election: {enabled: false}\n");
-      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
+      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
           Clock.systemUTC())) {
         int port = awaitReady(service.start());
         List<Double> ms = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.gpuremediator.bench;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.service.RemediatorService;
 import io.vertx.core.Vertx;
@@ -49,7 +50,7 @@ public final class ThroughputServer {
     Path config = dir.resolve("throughput-remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\ndry_run: true\nplaybooks: ["
         + playbooks.toAbsolutePath() + "]\nsafety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS);
-    RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client,
+    RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
         Clock.systemUTC());
     return Bench.awaitReady(service.start());
   }

@@ -121,8 +121,9 @@ final class ExplainCommand {
     out.println("  playbook: " + (d.playbook().isEmpty() ? "(none)" : d.playbook()));
     out.println("  decision: " + d.outcome().code() + " (" + d.reason().code() + ")"
         + (d.detail().isEmpty() ? "" : ": " + d.detail()));
-    out.println("  safety:   " + (d.detail().contains("would be refused") ? d.detail().substring(d.detail().indexOf("would be refused"))
-        : d.outcome() == io.gpuremediator.decision.Outcome.DRY_RUN ? "no limit would refuse it" : "not evaluated"));
+    out.println("  safety:   " + d.wouldBeRefused()
+        .map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
+        .orElse(d.outcome() == io.gpuremediator.decision.Outcome.DRY_RUN ? "no limit would refuse it" : "not evaluated"));
     for (ActionRecord a : d.actions()) {
       out.printf("  - %-10s %-10s %s%n", a.type(), a.outcome(), a.change());
     }

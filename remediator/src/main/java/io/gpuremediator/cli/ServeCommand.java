@@ -1,6 +1,6 @@
 package io.gpuremediator.cli;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.service.RemediatorService;
@@ -31,9 +31,9 @@ final class ServeCommand {
       return 1;
     }
     RemediatorConfig config = loaded.config().get();
-    KubernetesClient client;
+    KubeApi client;
     try {
-      client = KubeClients.create(config.kubeconfig());
+      client = KubeApi.connect(config.kubeconfig());
     } catch (java.nio.file.NoSuchFileException e) {
       err.println("remediator serve: kubeconfig " + e.getFile() + " does not exist");
       return 1;

@@ -1,6 +1,5 @@
 package io.gpuremediator.service;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.engine.DecisionRecorder;
@@ -12,8 +11,8 @@ import io.gpuremediator.http.ConnectionLimit;
 import io.gpuremediator.http.WebhookAdmission;
 import io.gpuremediator.http.Readiness;
 import io.gpuremediator.engine.RefusalEvents;
-import io.gpuremediator.kube.ConfigMapFleetStore;
 import io.gpuremediator.kube.Fabric8Cluster;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.LeaderElection;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
@@ -53,7 +52,7 @@ public final class RemediatorService implements AutoCloseable {
   private static final long FLEET_STATE_RETRY_MILLIS = 2000;
 
   private final RemediatorConfig config;
-  private final KubernetesClient client;
+  private final KubeApi kube;
   private final Clock clock;
   private final CollectorRegistry registry = new CollectorRegistry();
   private final RemediatorMetrics metrics = new RemediatorMetrics(registry);
@@ -68,9 +67,9 @@ public final class RemediatorService implements AutoCloseable {
   private final String identity = hostname() + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
-  public RemediatorService(RemediatorConfig config, KubernetesClient client, Clock clock) {
+  public RemediatorService(RemediatorConfig config, KubeApi kube, Clock clock) {
     this.config = config;
-    this.client = client;
+    this.kube = kube;
     this.clock = clock;
   }
 
@@ -90,7 +89,7 @@ public final class RemediatorService implements AutoCloseable {
     }
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
-    cluster = new Fabric8Cluster(client, hostname());
+    cluster = kube.cluster(hostname());
     cluster.start();
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
     gate = new FleetGate(limits(), fleetStore(),
@@ -151,7 +150,7 @@ public final class RemediatorService implements AutoCloseable {
     if (config.dryRun()) {
       return new InMemoryFleetStore();
     }
-    return new ConfigMapFleetStore(client, config.leaderElection().namespace(), config.leaderElection().lease() + "-state",
+    return kube.fleetStore(config.leaderElection().namespace(), config.leaderElection().lease() + "-state",
         identity, clock);
   }
 
@@ -181,7 +180,7 @@ public final class RemediatorService implements AutoCloseable {
    */
   private void startLeadership(WorkerExecutor workers) {
     if (config.leaderElection().enabled()) {
-      election = new LeaderElection(client, config.leaderElection().namespace(), config.leaderElection().lease(), identity,
+      election = kube.leaderElection(config.leaderElection().namespace(), config.leaderElection().lease(), identity,
           LEASE_DURATION);
       election.start(() -> {
         tryLoadFleetState();

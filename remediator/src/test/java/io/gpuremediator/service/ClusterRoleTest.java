@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.testing.Alerts;
@@ -76,7 +77,7 @@ class ClusterRoleTest {
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "safety: {max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}\n"
         + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
-    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Alerts.liveClock())) {
+    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock())) {
       int port = service.start();
       await().atMost(Duration.ofSeconds(30)).until(() -> status(port, "/readyz") == 200);
       // The real API server answers 409 when the node changed since the informer saw it; the service

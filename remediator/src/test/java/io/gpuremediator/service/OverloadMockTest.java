@@ -7,6 +7,7 @@ import com.sun.management.UnixOperatingSystemMXBean;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.testing.Alerts;
@@ -71,7 +72,7 @@ class OverloadMockTest {
         + "]\nauth: {bearer_token_file: token}\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"
         + "limits: {max_connections: " + MAX_CONNECTIONS + "}\n");
-    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Alerts.liveClock());
+    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
     port = service.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> get("/readyz").statusCode() == 200);
   }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.config.ConfigLoader;
@@ -26,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -66,7 +66,7 @@ class RemediatorServiceMockTest {
     Files.writeString(dir.resolve("token"), TOKEN + "\n");
     // Fleet limits wide enough for a 9-node test fleet: these tests are about the service, not the limits.
     service = new RemediatorService(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
-        + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), client,
+        + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), KubeApi.of(client),
         Alerts.liveClock());
     port = service.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> get("/readyz", false).statusCode() == 200);
@@ -258,7 +258,7 @@ class RemediatorServiceMockTest {
   void notReadyIs503() throws Exception {
     try (KubernetesClient dead = Nodes.unreachable();
         RemediatorService unready = new RemediatorService(
-            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), dead, Alerts.liveClock())) {
+            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), KubeApi.of(dead), Alerts.liveClock())) {
       int unreadyPort = unready.start();
       HttpResponse<String> r = post(unreadyPort, Alerts.json(Alerts.xid("gpu-node-7", "79")), "application/json", null);
       assertThat(r.statusCode()).isEqualTo(503);

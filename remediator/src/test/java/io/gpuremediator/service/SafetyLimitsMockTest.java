@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.testing.Alerts;
@@ -48,7 +49,7 @@ class SafetyLimitsMockTest {
     Path f = dir.resolve("remediator.yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\nleader_election: {enabled: false}\n");
-    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), client, Alerts.liveClock());
+    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
     services.add(s);
     port = s.start();
     await().atMost(Duration.ofSeconds(30)).until(() -> status("/readyz") == 200);

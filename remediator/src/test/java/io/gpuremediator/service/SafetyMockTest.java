@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.testing.Alerts;
@@ -59,7 +60,7 @@ class SafetyMockTest {
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
-    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), Nodes.noRetry(mockClient),
+    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), KubeApi.of(Nodes.noRetry(mockClient)),
         Alerts.liveClock());
     services.add(s);
     return s;

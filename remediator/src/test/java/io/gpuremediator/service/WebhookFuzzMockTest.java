@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.config.ConfigLoader;
@@ -88,7 +89,7 @@ class WebhookFuzzMockTest {
         + "max_body_bytes: " + BODY_LIMIT + "\n"
         + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n"
         + "limits: {client_rate: 100000/1s}\n");
-    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), client, Alerts.liveClock());
+    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
     port = service.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> status("/readyz") == 200);
   }

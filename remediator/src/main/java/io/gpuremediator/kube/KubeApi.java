@@ -1,0 +1,67 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.safety.FleetStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A connection to one Kubernetes API server, and the adapters built on it. The rest of the service
+ * reaches Kubernetes only through what this class hands out, so fabric8 stays inside this package.
+ */
+public final class KubeApi implements AutoCloseable {
+  private final KubernetesClient client;
+
+  private KubeApi(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Connects with a kubeconfig file when given, in-cluster otherwise. */
+  public static KubeApi connect(Optional<Path> kubeconfig) throws IOException {
+    Config base = kubeconfig.isPresent()
+        ? Config.fromKubeconfig(Files.readString(kubeconfig.get(), StandardCharsets.UTF_8))
+        : Config.autoConfigure(null);
+    // Our own code decides what to retry (conflicts re-read; 5xx answers 503 so Alertmanager retries):
+    // the client's long exponential backoff would only hold the webhook open.
+    Config config = new ConfigBuilder(base)
+        .withRequestRetryBackoffLimit(1)
+        .withRequestRetryBackoffInterval(100)
+        .withConnectionTimeout(5_000)
+        .withRequestTimeout(10_000)
+        .build();
+    return new KubeApi(new KubernetesClientBuilder().withConfig(config).build());
+  }
+
+  /** Uses a client built elsewhere (tests, the bench); closing this closes it. */
+  public static KubeApi of(KubernetesClient client) {
+    return new KubeApi(client);
+  }
+
+  /** The node cache and writer; {@code start()} it to begin watching. */
+  public Fabric8Cluster cluster(String fieldManagerHost) {
+    return new Fabric8Cluster(client, fieldManagerHost);
+  }
+
+  /** The fleet safety state, kept in a ConfigMap. */
+  public FleetStore fleetStore(String namespace, String name, String identity, Clock clock) {
+    return new ConfigMapFleetStore(client, namespace, name, identity, clock);
+  }
+
+  /** Leader election on a Lease. */
+  public LeaderElection leaderElection(String namespace, String lease, String identity, Duration leaseDuration) {
+    return new LeaderElection(client, namespace, lease, identity, leaseDuration);
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}
