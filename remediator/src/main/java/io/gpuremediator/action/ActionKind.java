@@ -2,13 +2,10 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.TemplateContext;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /**
- * One kind of node action: how its parameters are written in a playbook, in which phase it may be
- * used, and how it applies to a node.
+ * One kind of node action: how its spec, decoded by the playbook loader, is rendered for one alert and
+ * applied to a node.
  *
  * @param <S> the spec record of this kind
  */
@@ -18,12 +15,6 @@ public interface ActionKind<S extends ActionSpec> {
 
   /** The spec record of this kind. */
   Class<S> specType();
-
-  /** The phases this kind may be used in. */
-  Set<Phase> phases();
-
-  /** Decodes the parameters; records every problem and returns empty when there was one. */
-  Optional<S> parse(MapReader params, boolean dryRun);
 
   /** Renders the spec's templates for one alert and checks every rendered value against its field. */
   Step prepare(S spec, TemplateContext ctx) throws RenderException;

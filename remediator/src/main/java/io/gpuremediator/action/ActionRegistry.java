@@ -5,34 +5,26 @@ import io.gpuremediator.playbook.TemplateContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
-/** Every action kind, by playbook name and by spec type. The one place a new kind is registered. */
+/** Every action kind, by spec type. The one place a new kind is registered for rendering and applying. */
 public final class ActionRegistry {
   private static final List<ActionKind<?>> KINDS = List.of(
       new TaintAction(), new UntaintAction(), new CordonAction(), new UncordonAction(),
       new LabelAction(), new UnlabelAction(), new AnnotateAction(), new ConditionAction(), new EventAction());
 
-  private static final Map<String, ActionKind<?>> BY_NAME = new LinkedHashMap<>();
   private static final Map<Class<?>, ActionKind<?>> BY_SPEC = new LinkedHashMap<>();
 
   static {
     for (ActionKind<?> kind : KINDS) {
-      BY_NAME.put(kind.name(), kind);
       BY_SPEC.put(kind.specType(), kind);
     }
   }
 
   private ActionRegistry() {}
 
-  /** The kind written as {@code name} in playbooks. */
-  public static Optional<ActionKind<?>> kind(String name) {
-    return Optional.ofNullable(BY_NAME.get(name));
-  }
-
-  /** Every kind name, in registration order. */
-  public static List<String> names() {
-    return List.copyOf(BY_NAME.keySet());
+  /** The spec types that have a kind, in registration order. */
+  public static List<Class<?>> specTypes() {
+    return List.copyOf(BY_SPEC.keySet());
   }
 
   /** Renders and checks one action of a playbook for one alert. */

@@ -1,14 +1,9 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
-import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code annotate: {key, value}}: sets an annotation of ours; never overwrites one we did not set. */
 final class AnnotateAction implements ActionKind<AnnotateSpec> {
@@ -20,18 +15,6 @@ final class AnnotateAction implements ActionKind<AnnotateSpec> {
   @Override
   public Class<AnnotateSpec> specType() {
     return AnnotateSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
-  }
-
-  @Override
-  public Optional<AnnotateSpec> parse(MapReader params, boolean dryRun) {
-    Optional<String> key = Params.ownKey(params, name());
-    Optional<Template> value = Params.template(params, "value", FieldRule.MESSAGE, true, name());
-    return key.isEmpty() || value.isEmpty() ? Optional.empty() : Optional.of(new AnnotateSpec(key.get(), value.get(), dryRun));
   }
 
   @Override

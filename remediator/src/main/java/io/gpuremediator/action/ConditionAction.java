@@ -1,25 +1,20 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.playbook.ActionSpec.ConditionSpec;
-import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@code condition: {type, status, reason, message}}: sets a node status condition. In on_resolved it
  * sets the condition only when this alert set it and no other alert still needs it.
  */
 final class ConditionAction implements ActionKind<ConditionSpec> {
-  private static final Set<String> KUBELET_TYPES =
-      Set.of("Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable");
-  private static final Set<String> STATUSES = Set.of("True", "False", "Unknown");
 
   @Override
   public String name() {
@@ -29,40 +24,6 @@ final class ConditionAction implements ActionKind<ConditionSpec> {
   @Override
   public Class<ConditionSpec> specType() {
     return ConditionSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
-  }
-
-  @Override
-  public Optional<ConditionSpec> parse(MapReader params, boolean dryRun) {
-    Optional<String> type = params.requiredString("type").filter(t -> {
-      Optional<String> invalid = FieldRule.QUALIFIED_NAME.check(t);
-      if (invalid.isPresent() || KUBELET_TYPES.contains(t)) {
-        params.problems().add(params.at("type"), "condition action: \"type\": "
-            + invalid.orElse("\"" + t + "\" is owned by the kubelet"));
-        return false;
-      }
-      return true;
-    });
-    Optional<String> status = params.requiredString("status").filter(s -> {
-      if (!STATUSES.contains(s)) {
-        params.problems().add(params.at("status"),
-            "condition action: \"status\" must be one of True, False, Unknown, not \"" + s + "\"");
-        return false;
-      }
-      return true;
-    });
-    Optional<Template> reason = Params.template(params, "reason", FieldRule.REASON, true, name());
-    boolean hasMessage = params.has("message");
-    Optional<Template> message = Params.template(params, "message", FieldRule.MESSAGE, false, name());
-    if (type.isEmpty() || status.isEmpty() || reason.isEmpty() || (hasMessage && message.isEmpty())) {
-      return Optional.empty();
-    }
-    return Optional.of(new ConditionSpec(type.get(), status.get(), reason.get(),
-        message.orElse(Template.literal("")), dryRun));
   }
 
   @Override

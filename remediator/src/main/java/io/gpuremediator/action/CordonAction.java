@@ -4,9 +4,6 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.playbook.ActionSpec.CordonSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code cordon: {}}: marks the node unschedulable, remembering whether it already was. */
 final class CordonAction implements ActionKind<CordonSpec> {
@@ -18,16 +15,6 @@ final class CordonAction implements ActionKind<CordonSpec> {
   @Override
   public Class<CordonSpec> specType() {
     return CordonSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
-  }
-
-  @Override
-  public Optional<CordonSpec> parse(MapReader params, boolean dryRun) {
-    return Optional.of(new CordonSpec(dryRun));
   }
 
   @Override

@@ -4,15 +4,10 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.playbook.ActionSpec.EventSpec;
-import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code event: {reason, message[, type]}}: records a core/v1 Event on the node once the node write succeeded. */
 final class EventAction implements ActionKind<EventSpec> {
-  private static final Set<String> TYPES = Set.of("Normal", "Warning");
 
   @Override
   public String name() {
@@ -22,26 +17,6 @@ final class EventAction implements ActionKind<EventSpec> {
   @Override
   public Class<EventSpec> specType() {
     return EventSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
-  }
-
-  @Override
-  public Optional<EventSpec> parse(MapReader params, boolean dryRun) {
-    String type = params.string("type").orElse("Warning");
-    boolean typeOk = TYPES.contains(type);
-    if (!typeOk) {
-      params.problems().add(params.at("type"), "event action: \"type\" must be Normal or Warning, not \"" + type + "\"");
-    }
-    Optional<Template> reason = Params.template(params, "reason", FieldRule.REASON, true, name());
-    Optional<Template> message = Params.template(params, "message", FieldRule.MESSAGE, true, name());
-    if (!typeOk || reason.isEmpty() || message.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(new EventSpec(type, reason.get(), message.get(), dryRun));
   }
 
   @Override

@@ -2,13 +2,9 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.LabelSpec;
-import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code label: {key, value}}: sets a label of ours; never overwrites one we did not set. */
 final class LabelAction implements ActionKind<LabelSpec> {
@@ -20,18 +16,6 @@ final class LabelAction implements ActionKind<LabelSpec> {
   @Override
   public Class<LabelSpec> specType() {
     return LabelSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
-  }
-
-  @Override
-  public Optional<LabelSpec> parse(MapReader params, boolean dryRun) {
-    Optional<String> key = Params.ownKey(params, name());
-    Optional<Template> value = Params.template(params, "value", FieldRule.LABEL_VALUE, true, name());
-    return key.isEmpty() || value.isEmpty() ? Optional.empty() : Optional.of(new LabelSpec(key.get(), value.get(), dryRun));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;

@@ -3,14 +3,10 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.Taint;
-import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.ActionSpec.TaintSpec;
-import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
 import java.util.Optional;
-import java.util.Set;
 
 /** {@code taint: {key, value, effect}}: adds the taint, or updates the value of one we added. */
 final class TaintAction implements ActionKind<TaintSpec> {
@@ -22,23 +18,6 @@ final class TaintAction implements ActionKind<TaintSpec> {
   @Override
   public Class<TaintSpec> specType() {
     return TaintSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
-  }
-
-  @Override
-  public Optional<TaintSpec> parse(MapReader params, boolean dryRun) {
-    Optional<String> key = Params.ownKey(params, name());
-    boolean hasValue = params.has("value");
-    Optional<Template> value = Params.template(params, "value", FieldRule.LABEL_VALUE, false, name());
-    Optional<TaintEffect> effect = Params.effect(params, true, name());
-    if (key.isEmpty() || effect.isEmpty() || (hasValue && value.isEmpty())) {
-      return Optional.empty();
-    }
-    return Optional.of(new TaintSpec(key.get(), value.orElse(Template.literal("")), effect.get(), dryRun));
   }
 
   @Override

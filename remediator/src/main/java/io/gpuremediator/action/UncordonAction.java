@@ -4,9 +4,6 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.playbook.ActionSpec.UncordonSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code uncordon: {}}: makes the node schedulable, only if we cordoned it and no other alert needs the cordon. */
 final class UncordonAction implements ActionKind<UncordonSpec> {
@@ -18,16 +15,6 @@ final class UncordonAction implements ActionKind<UncordonSpec> {
   @Override
   public Class<UncordonSpec> specType() {
     return UncordonSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.RESOLVED);
-  }
-
-  @Override
-  public Optional<UncordonSpec> parse(MapReader params, boolean dryRun) {
-    return Optional.of(new UncordonSpec(dryRun));
   }
 
   @Override

@@ -4,9 +4,6 @@ import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code unlabel: {key}}: removes a label we set, once no other alert needs it. */
 final class UnlabelAction implements ActionKind<UnlabelSpec> {
@@ -18,16 +15,6 @@ final class UnlabelAction implements ActionKind<UnlabelSpec> {
   @Override
   public Class<UnlabelSpec> specType() {
     return UnlabelSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.RESOLVED);
-  }
-
-  @Override
-  public Optional<UnlabelSpec> parse(MapReader params, boolean dryRun) {
-    return Params.ownKey(params, name()).map(key -> new UnlabelSpec(key, dryRun));
   }
 
   @Override

@@ -5,11 +5,8 @@ import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.ActionSpec.UntaintSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.yaml.MapReader;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 
 /** {@code untaint: {key[, effect]}}: removes a taint we added, once no other alert needs it. */
 final class UntaintAction implements ActionKind<UntaintSpec> {
@@ -21,22 +18,6 @@ final class UntaintAction implements ActionKind<UntaintSpec> {
   @Override
   public Class<UntaintSpec> specType() {
     return UntaintSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.RESOLVED);
-  }
-
-  @Override
-  public Optional<UntaintSpec> parse(MapReader params, boolean dryRun) {
-    Optional<String> key = Params.ownKey(params, name());
-    boolean hasEffect = params.has("effect");
-    Optional<TaintEffect> effect = Params.effect(params, false, name());
-    if (key.isEmpty() || (hasEffect && effect.isEmpty())) {
-      return Optional.empty();
-    }
-    return Optional.of(new UntaintSpec(key.get(), effect, dryRun));
   }
 
   @Override

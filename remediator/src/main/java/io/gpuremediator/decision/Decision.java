@@ -3,6 +3,7 @@ package io.gpuremediator.decision;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What was decided for one alert of one webhook. Text that came from the alert is capped (a label value of a
@@ -11,6 +12,7 @@ import java.util.Objects;
  * @param node the resolved node name, or empty when none was resolved
  * @param playbook the matching playbook, or empty
  * @param detail a human sentence explaining the reason
+ * @param wouldBeRefused for a dry-run of a new episode, the safety limit that would have refused it
  */
 public record Decision(
     Instant time,
@@ -22,7 +24,8 @@ public record Decision(
     String playbook,
     Reason reason,
     String detail,
-    List<ActionRecord> actions) {
+    List<ActionRecord> actions,
+    Optional<Refusal> wouldBeRefused) {
 
   /** The most characters a name (fingerprint, alertname, node) keeps; a Kubernetes name is at most 253. */
   public static final int NAME_CHARS = 512;
@@ -41,6 +44,13 @@ public record Decision(
     Objects.requireNonNull(reason, "reason");
     detail = detail == null ? "" : capped(detail, DETAIL_CHARS);
     actions = List.copyOf(actions);
+    Objects.requireNonNull(wouldBeRefused, "wouldBeRefused");
+  }
+
+  /** A decision that no safety limit was asked about as a dry-run. */
+  public Decision(Instant time, String fingerprint, Instant startsAt, String alertname, String status, String node,
+      String playbook, Reason reason, String detail, List<ActionRecord> actions) {
+    this(time, fingerprint, startsAt, alertname, status, node, playbook, reason, detail, actions, Optional.empty());
   }
 
   /** The text, or its first {@code max} characters and how many more there were. */

@@ -2,7 +2,6 @@ package io.gpuremediator.engine;
 
 import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.NodeDraft;
-import io.gpuremediator.action.Phase;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
 import io.gpuremediator.alert.Alert;
@@ -10,6 +9,7 @@ import io.gpuremediator.alert.WebhookMessage;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.Cluster.Edited;
 import io.gpuremediator.node.ClusterException;
@@ -19,12 +19,14 @@ import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Resolution;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,15 +36,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Turns alerts into decisions and node changes. Thread-safe: decisions about one node are serialised
  * by a lock, and writes use optimistic concurrency against other writers.
  */
 public final class RemediationEngine {
-  private static final Logger LOGGER = LoggerFactory.getLogger(RemediationEngine.class);
   private static final int LOCK_STRIPES = 64;
 
   private final Supplier<PlaybookSet> playbooks;
@@ -52,6 +51,7 @@ public final class RemediationEngine {
   private final SafetyGate gate;
   private final DecisionListener listener;
   private final Clock clock;
+  private final NodeEventWriter events;
   private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
 
   /** Creates an engine. */
@@ -64,6 +64,7 @@ public final class RemediationEngine {
     this.gate = gate;
     this.listener = listener;
     this.clock = clock;
+    this.events = new NodeEventWriter(cluster, listener);
     for (int i = 0; i < LOCK_STRIPES; i++) {
       locks[i] = new ReentrantLock();
     }
@@ -107,66 +108,124 @@ public final class RemediationEngine {
   /** An alert with its playbook and node, found once per webhook. */
   private record Candidate(Alert alert, Optional<Playbook> playbook, Resolution resolution) {}
 
-  private Decision evaluate(Candidate c, PlaybookSet set) {
-    Alert alert = c.alert();
-    Resolution resolution = c.resolution();
-    if (c.playbook().isEmpty()) {
-      return decision(alert, resolution.nodeName(), "", Reason.NO_PLAYBOOK, "no playbook matches the alert's labels", List.of());
-    }
-    Playbook playbook = c.playbook().get();
-    if (resolution instanceof Resolution.Ineligible no) {
-      return decision(alert, no.nodeName(), playbook.name(), no.reason(), no.detail(), List.of());
-    }
-    NodeInfo node = ((Resolution.Eligible) resolution).node();
-    Phase phase = alert.isFiring() ? Phase.FIRING : Phase.RESOLVED;
-    if (isDuplicate(node, alert)) {
-      return duplicate(alert, node.name(), playbook.name());
-    }
+  /** What one decision has found out so far; each step of the chain reads it and fills in more. */
+  private static final class Evaluation {
+    final Alert alert;
+    final Resolution resolution;
+    final PlaybookSet set;
+    final Phase phase;
+    Playbook playbook;
+    NodeInfo node;
     String note = "";
-    if (phase == Phase.RESOLVED) {
-      // The playbook that acted on this episode (an escalation target, say) decides its release.
-      Optional<Playbook> acted = Optional.ofNullable(node.ledger().episodes().get(alert.fingerprint()))
-          .filter(e -> e.startsAt().equals(alert.startsAt())).flatMap(e -> set.named(e.playbook()));
-      if (acted.isPresent() && !acted.get().name().equals(playbook.name())) {
-        note = "released by " + acted.get().name() + ", the playbook that acted on this episode; ";
-        playbook = acted.get();
-      }
-    } else {
-      Optional<Playbook> escalated = escalation(playbook, node, set);
-      if (escalated.isPresent()) {
-        note = "escalated from " + playbook.name() + " (episode " + playbook.escalate().orElseThrow().after() + " within "
-            + io.gpuremediator.value.Durations.format(playbook.escalate().orElseThrow().within()) + "); ";
-        playbook = escalated.get();
-      }
-    }
-    List<ActionSpec> specs = phase == Phase.FIRING ? playbook.actions() : playbook.onResolved();
-    if (specs.isEmpty()) {
-      return decision(alert, node.name(), playbook.name(), Reason.NO_ON_RESOLVED,
-          "playbook " + playbook.name() + " has no on_resolved; the node stays as it is for a human", List.of());
-    }
+    List<ActionSpec> specs;
     List<Step> steps;
+
+    Evaluation(Candidate c, PlaybookSet set) {
+      this.alert = c.alert();
+      this.resolution = c.resolution();
+      this.set = set;
+      this.phase = alert.isFiring() ? Phase.FIRING : Phase.RESOLVED;
+      this.playbook = c.playbook().orElse(null);
+    }
+  }
+
+  /** One step of a decision: decides (and the chain stops) or hands on to the next. */
+  @FunctionalInterface
+  private interface DecisionStep {
+    Optional<Decision> run(Evaluation e);
+  }
+
+  /** The chain of steps every alert goes through, in order; {@code engine/DESIGN.md} describes each. */
+  private Decision evaluate(Candidate c, PlaybookSet set) {
+    Evaluation e = new Evaluation(c, set);
+    for (DecisionStep step : List.<DecisionStep>of(this::matchPlaybook, this::requireEligibleNode,
+        this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::renderActions,
+        this::requireReadableLedger, this::dryRun)) {
+      Optional<Decision> decided = step.run(e);
+      if (decided.isPresent()) {
+        return decided.get();
+      }
+    }
+    if (e.phase == Phase.RESOLVED) {
+      return execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note);
+    }
+    return gate.exclusively(() -> admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note));
+  }
+
+  private Optional<Decision> matchPlaybook(Evaluation e) {
+    return e.playbook != null ? Optional.empty() : Optional.of(decision(e.alert, e.resolution.nodeName(), "",
+        Reason.NO_PLAYBOOK, "no playbook matches the alert's labels", List.of()));
+  }
+
+  private Optional<Decision> requireEligibleNode(Evaluation e) {
+    if (e.resolution instanceof Resolution.Ineligible no) {
+      return Optional.of(decision(e.alert, no.nodeName(), e.playbook.name(), no.reason(), no.detail(), List.of()));
+    }
+    e.node = ((Resolution.Eligible) e.resolution).node();
+    return Optional.empty();
+  }
+
+  private Optional<Decision> skipKnownEpisode(Evaluation e) {
+    return isDuplicate(e.node, e.alert) ? Optional.of(duplicate(e.alert, e.node.name(), e.playbook.name())) : Optional.empty();
+  }
+
+  /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */
+  private Optional<Decision> chooseActingPlaybook(Evaluation e) {
+    if (e.phase == Phase.RESOLVED) {
+      Optional<Playbook> acted = Optional.ofNullable(e.node.ledger().episodes().get(e.alert.fingerprint()))
+          .filter(ep -> ep.startsAt().equals(e.alert.startsAt())).flatMap(ep -> e.set.named(ep.playbook()));
+      if (acted.isPresent() && !acted.get().name().equals(e.playbook.name())) {
+        e.note = "released by " + acted.get().name() + ", the playbook that acted on this episode; ";
+        e.playbook = acted.get();
+      }
+      return Optional.empty();
+    }
+    Optional<Playbook> escalated = escalation(e.playbook, e.node, e.set);
+    if (escalated.isPresent()) {
+      Playbook.Escalation rule = e.playbook.escalate().orElseThrow();
+      e.note = "escalated from " + e.playbook.name() + " (episode " + rule.after() + " within "
+          + Durations.format(rule.within()) + "); ";
+      e.playbook = escalated.get();
+    }
+    return Optional.empty();
+  }
+
+  private Optional<Decision> chooseActions(Evaluation e) {
+    e.specs = e.phase == Phase.FIRING ? e.playbook.actions() : e.playbook.onResolved();
+    return !e.specs.isEmpty() ? Optional.empty() : Optional.of(decision(e.alert, e.node.name(), e.playbook.name(),
+        Reason.NO_ON_RESOLVED, "playbook " + e.playbook.name() + " has no on_resolved; the node stays as it is for a human",
+        List.of()));
+  }
+
+  /** Every action is rendered and checked before anything is written: no partial action. */
+  private Optional<Decision> renderActions(Evaluation e) {
     try {
-      steps = prepare(specs, alert, node.name());
-    } catch (RenderException e) {
-      return decision(alert, node.name(), playbook.name(), Reason.TEMPLATE_INVALID, e.getMessage(), List.of());
+      e.steps = prepare(e.specs, e.alert, e.node.name());
+      return Optional.empty();
+    } catch (RenderException ex) {
+      return Optional.of(decision(e.alert, e.node.name(), e.playbook.name(), Reason.TEMPLATE_INVALID, ex.getMessage(),
+          List.of()));
     }
-    if (node.ledgerError().isPresent()) {
-      return decision(alert, node.name(), playbook.name(), Reason.NODE_STATE_UNREADABLE, node.ledgerError().get(), List.of());
+  }
+
+  private Optional<Decision> requireReadableLedger(Evaluation e) {
+    return e.node.ledgerError().map(error -> decision(e.alert, e.node.name(), e.playbook.name(),
+        Reason.NODE_STATE_UNREADABLE, error, List.of()));
+  }
+
+  /** A dry-run writes nothing; it records what would change and which limit would refuse a new episode. */
+  private Optional<Decision> dryRun(Evaluation e) {
+    Optional<Reason> dryRun = dryRunReason(e.playbook, e.specs);
+    if (dryRun.isEmpty()) {
+      return Optional.empty();
     }
-    Optional<Reason> dryRun = dryRunReason(playbook, specs);
-    if (dryRun.isPresent()) {
-      Optional<SafetyGate.Refusal> refusal = phase == Phase.FIRING ? gate.check(candidate(node, playbook)) : Optional.empty();
-      List<ActionRecord> records = simulate(node, alert, phase, steps);
-      String detail = note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
-          .orElse("nothing written; the actions record what would have been done");
-      return decision(alert, node.name(), playbook.name(), dryRun.get(), detail, records);
-    }
-    if (phase == Phase.RESOLVED) {
-      return execute(alert, playbook, node.name(), phase, steps, specs, note);
-    }
-    Playbook chosen = playbook;
-    String why = note;
-    return gate.exclusively(() -> admitAndExecute(alert, chosen, node.name(), steps, specs, why));
+    Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(candidate(e.node, e.playbook)) : Optional.empty();
+    List<ActionRecord> records = simulate(e.node, e.alert, e.phase, e.steps);
+    String detail = e.note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
+        .orElse("nothing written; the actions record what would have been done");
+    Decision d = decision(e.alert, e.node.name(), e.playbook.name(), dryRun.get(), detail, records);
+    return Optional.of(new Decision(d.time(), d.fingerprint(), d.startsAt(), d.alertname(), d.status(), d.node(),
+        d.playbook(), d.reason(), d.detail(), d.actions(), refusal));
   }
 
   /** Inside the gate's exclusivity: check the limits against the node as it is now, write, record the start. */
@@ -180,7 +239,7 @@ public final class RemediationEngine {
       return duplicate(alert, nodeName, playbook.name());
     }
     SafetyGate.Candidate candidate = candidate(node, playbook);
-    Optional<SafetyGate.Refusal> refusal = gate.check(candidate);
+    Optional<Refusal> refusal = gate.check(candidate);
     if (refusal.isPresent()) {
       return decision(alert, nodeName, playbook.name(), refusal.get().reason(), note + refusal.get().detail(), List.of());
     }
@@ -191,20 +250,10 @@ public final class RemediationEngine {
     return done;
   }
 
-  /** A node becomes unavailable only when it is available now and the playbook cordons or taints it out. */
+  /** A node becomes unavailable only when it is available now and the playbook takes it out of service. */
   private static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
-    return new SafetyGate.Candidate(node, playbook.name(), quarantines(playbook) && !FleetGate.isUnavailable(node),
+    return new SafetyGate.Candidate(node, playbook.name(), playbook.takesNodeOutOfService() && !FleetGate.isUnavailable(node),
         playbook.rateLimit(), playbook.cooldown());
-  }
-
-  private static boolean quarantines(Playbook playbook) {
-    for (ActionSpec a : playbook.actions()) {
-      if (!a.dryRun() && (a instanceof ActionSpec.CordonSpec
-          || (a instanceof ActionSpec.TaintSpec t && t.effect() != io.gpuremediator.node.TaintEffect.PREFER_NO_SCHEDULE))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** The playbook a repeat offender is escalated to: the Nth episode of this playbook on the node within the window. */
@@ -279,7 +328,7 @@ public final class RemediationEngine {
       }
       double writeSeconds = (System.nanoTime() - started) / 1e9;
       List<ActionRecord> records = new ArrayList<>(applied.records());
-      String detail = note + recordEvents(applied.events(), records);
+      String detail = note + events.write(applied.events(), records);
       for (ActionRecord r : records) {
         if (!r.type().equals("event")) {
           listener.actionTimed(r.type(), r.outcome(), writeSeconds);
@@ -323,37 +372,6 @@ public final class RemediationEngine {
       return ledger;
     }
     return ledger.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now));
-  }
-
-  /** Records the Events the actions asked for; a failed Event does not undo the node change, but is reported. */
-  private String recordEvents(List<NodeEvent> events, List<ActionRecord> records) {
-    List<String> failures = new ArrayList<>();
-    int next = 0;
-    for (NodeEvent event : events) {
-      long started = System.nanoTime();
-      String outcome = "applied";
-      try {
-        cluster.recordEvent(event);
-      } catch (ClusterException e) {
-        outcome = "failed";
-        failures.add(e.getMessage());
-        LOGGER.warn("event {} on node {} not recorded: {}", event.reason(), event.node(), e.getMessage());
-      }
-      listener.actionTimed("event", outcome, (System.nanoTime() - started) / 1e9);
-      next = markEvent(records, next, outcome);
-    }
-    return failures.isEmpty() ? "" : "event not recorded: " + String.join("; ", failures);
-  }
-
-  private static int markEvent(List<ActionRecord> records, int from, String outcome) {
-    for (int i = from; i < records.size(); i++) {
-      ActionRecord r = records.get(i);
-      if (r.type().equals("event") && r.outcome().equals("applied")) {
-        records.set(i, new ActionRecord(r.type(), outcome, r.change()));
-        return i + 1;
-      }
-    }
-    return records.size();
   }
 
   private static ActionRecord dryRunOf(ActionRecord record) {

@@ -14,7 +14,7 @@ final class DecisionJson {
     for (ActionRecord a : d.actions()) {
       actions.add(new JsonObject().put("type", a.type()).put("outcome", a.outcome()).put("change", a.change()));
     }
-    return new JsonObject()
+    JsonObject o = new JsonObject()
         .put("time", d.time().toString())
         .put("fingerprint", d.fingerprint())
         .put("starts_at", d.startsAt().toString())
@@ -26,5 +26,8 @@ final class DecisionJson {
         .put("reason", d.reason().code())
         .put("detail", d.detail())
         .put("actions", actions);
+    d.wouldBeRefused().ifPresent(r -> o.put("would_be_refused",
+        new JsonObject().put("reason", r.reason().code()).put("detail", r.detail())));
+    return o;
   }
 }

@@ -11,11 +11,25 @@ public sealed interface ActionSpec {
   /** Whether this action only records what it would do. */
   boolean dryRun();
 
+  /**
+   * Whether running this action takes the node out of service (no new work lands on it): the one place
+   * that says so, for the safety gate's budget. A dry-run action changes nothing, so it never does.
+   */
+  default boolean takesNodeOutOfService() {
+    return false;
+  }
+
   /** Adds (or updates the value of) a taint. */
   record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
     @Override
     public String kind() {
       return "taint";
+    }
+
+    /** NoSchedule and NoExecute keep work off the node; PreferNoSchedule only discourages it. */
+    @Override
+    public boolean takesNodeOutOfService() {
+      return !dryRun && effect != TaintEffect.PREFER_NO_SCHEDULE;
     }
   }
 
@@ -32,6 +46,11 @@ public sealed interface ActionSpec {
     @Override
     public String kind() {
       return "cordon";
+    }
+
+    @Override
+    public boolean takesNodeOutOfService() {
+      return !dryRun;
     }
   }
 

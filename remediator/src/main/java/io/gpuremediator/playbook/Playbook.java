@@ -42,6 +42,11 @@ public record Playbook(
   /** The Nth episode on the same node within {@code within} runs playbook {@code to} instead (repeat offenders). */
   public record Escalation(int after, Duration within, String to) {}
 
+  /** Whether the playbook's firing actions take the node out of service (see {@link ActionSpec#takesNodeOutOfService}). */
+  public boolean takesNodeOutOfService() {
+    return actions.stream().anyMatch(ActionSpec::takesNodeOutOfService);
+  }
+
   /** Whether every matcher holds for these labels. */
   public boolean matches(Map<String, String> labels) {
     for (Matcher m : match) {

@@ -1,6 +1,7 @@
 package io.gpuremediator.safety;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.FleetState.Breaker;
 import io.gpuremediator.safety.FleetState.Pause;

@@ -1,6 +1,6 @@
 package io.gpuremediator.safety;
 
-import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,7 +59,4 @@ public interface SafetyGate {
    */
   record Candidate(NodeInfo node, String playbook, boolean becomesUnavailable,
       Optional<io.gpuremediator.value.Rate> playbookRate, Optional<Duration> cooldown) {}
-
-  /** A refusal: a stable reason code and a sentence for people. */
-  record Refusal(Reason reason, String detail) {}
 }

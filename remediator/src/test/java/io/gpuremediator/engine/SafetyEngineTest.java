@@ -236,6 +236,7 @@ class SafetyEngineTest {
     assertThat(d.outcome()).isEqualTo(Outcome.DRY_RUN);
     assertThat(d.detail()).isEqualTo("would be refused: max_unavailable (0 of 10 selected nodes are unavailable;"
         + " max_unavailable 5% allows 0)");
+    assertThat(d.wouldBeRefused()).map(r -> r.reason()).contains(Reason.MAX_UNAVAILABLE);
     assertThat(d.actions()).isNotEmpty().allSatisfy(a -> assertThat(a.outcome()).isEqualTo("dry_run"));
   }
 

@@ -6,7 +6,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.SafetyGate.Candidate;
-import io.gpuremediator.safety.SafetyGate.Refusal;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.value.Budget;

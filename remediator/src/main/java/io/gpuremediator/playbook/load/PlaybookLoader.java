@@ -1,10 +1,8 @@
 package io.gpuremediator.playbook.load;
 
-import io.gpuremediator.action.ActionKind;
-import io.gpuremediator.action.ActionRegistry;
-import io.gpuremediator.action.Phase;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Matcher;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.value.Durations;
@@ -210,13 +208,13 @@ public final class PlaybookLoader {
     }
     MapReader entry = reader.get();
     if (entry.keys().size() != 1) {
-      problems.add(item, "an action has exactly one key, its kind (" + String.join(", ", ActionRegistry.names()) + ")");
+      problems.add(item, "an action has exactly one key, its kind (" + String.join(", ", ActionDecoders.names()) + ")");
       return Optional.empty();
     }
     String kindName = entry.keys().get(0);
-    Optional<ActionKind<?>> kind = ActionRegistry.kind(kindName);
+    Optional<ActionDecoders.Decoder> kind = ActionDecoders.named(kindName);
     if (kind.isEmpty()) {
-      problems.add(item, "unknown action \"" + kindName + "\" (known: " + String.join(", ", ActionRegistry.names()) + ")");
+      problems.add(item, "unknown action \"" + kindName + "\" (known: " + String.join(", ", ActionDecoders.names()) + ")");
       return Optional.empty();
     }
     if (!kind.get().phases().contains(phase)) {
@@ -233,7 +231,7 @@ public final class PlaybookLoader {
     return MapReader.of(paramsNode, kindName + " action", problems).flatMap(params -> {
       int before = problems.messages().size();
       boolean dryRun = params.bool("dry_run").orElse(false);
-      Optional<? extends ActionSpec> spec = kind.get().parse(params, dryRun);
+      Optional<? extends ActionSpec> spec = kind.get().decode().decode(params, dryRun);
       params.finish();
       return problems.messages().size() == before ? spec.map(ActionSpec.class::cast) : Optional.empty();
     });

@@ -1,4 +1,4 @@
-package io.gpuremediator.action;
+package io.gpuremediator.playbook;
 
 /** When an action runs: while the alert fires ({@code actions}) or when it resolves ({@code on_resolved}). */
 public enum Phase {

@@ -1,0 +1,67 @@
+package io.gpuremediator.playbook.load;
+
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.node.TaintEffect;
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** Decoding helpers shared by the action decoders; each problem is recorded against the key's line. */
+final class ActionParams {
+  private ActionParams() {}
+
+  /** A required key of ours (label, taint or annotation key under gpu-remediator.io/). */
+  static Optional<String> ownKey(MapReader params, String kind) {
+    return params.requiredString("key").flatMap(key -> {
+      Optional<String> invalid = FieldRule.QUALIFIED_NAME.check(key);
+      if (invalid.isPresent()) {
+        params.problems().add(params.at("key"), kind + " action: key " + invalid.get());
+        return Optional.empty();
+      }
+      if (!NodeKeys.isWritableByPlaybook(key)) {
+        params.problems().add(params.at("key"), kind + " action: key \"" + key + "\" must start with "
+            + NodeKeys.DOMAIN + " and not be one the service reserves (" + NodeKeys.EXCLUDE_LABEL + ", "
+            + NodeKeys.LEDGER_ANNOTATION + ")");
+        return Optional.empty();
+      }
+      return Optional.of(key);
+    });
+  }
+
+  /** A template; when it has no variables its value is checked against {@code rule} right away. */
+  static Optional<Template> template(MapReader params, String key, FieldRule rule, boolean required, String kind) {
+    Optional<String> text = required ? params.requiredString(key) : params.string(key);
+    return text.flatMap(source -> {
+      MapReader.Parsed<Template> parsed = Template.parse(source);
+      if (parsed.error() != null) {
+        params.problems().add(params.at(key), kind + " action: \"" + key + "\": " + parsed.error());
+        return Optional.empty();
+      }
+      if (parsed.value().isConstant() && rule != FieldRule.MESSAGE) {
+        Optional<String> invalid = rule.check(source);
+        if (invalid.isPresent()) {
+          params.problems().add(params.at(key), kind + " action: \"" + key + "\": " + invalid.get());
+          return Optional.empty();
+        }
+      }
+      return Optional.of(parsed.value());
+    });
+  }
+
+  /** A taint effect, required or optional. */
+  static Optional<TaintEffect> effect(MapReader params, boolean required, String kind) {
+    Optional<String> text = required ? params.requiredString("effect") : params.string("effect");
+    return text.flatMap(name -> {
+      Optional<TaintEffect> effect = TaintEffect.fromApiName(name);
+      if (effect.isEmpty()) {
+        params.problems().add(params.at("effect"), kind + " action: \"effect\" must be one of "
+            + Arrays.stream(TaintEffect.values()).map(TaintEffect::apiName).collect(Collectors.joining(", "))
+            + ", not \"" + name + "\"");
+      }
+      return effect;
+    });
+  }
+}
