@@ -10,7 +10,8 @@ import java.util.Map;
 public final class ActionRegistry {
   private static final List<ActionKind<?>> KINDS = List.of(
       new TaintAction(), new UntaintAction(), new CordonAction(), new UncordonAction(),
-      new LabelAction(), new UnlabelAction(), new AnnotateAction(), new ConditionAction(), new EventAction());
+      new LabelAction(), new UnlabelAction(), new AnnotateAction(), new ConditionAction(), new EventAction(),
+      new DrainAction(), new DiagnoseAction());
 
   private static final Map<Class<?>, ActionKind<?>> BY_SPEC = new LinkedHashMap<>();
 

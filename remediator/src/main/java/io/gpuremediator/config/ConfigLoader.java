@@ -77,12 +77,13 @@ public final class ConfigLoader {
     Safety safety = safety(m, problems);
     LeaderElection leader = leaderElection(m, problems);
     Limits limits = limits(m, problems);
+    RemediatorConfig.Loop loop = loop(m, problems);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new RemediatorConfig(lm.group(1).replaceAll("[\\[\\]]", ""), Integer.parseInt(lm.group(2)),
-        auth, tls, maxBody, playbooks, dryRun, kubeconfig, selector, nodeFrom, safety, leader, limits));
+        auth, tls, maxBody, playbooks, dryRun, kubeconfig, selector, nodeFrom, safety, leader, limits, loop));
   }
 
   private static Auth auth(MapReader m, Path base, Problems problems) {
@@ -133,8 +134,9 @@ public final class ConfigLoader {
       return new Breaker(nodes, window, autoReset);
     }).orElse(new Breaker(5, Duration.ofMinutes(10), Optional.empty()));
     Duration cooldown = s.flatMap(r -> r.parsed("cooldown", Durations::parse)).orElse(Duration.ofHours(1));
+    Budget maxDraining = s.flatMap(r -> r.parsed("max_draining", Budget::parse)).orElse(new Budget(2, false));
     s.ifPresent(MapReader::finish);
-    return new Safety(maxUnavailable, rate, breaker, cooldown);
+    return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining);
   }
 
   private static LeaderElection leaderElection(MapReader m, Problems problems) {
@@ -148,6 +150,22 @@ public final class ConfigLoader {
       l.finish();
       return new LeaderElection(enabled, ns, lease);
     }).orElse(new LeaderElection(true, "gpu-remediator", "gpu-remediator"));
+  }
+
+  private static RemediatorConfig.Loop loop(MapReader m, Problems problems) {
+    return m.map("loop", "loop").map(l -> {
+      RemediatorConfig.Loop d = RemediatorConfig.Loop.DEFAULTS;
+      Duration interval = l.parsed("interval", Durations::parse).orElse(d.interval());
+      if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofMinutes(10)) > 0) {
+        problems.add(l.at("interval"), "\"interval\" in loop must be between 100ms and 10m");
+      }
+      Duration retry = l.parsed("retry_delay", Durations::parse).orElse(d.retryDelay());
+      if (retry.compareTo(Duration.ofMillis(100)) < 0 || retry.compareTo(Duration.ofMinutes(10)) > 0) {
+        problems.add(l.at("retry_delay"), "\"retry_delay\" in loop must be between 100ms and 10m");
+      }
+      l.finish();
+      return new RemediatorConfig.Loop(interval, retry);
+    }).orElse(RemediatorConfig.Loop.DEFAULTS);
   }
 
   private static Limits limits(MapReader m, Problems problems) {

@@ -23,7 +23,8 @@ public record RemediatorConfig(
     List<String> nodeFrom,
     Safety safety,
     LeaderElection leaderElection,
-    Limits limits) {
+    Limits limits,
+    Loop loop) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -37,6 +38,7 @@ public record RemediatorConfig(
     Objects.requireNonNull(safety, "safety");
     Objects.requireNonNull(leaderElection, "leaderElection");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(loop, "loop");
   }
 
   /** How webhook and API callers authenticate: a bearer token from a file, or explicitly none. */
@@ -45,8 +47,21 @@ public record RemediatorConfig(
   /** The server certificate and key (PEM). */
   public record Tls(Path certFile, Path keyFile) {}
 
-  /** The fleet-wide limits. */
-  public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown) {}
+  /**
+   * The fleet-wide limits.
+   *
+   * @param maxDraining nodes in stage draining at once; more wait in stage quarantined
+   */
+  public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown, Budget maxDraining) {}
+
+  /**
+   * How the closed loop runs: how often it looks at every episode (watch events look sooner), and how long
+   * an eviction a PodDisruptionBudget or throttling refused waits before it is asked again.
+   */
+  public record Loop(Duration interval, Duration retryDelay) {
+    /** Every 10 s; a refused eviction again after 5 s (kubectl's delay). */
+    public static final Loop DEFAULTS = new Loop(Duration.ofSeconds(10), Duration.ofSeconds(5));
+  }
 
   /** The storm breaker: more than {@code nodes} distinct nodes firing within {@code window} opens it. */
   public record Breaker(int nodes, Duration window, Optional<Duration> autoResetAfter) {}

@@ -52,7 +52,37 @@ public enum Reason {
   /** The Kubernetes API failed transiently; Alertmanager is asked to retry. */
   KUBE_UNAVAILABLE(Outcome.FAILED),
   /** The Kubernetes API refused the change. */
-  KUBE_REJECTED(Outcome.FAILED);
+  KUBE_REJECTED(Outcome.FAILED),
+
+  // The closed loop: each stage change of an episode is a decision of its own.
+  /** The alert resolved, but the release waits for an earlier step (a drain under way, a failed step). */
+  RELEASE_PENDING(Outcome.APPLIED),
+  /** Steps after a long step ran, in the background. */
+  STEPS_APPLIED(Outcome.APPLIED),
+  /** The drain started. */
+  DRAIN_STARTED(Outcome.APPLIED),
+  /** Every pod to move is gone from the node. */
+  DRAINED(Outcome.APPLIED),
+  /** The drain timed out, or a pod cannot be evicted; the node stays out for a human. */
+  DRAIN_FAILED(Outcome.FAILED),
+  /** More nodes are draining than safety.max_draining allows; this one waits in stage quarantined. */
+  MAX_DRAINING(Outcome.SUPPRESSED),
+  /** The diagnostic Job was created on the node. */
+  DIAGNOSE_STARTED(Outcome.APPLIED),
+  /** The diagnostic Job completed. */
+  DIAGNOSTICS_PASSED(Outcome.APPLIED),
+  /** The diagnostic Job failed, timed out or was lost; the node stays out of service. */
+  DIAGNOSTICS_FAILED(Outcome.FAILED),
+  /** A failed step escalated the episode to its on_fail playbook. */
+  ESCALATED(Outcome.APPLIED),
+  /** The release steps ran: the episode is over and the node back as we found it. */
+  RELEASED(Outcome.APPLIED),
+  /** A human released the node through the API. */
+  RELEASED_BY_HUMAN(Outcome.APPLIED),
+  /** A human asked for a failed step to run again. */
+  STEP_RETRIED(Outcome.APPLIED),
+  /** The episode's playbook is no longer loaded; nothing more runs until it is back or a human releases the node. */
+  PLAYBOOK_MISSING(Outcome.FAILED);
 
   private final Outcome outcome;
 

@@ -26,6 +26,8 @@ import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
@@ -266,10 +268,11 @@ public final class RemediationEngine {
     return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
   }
 
-  /** Whether this exact episode was already handled: firing and active, or already released. */
+  /** Whether this exact episode was already handled: firing and active, resolved and waiting, or already released. */
   private static boolean isDuplicate(NodeInfo node, Alert alert) {
     NodeLedger.Episode active = node.ledger().episodes().get(alert.fingerprint());
-    if (alert.isFiring() && active != null && active.startsAt().equals(alert.startsAt())) {
+    if (active != null && active.startsAt().equals(alert.startsAt())
+        && (alert.isFiring() || active.progress().resolved() || active.progress().releasing())) {
       return true;
     }
     for (NodeLedger.PastEpisode p : node.ledger().history()) {
@@ -328,14 +331,16 @@ public final class RemediationEngine {
       }
       double writeSeconds = (System.nanoTime() - started) / 1e9;
       List<ActionRecord> records = new ArrayList<>(applied.records());
-      String detail = note + events.write(applied.events(), records);
+      String eventFailures = events.write(applied.events(), records);
+      String detail = note + String.join("; ", java.util.stream.Stream.of(applied.later(), eventFailures)
+          .filter(t -> !t.isEmpty()).toList());
       for (ActionRecord r : records) {
         if (!r.type().equals("event")) {
           listener.actionTimed(r.type(), r.outcome(), writeSeconds);
         }
       }
       boolean changed = records.stream().anyMatch(r -> r.outcome().equals("applied"));
-      Reason reason = phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
+      Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
           : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
       return decision(alert, nodeName, playbook.name(), reason, detail, records);
     } catch (ClusterException e) {
@@ -351,31 +356,71 @@ public final class RemediationEngine {
       List<ActionSpec> specs) {
     if (isDuplicate(fresh, alert)) {
       // Authoritative: another thread or instance handled this episode since our cached read.
-      return new Edited<>(fresh, new Applied(List.of(), List.of(), true));
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false));
     }
     Instant now = clock.instant();
     NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
+    Episode active = fresh.ledger().episodes().get(alert.fingerprint());
+    if (phase == Phase.RESOLVED && active != null) {
+      Optional<String> waiting = Episodes.releaseWaitsFor(active, playbook);
+      if (waiting.isPresent()) {
+        // Releases wait for every earlier step: remember the resolution; the loop releases once they are done.
+        draft.ledger(draft.ledger().withEpisode(active.with(active.progress().resolvedNow())));
+        List<ActionRecord> later = new ArrayList<>(steps.size());
+        for (Step step : steps) {
+          later.add(pending(step.apply(draft.copy())));
+        }
+        return new Edited<>(draft.toNode(), new Applied(later, List.of(), false, "the release waits: " + waiting.get(), true));
+      }
+    }
+    // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
+    boolean acts = phase == Phase.FIRING || active != null;
+    int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (int i = 0; i < steps.size(); i++) {
-      records.add(specs.get(i).dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
+      ActionSpec spec = specs.get(i);
+      if (i >= firstLong) {
+        records.add(pending(steps.get(i).apply(draft.copy())));
+      } else if (spec.isLongStep()) {
+        records.add(new ActionRecord(spec.kind(), "not_run", "no episode of this alert is active on the node"));
+      } else {
+        records.add(spec.dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
+      }
     }
-    draft.ledger(track(draft.ledger(), alert, playbook, phase, now));
-    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false));
+    draft.ledger(track(draft.ledger(), alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
+    String background = firstLong < specs.size()
+        ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
+            + " continue in the background" : "";
+    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false));
   }
 
-  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now) {
-    if (phase == Phase.RESOLVED) {
-      return ledger.released(alert.fingerprint(), now);
-    }
+  /**
+   * Records the episode: a new firing episode with its cursor at the first long step (or done); a
+   * resolution released at once when {@code on_resolved} has no long step, else releasing from there.
+   */
+  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now, int next) {
     Episode known = ledger.episodes().get(alert.fingerprint());
+    if (phase == Phase.RESOLVED) {
+      if (known == null || next == Progress.DONE) {
+        return ledger.released(alert.fingerprint(), now);
+      }
+      return ledger.withEpisode(known.with(known.progress().releasingFromStart().at(next)));
+    }
     if (known != null && known.startsAt().equals(alert.startsAt()) && known.playbook().equals(playbook.name())) {
       return ledger;
     }
-    return ledger.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now));
+    Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
+    boolean later = Episodes.hasLongSteps(playbook);
+    return ledger.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
+        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of()));
+  }
+
+  private static ActionRecord pending(ActionRecord record) {
+    return new ActionRecord(record.type(), ActionRecord.PENDING, record.change());
   }
 
   private static ActionRecord dryRunOf(ActionRecord record) {
-    return record.outcome().equals("applied") ? record.asDryRun() : record;
+    return record.outcome().equals("applied") || record.outcome().equals(ActionRecord.PENDING) ? record.asDryRun() : record;
   }
 
   private Decision decision(Alert alert, String node, String playbook, Reason reason, String detail,
@@ -384,5 +429,7 @@ public final class RemediationEngine {
         node, playbook, reason, detail, actions);
   }
 
-  private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate) {}
+  /** What one write did: the records, the Events to record, and what is left to the background. */
+  private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
+      boolean releaseWaits) {}
 }

@@ -43,7 +43,8 @@ public final class ApiRouter {
       java.time.Clock clock,
       ConnectionLimit connections,
       ClientRate clientRate,
-      WebhookAdmission admission) {}
+      WebhookAdmission admission,
+      io.gpuremediator.loop.HumanControls controls) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
@@ -69,6 +70,11 @@ public final class ApiRouter {
         .handler(smallBody).handler(safety::pause);
     router.delete("/api/v1/pause").handler(r.auth()).handler(ready).handler(safety::resume);
     router.post("/api/v1/breaker/reset").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resetBreaker);
+    NodeControlHandlers nodeControls = new NodeControlHandlers(r.controls(), r.workers());
+    router.post("/api/v1/nodes/:node/release").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
+        .handler(ready).handler(smallBody).handler(nodeControls::release);
+    router.post("/api/v1/nodes/:node/retry").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
+        .handler(ready).handler(smallBody).handler(nodeControls::retry);
     router.get("/metrics").handler(ctx -> metrics(ctx, r.registry()));
     router.get("/healthz").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("ok\n"));
     router.get("/readyz").handler(ctx -> {

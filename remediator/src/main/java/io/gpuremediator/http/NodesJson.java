@@ -2,11 +2,13 @@ package io.gpuremediator.http;
 
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.Progress;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /** The API's JSON form of the nodes under remediation, read from each node's ledger. */
 final class NodesJson {
@@ -20,13 +22,27 @@ final class NodesJson {
     return new JsonObject().put("nodes", out);
   }
 
+  /** Where the cursor is: the list, the 1-based index of the next step, and the long step under way. */
+  private static JsonObject step(Progress p) {
+    JsonObject o = new JsonObject().put("list", p.releasing() ? "on_resolved" : "actions");
+    if (p.next() != Progress.DONE) {
+      o.put("index", p.next() + 1);
+    }
+    p.task().filter(t -> !p.stage().isFailed())
+        .ifPresent(t -> o.put("running", t.kind()).put("started", t.started().toString()));
+    return o;
+  }
+
   private static JsonObject node(NodeInfo n) {
     NodeLedger ledger = n.ledger();
     JsonArray episodes = new JsonArray();
     JsonArray playbooks = new JsonArray();
     ledger.episodes().values().forEach(e -> {
+      Progress p = e.progress();
       episodes.add(new JsonObject().put("fingerprint", e.fingerprint()).put("alertname", e.alertname())
-          .put("playbook", e.playbook()).put("starts_at", e.startsAt().toString()).put("since", e.since().toString()));
+          .put("playbook", e.playbook()).put("starts_at", e.startsAt().toString()).put("since", e.since().toString())
+          .put("stage", p.stage().code()).put("stage_since", p.stageSince().toString()).put("resolved", p.resolved())
+          .put("step", step(p)).put("progress", p.note()));
       if (!playbooks.contains(e.playbook())) {
         playbooks.add(e.playbook());
       }
@@ -38,7 +54,13 @@ final class NodesJson {
         : ledger.claims().isEmpty() ? "watching" : "quarantined";
     Instant since = ledger.episodes().values().stream().map(NodeLedger.Episode::since).min(Comparator.naturalOrder())
         .orElse(null);
+    Optional<Progress> shown = ledger.episodes().values().stream().map(NodeLedger.Episode::progress)
+        .max(Comparator.comparing((Progress p) -> p.stage().isFailed()).thenComparing(Progress::stageSince));
     return new JsonObject().put("node", n.name()).put("state", state).put("playbooks", playbooks)
+        .put("stage", shown.map(p -> p.stage().code()).orElse(null))
+        .put("stage_since", shown.map(p -> p.stageSince().toString()).orElse(null))
+        .put("step", shown.map(NodesJson::step).orElse(null))
+        .put("progress", shown.map(Progress::note).orElse(null))
         .put("since", since == null ? null : since.toString()).put("unschedulable", n.unschedulable())
         .put("ready", n.isReady()).put("episodes", episodes).put("changes", changes)
         .put("error", n.ledgerError().orElse(null));

@@ -40,6 +40,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private SharedIndexInformer<Node> informer;
   private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
   private volatile boolean caughtUp;
+  private volatile java.util.function.Consumer<String> episodesChanged = name -> { };
 
   /** Creates the adapter; call {@link #start()} to begin watching nodes. */
   public Fabric8Cluster(KubernetesClient client, String instance) {
@@ -96,6 +97,14 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
           .forEach(ip -> nameByIp.remove(ip, info.name()));
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
+    if (!info.ledger().episodes().isEmpty() && (previous == null || !previous.ledger().equals(info.ledger()))) {
+      episodesChanged.accept(info.name());
+    }
+  }
+
+  /** Tells {@code listener} the name of each node whose episodes changed (on the watch's thread: keep it quick). */
+  public void onEpisodesChanged(java.util.function.Consumer<String> listener) {
+    this.episodesChanged = listener;
   }
 
   /** Whether {@code a} is a later version than {@code b} (our own write's answer can beat the watch event it causes). */

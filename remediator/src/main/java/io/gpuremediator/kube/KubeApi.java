@@ -50,6 +50,11 @@ public final class KubeApi implements AutoCloseable {
     return new Fabric8Cluster(client, fieldManagerHost);
   }
 
+  /** The pods and diagnostic Jobs on nodes. */
+  public io.gpuremediator.workload.Workloads workloads() {
+    return new Fabric8Workloads(client);
+  }
+
   /** The fleet safety state, kept in a ConfigMap. */
   public FleetStore fleetStore(String namespace, String name, String identity, Clock clock) {
     return new ConfigMapFleetStore(client, namespace, name, identity, clock);

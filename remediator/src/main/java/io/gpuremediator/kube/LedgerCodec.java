@@ -7,10 +7,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Claim;
 import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Stage;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 
 /** The JSON form of a node ledger, as stored in the {@code gpu-remediator.io/state} annotation. */
@@ -40,6 +43,15 @@ final class LedgerCodec {
       o.put("playbook", e.playbook());
       o.put("starts_at", e.startsAt().toString());
       o.put("since", e.since().toString());
+      if (!e.progress().equals(Progress.settled(e.since()))) {
+        o.set("progress", encode(e.progress()));
+      }
+      if (!e.labels().isEmpty()) {
+        e.labels().forEach(o.putObject("labels")::put);
+      }
+      if (!e.annotations().isEmpty()) {
+        e.annotations().forEach(o.putObject("annotations")::put);
+      }
     });
     ArrayNode history = root.putArray("history");
     for (NodeLedger.PastEpisode p : ledger.history()) {
@@ -76,8 +88,11 @@ final class LedgerCodec {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode o = e.getValue();
       try {
+        Instant since = Instant.parse(o.path("since").asText());
+        Progress progress = o.has("progress") ? decodeProgress(e.getKey(), o.path("progress")) : Progress.settled(since);
         episodes.put(e.getKey(), new Episode(e.getKey(), o.path("alertname").asText(), o.path("playbook").asText(),
-            Instant.parse(o.path("starts_at").asText()), Instant.parse(o.path("since").asText())));
+            Instant.parse(o.path("starts_at").asText()), since, progress, strings(o.path("labels")),
+            strings(o.path("annotations"))));
       } catch (java.time.format.DateTimeParseException ex) {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
@@ -92,5 +107,58 @@ final class LedgerCodec {
       }
     }
     return NodeLedger.of(claims, episodes, history);
+  }
+
+  private static ObjectNode encode(Progress p) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("stage", p.stage().code()).put("stage_since", p.stageSince().toString());
+    if (p.resolved()) {
+      o.put("resolved", true);
+    }
+    if (p.releasing()) {
+      o.put("releasing", true);
+    }
+    if (p.next() != Progress.DONE) {
+      o.put("next", p.next());
+    }
+    p.task().ifPresent(t -> {
+      ObjectNode task = o.putObject("task");
+      task.put("kind", t.kind()).put("step", t.step()).put("started", t.started().toString()).put("attempt", t.attempt());
+      if (!t.handle().isEmpty()) {
+        task.put("handle", t.handle());
+      }
+      t.retryAt().ifPresent(at -> task.put("retry_at", at.toString()));
+    });
+    if (!p.note().isEmpty()) {
+      o.put("note", p.note());
+    }
+    return o;
+  }
+
+  private static Progress decodeProgress(String fingerprint, JsonNode o) {
+    Stage stage = Stage.fromCode(o.path("stage").asText())
+        .orElseThrow(() -> new IllegalArgumentException("episode " + fingerprint + " has an unknown stage"));
+    int next = o.has("next") ? o.path("next").asInt(-1) : Progress.DONE;
+    if (next < 0) {
+      throw new IllegalArgumentException("episode " + fingerprint + " has a bad step index");
+    }
+    Optional<Progress.Task> task = Optional.empty();
+    JsonNode t = o.path("task");
+    if (t.isObject()) {
+      task = Optional.of(new Progress.Task(t.path("kind").asText(), t.path("step").asInt(), Instant.parse(t.path("started").asText()),
+          t.path("attempt").asInt(1), t.path("handle").asText(""),
+          t.has("retry_at") ? Optional.of(Instant.parse(t.path("retry_at").asText())) : Optional.empty()));
+    }
+    return new Progress(stage, Instant.parse(o.path("stage_since").asText()), o.path("resolved").asBoolean(false),
+        o.path("releasing").asBoolean(false), next, task, o.path("note").asText(""));
+  }
+
+  private static Map<String, String> strings(JsonNode o) {
+    Map<String, String> out = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      out.put(e.getKey(), e.getValue().asText());
+    }
+    return out;
   }
 }

@@ -28,10 +28,17 @@ public final class RemediatorMetrics {
   private final Gauge connections;
   private final Counter connectionsClosed;
   private final Counter requestsLimited;
+  private final Gauge episodeStage;
+  private final Histogram stepDuration;
 
   /** Registers every collector in {@code registry}. */
   public RemediatorMetrics(CollectorRegistry registry) {
     this.registry = registry;
+    episodeStage = Gauge.build("remediator_episode_stage", "Active episodes by closed-loop stage.")
+        .labelNames("stage").register(registry);
+    stepDuration = Histogram.build("remediator_step_duration_seconds",
+        "How long a long step (drain, diagnose) took, from its start to its end, by kind and outcome.")
+        .labelNames("kind", "outcome").buckets(1, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200).register(registry);
     alertsReceived = Counter.build("remediator_alerts_received_total", "Alerts received in webhooks, by status.")
         .labelNames("status").register(registry);
     decisions = Counter.build("remediator_decisions_total", "Decisions made, by outcome and reason code.")
@@ -136,5 +143,15 @@ public final class RemediatorMetrics {
       playbooksLoaded.set(count);
       reloadTimestamp.set(epochSeconds);
     }
+  }
+
+  /** Sets the number of active episodes in each stage (every stage code, zero included). */
+  public void episodeStages(java.util.Map<String, Integer> byStage) {
+    byStage.forEach((stage, n) -> episodeStage.labels(stage).set(n));
+  }
+
+  /** Observes a long step that ended. */
+  public void stepFinished(String kind, String outcome, double seconds) {
+    stepDuration.labels(kind, outcome).observe(seconds);
   }
 }

@@ -19,6 +19,14 @@ public sealed interface ActionSpec {
     return false;
   }
 
+  /**
+   * Whether this is a long step (drain, diagnose): carried on in the background after the webhook is
+   * answered, resumed from the ledger after a restart. Steps after it wait for it to succeed.
+   */
+  default boolean isLongStep() {
+    return false;
+  }
+
   /** Adds (or updates the value of) a taint. */
   record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
     @Override
@@ -100,6 +108,63 @@ public sealed interface ActionSpec {
     @Override
     public String kind() {
       return "event";
+    }
+  }
+
+  /** How a drain treats the pods it finds. */
+  enum DrainMode {
+    /** Evict through the Eviction API (PodDisruptionBudgets respected); at timeout the step fails. */
+    EVICT,
+    /** Evict nothing: wait for the pods to finish; at timeout the step fails. */
+    WAIT,
+    /** Evict; at timeout delete what is left (a checkpointing job gets until then). */
+    EVICT_THEN_DELETE;
+
+    /** The mode as written in playbooks. */
+    public String code() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * Moves the workload off the node: PodDisruptionBudget-aware eviction (policy/v1).
+   *
+   * @param gracePeriod the most a pod gets to terminate, whatever its own terminationGracePeriodSeconds
+   * @param skipNamespaces pods in namespaces matching this regex are left alone (DaemonSet and mirror pods always are)
+   */
+  record DrainSpec(DrainMode mode, java.time.Duration timeout, java.time.Duration gracePeriod,
+      java.util.regex.Pattern skipNamespaces, boolean dryRun) implements ActionSpec {
+    @Override
+    public String kind() {
+      return "drain";
+    }
+
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
+  /**
+   * Runs a diagnostic Job pinned to the node; passes when the Job completes.
+   *
+   * @param onFail the playbook an episode escalates to when diagnostics fail; empty: stay out for a human
+   */
+  record DiagnoseSpec(String image, java.util.List<String> command, java.time.Duration timeout,
+      Optional<String> onFail, boolean dryRun) implements ActionSpec {
+    /** Copies the command. */
+    public DiagnoseSpec {
+      command = java.util.List.copyOf(command);
+    }
+
+    @Override
+    public String kind() {
+      return "diagnose";
+    }
+
+    @Override
+    public boolean isLongStep() {
+      return true;
     }
   }
 }

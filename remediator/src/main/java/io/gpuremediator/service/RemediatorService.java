@@ -1,7 +1,9 @@
 package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.engine.DecisionListener;
 import io.gpuremediator.engine.DecisionRecorder;
 import io.gpuremediator.engine.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
@@ -14,6 +16,10 @@ import io.gpuremediator.engine.RefusalEvents;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.LeaderElection;
+import io.gpuremediator.loop.EpisodeLoop;
+import io.gpuremediator.loop.HumanControls;
+import io.gpuremediator.loop.LoopListener;
+import io.gpuremediator.loop.LoopSettings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
@@ -23,6 +29,7 @@ import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookReloader;
+import io.gpuremediator.state.Stage;
 import io.gpuremediator.webhook.WebhookHandler;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
@@ -35,6 +42,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -63,6 +71,7 @@ public final class RemediatorService implements AutoCloseable {
   private HttpServer server;
   private FleetGate gate;
   private LeaderElection election;
+  private EpisodeLoop loop;
   private java.util.concurrent.ExecutorService eventWriter;
   private final String identity = hostname() + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
@@ -100,8 +109,17 @@ public final class RemediatorService implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate,
-        RefusalEvents.all(new DecisionRecorder(decisions, metrics), new RefusalEvents(cluster, eventWriter, clock)), clock);
+    DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
+        new RefusalEvents(cluster, eventWriter, clock));
+    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock);
+    loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
+        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
+        new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
+            config.leaderElection().namespace()),
+        () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()),
+        loopListener(decided), clock);
+    cluster.onEpisodesChanged(loop::kick);
+    loop.start();
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
@@ -116,7 +134,8 @@ public final class RemediatorService implements AutoCloseable {
         new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, registry, gate, workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(),
-            large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue"))));
+            large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue")),
+        new HumanControls(loop, cluster, reloader::current)));
     // HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is
     // not a connection to Vert.x yet, and would escape max_connections.
     HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
@@ -152,6 +171,31 @@ public final class RemediatorService implements AutoCloseable {
     }
     return kube.fleetStore(config.leaderElection().namespace(), config.leaderElection().lease() + "-state",
         identity, clock);
+  }
+
+  private LoopListener loopListener(DecisionListener decided) {
+    return new LoopListener() {
+      @Override
+      public void decided(Decision decision) {
+        decided.decided(decision);
+      }
+
+      @Override
+      public void stages(Map<Stage, Integer> counts) {
+        Map<String, Integer> byCode = new java.util.TreeMap<>();
+        for (Stage s : Stage.values()) {
+          if (s != Stage.RELEASED) {
+            byCode.put(s.code(), counts.getOrDefault(s, 0));
+          }
+        }
+        metrics.episodeStages(byCode);
+      }
+
+      @Override
+      public void stepFinished(String kind, String outcome, double seconds) {
+        metrics.stepFinished(kind, outcome, seconds);
+      }
+    };
   }
 
   private SafetyListener metricsListener() {
@@ -239,6 +283,9 @@ public final class RemediatorService implements AutoCloseable {
 
   @Override
   public void close() {
+    if (loop != null) {
+      loop.close();
+    }
     if (election != null) {
       election.close();
     }

@@ -120,15 +120,63 @@ public final class NodeLedger {
     }
   }
 
-  /** An alert episode being remediated on the node. */
-  public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since) {
-    /** Validates presence. */
+  /**
+   * An alert episode being remediated on the node.
+   *
+   * @param progress where it is in the closed loop
+   * @param labels the alert's labels, kept (capped) so steps run later render the same templates
+   * @param annotations the alert's annotations, likewise
+   */
+  public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
+      Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations) {
+    /** The most labels or annotations an episode keeps, and the most characters of each value. */
+    public static final int CONTEXT_ENTRIES = 64;
+    /** The most characters of a kept label or annotation value. */
+    public static final int CONTEXT_VALUE_CHARS = 1024;
+
+    /** Validates presence; caps and copies the alert's labels and annotations. */
     public Episode {
       Objects.requireNonNull(fingerprint, "fingerprint");
       Objects.requireNonNull(alertname, "alertname");
       Objects.requireNonNull(playbook, "playbook");
       Objects.requireNonNull(startsAt, "startsAt");
       Objects.requireNonNull(since, "since");
+      Objects.requireNonNull(progress, "progress");
+      labels = capped(labels);
+      annotations = capped(annotations);
+    }
+
+    /** An episode whose firing steps all ran, with no alert context kept. */
+    public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since) {
+      this(fingerprint, alertname, playbook, startsAt, since, Progress.settled(since), Map.of(), Map.of());
+    }
+
+    /** Builds from any maps (they are capped and copied). */
+    public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
+        Progress progress, Map<String, String> labels, Map<String, String> annotations) {
+      this(fingerprint, alertname, playbook, startsAt, since, progress, new TreeMap<>(labels), new TreeMap<>(annotations));
+    }
+
+    /** The same episode at another point of its progress. */
+    public Episode with(Progress p) {
+      return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations);
+    }
+
+    /** The same episode run by another playbook (an escalation), from its first step. */
+    public Episode escalatedTo(String other, Progress p) {
+      return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations);
+    }
+
+    private static SortedMap<String, String> capped(Map<String, String> in) {
+      TreeMap<String, String> out = new TreeMap<>();
+      for (Map.Entry<String, String> e : (in == null ? Map.<String, String>of() : in).entrySet()) {
+        if (out.size() >= CONTEXT_ENTRIES) {
+          break;
+        }
+        String v = e.getValue();
+        out.put(e.getKey(), v.length() <= CONTEXT_VALUE_CHARS ? v : v.substring(0, CONTEXT_VALUE_CHARS));
+      }
+      return Collections.unmodifiableSortedMap(out);
     }
   }
 

@@ -40,16 +40,18 @@ class PackageRulesTest {
     allow("node", "decision", "state", "yaml");
     allow("playbook", "node", "value", "yaml");
     allow("playbook.load", "playbook", "node", "value", "yaml", "org.yaml..", "org.slf4j..");
-    allow("action", "playbook", "node", "state", "decision");
+    allow("action", "playbook", "node", "state", "decision", "value");
     allow("safety", "decision", "node", "state", "value", "org.slf4j..");
     allow("config", "node", "value", "yaml", "org.yaml..");
     allow("metrics", "io.prometheus..");
     allow("engine", "action", "alert", "decision", "metrics", "node", "playbook", "safety", "state", "value",
         "org.slf4j..");
     allow("webhook", "alert", "decision", "engine", "metrics", "io.vertx..", "com.fasterxml.jackson.core..", "org.slf4j..");
-    allow("http", "decision", "node", "safety", "state", "value", "yaml", "webhook", "io.vertx..", "io.prometheus..",
+    allow("http", "decision", "loop", "node", "safety", "state", "value", "yaml", "webhook", "io.vertx..", "io.prometheus..",
         "org.slf4j..");
-    allow("kube", "node", "safety", "state", "io.fabric8..", "com.fasterxml.jackson..", "org.slf4j..");
+    allow("workload", "node");
+    allow("loop", "action", "decision", "engine", "node", "playbook", "state", "value", "workload", "org.slf4j..");
+    allow("kube", "node", "safety", "state", "workload", "io.fabric8..", "com.fasterxml.jackson..", "org.slf4j..");
   }
 
   private static void allow(String pkg, String... others) {

@@ -44,7 +44,7 @@ class CliTest {
         "    colour: red",
         "    actions:",
         "      - taint: {key: gpu-remediator.io/x, effect: Maybe, value: \"{{ labels.xid }}-{{ host }}\"}",
-        "      - drain: {}", ""));
+        "      - reboot: {}", ""));
     Path config = dir.resolve("c-remediator.yaml");
     Files.writeString(config, "auth: {insecure_no_auth: true}\nlisten: 127.0.0.1:8080\nsafety: {rate_limit: often}\n");
     assertThat(run("validate", dir.toString())).isEqualTo(1);
@@ -55,7 +55,7 @@ class CliTest {
         bad + ":3: matcher \"alertname=~\"(\"\": invalid regex: Unclosed group",
         bad + ":6: taint action: \"value\": unknown template variable \"host\" (known: labels.NAME, annotations.NAME, node, alertname, fingerprint)",
         bad + ":6: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"Maybe\"",
-        bad + ":7: unknown action \"drain\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event)",
+        bad + ":7: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose)",
         bad + ":4: unknown key \"colour\" in playbook",
         config + ":3: \"rate_limit\" in safety: \"often\" is not a rate (like 10/1h)");
   }

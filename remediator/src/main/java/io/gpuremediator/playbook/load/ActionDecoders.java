@@ -6,6 +6,8 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
 import io.gpuremediator.playbook.ActionSpec.ConditionSpec;
 import io.gpuremediator.playbook.ActionSpec.CordonSpec;
+import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
+import io.gpuremediator.playbook.ActionSpec.DrainSpec;
 import io.gpuremediator.playbook.ActionSpec.EventSpec;
 import io.gpuremediator.playbook.ActionSpec.LabelSpec;
 import io.gpuremediator.playbook.ActionSpec.TaintSpec;
@@ -56,7 +58,9 @@ final class ActionDecoders {
             (p, dryRun) -> ActionParams.ownKey(p, "unlabel").map(key -> new UnlabelSpec(key, dryRun))),
         new Decoder("annotate", AnnotateSpec.class, FIRING, ActionDecoders::annotate),
         new Decoder("condition", ConditionSpec.class, BOTH, ActionDecoders::condition),
-        new Decoder("event", EventSpec.class, BOTH, ActionDecoders::event))) {
+        new Decoder("event", EventSpec.class, BOTH, ActionDecoders::event),
+        new Decoder("drain", DrainSpec.class, BOTH, LongStepDecoders::drain),
+        new Decoder("diagnose", DiagnoseSpec.class, BOTH, LongStepDecoders::diagnose))) {
       BY_NAME.put(d.name(), d);
     }
   }

@@ -62,7 +62,7 @@ public final class PlaybookLoader {
     return new LoadResult(new PlaybookSet(all, version), results);
   }
 
-  /** Escalation targets must name another playbook; the error goes to the file that names it. */
+  /** Escalation and on_fail targets must name another playbook; the error goes to the file that names it. */
   private static List<PlaybookFile> checkEscalations(List<Playbook> all, List<PlaybookFile> files) {
     java.util.Set<String> names = new java.util.HashSet<>();
     all.forEach(p -> names.add(p.name()));
@@ -75,6 +75,10 @@ public final class PlaybookLoader {
             errors.add(p.source() + ": escalate.to \"" + e.to() + "\" names no other playbook");
           }
         });
+        java.util.stream.Stream.concat(p.actions().stream(), p.onResolved().stream())
+            .filter(a -> a instanceof ActionSpec.DiagnoseSpec).map(a -> ((ActionSpec.DiagnoseSpec) a).onFail())
+            .flatMap(Optional::stream).filter(to -> !names.contains(to) || to.equals(p.name()))
+            .forEach(to -> errors.add(p.source() + ": diagnose on_fail \"" + to + "\" names no other playbook"));
       }
       checked.add(new PlaybookFile(f.path(), f.playbooks(), errors));
     }

@@ -25,7 +25,7 @@ class PlaybookLoaderTest {
         Arguments.of("bad-matcher-regex.yaml", List.of(
             "5: matcher \"severity=~\"critical|(page\"\": invalid regex: Unclosed group")),
         Arguments.of("unknown-action.yaml", List.of(
-            "6: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event)")),
+            "6: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose)")),
         Arguments.of("bad-taint-effect.yaml", List.of(
             "8: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"NoScheduleEver\"")),
         Arguments.of("unknown-template-variable.yaml", List.of(

@@ -1,0 +1,76 @@
+package io.gpuremediator.http;
+
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.loop.HumanControls;
+import io.gpuremediator.node.FieldRule;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.function.BiFunction;
+
+/**
+ * A human's controls over a node's episodes: {@code POST /api/v1/nodes/{node}/release} and
+ * {@code /retry}, each with {@code {"reason": "..."}}. They write to the node, so they run on the workers.
+ */
+final class NodeControlHandlers {
+  private static final int MAX_REASON = 256;
+
+  private final HumanControls controls;
+  private final WorkerExecutor workers;
+
+  NodeControlHandlers(HumanControls controls, WorkerExecutor workers) {
+    this.controls = controls;
+    this.workers = workers;
+  }
+
+  void release(RoutingContext ctx) {
+    handle(ctx, "release", (node, reason) -> controls.release(node, reason, "POST /api/v1/nodes/" + node + "/release"));
+  }
+
+  void retry(RoutingContext ctx) {
+    handle(ctx, "retry", (node, reason) -> controls.retry(node, reason, "POST /api/v1/nodes/" + node + "/retry"));
+  }
+
+  private void handle(RoutingContext ctx, String what, BiFunction<String, String, HumanControls.Result> work) {
+    String node = ctx.pathParam("node");
+    if (node == null || FieldRule.DNS_SUBDOMAIN.check(node).isPresent()) {
+      ApiRouter.json(ctx, 404, ApiRouter.error("node: not a valid node name"));
+      return;
+    }
+    JsonObject body;
+    try {
+      body = ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
+      return;
+    }
+    Object reason = body == null ? null : body.getValue("reason");
+    if (!(reason instanceof String r) || r.isBlank() || r.length() > MAX_REASON) {
+      ApiRouter.json(ctx, 400, ApiRouter.error("reason: required, a string of 1 to " + MAX_REASON + " characters"));
+      return;
+    }
+    workers.executeBlocking(() -> work.apply(node, ((String) reason).strip()), false).onComplete(done -> {
+      if (done.failed()) {
+        ctx.fail(done.cause());
+        return;
+      }
+      HumanControls.Result result = done.result();
+      JsonArray decisions = new JsonArray();
+      for (Decision d : result.decisions()) {
+        decisions.add(DecisionJson.of(d));
+      }
+      switch (result.status()) {
+        case DONE -> ApiRouter.json(ctx, 200, new JsonObject().put("node", node).put(what, "done").put("decisions", decisions));
+        case UNKNOWN_NODE -> ApiRouter.json(ctx, 404, ApiRouter.error(result.message()));
+        case NOTHING_TO_DO -> ApiRouter.json(ctx, 409, ApiRouter.error(result.message()));
+        case FAILED -> ApiRouter.json(ctx, 422, ApiRouter.error(result.message()));
+        case BUSY, NOT_LEADER -> {
+          ctx.response().putHeader("Retry-After", "5");
+          ApiRouter.json(ctx, 503, ApiRouter.error(result.message()).put("decisions", decisions));
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,230 @@
+package io.gpuremediator.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.workload.DiagnosticJob;
+import io.gpuremediator.workload.Eviction;
+import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.PodInfo;
+import io.gpuremediator.workload.Workloads;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The pods and Jobs on a node, through fabric8. Evictions are posted as raw requests so the answer's
+ * body can be read: fabric8's {@code evict()} drops the 429 body, and with it the cause that tells a
+ * PodDisruptionBudget block from API throttling.
+ */
+final class Fabric8Workloads implements Workloads {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern BUDGET_NAME = Pattern.compile("disruption budget (\\S+) needs");
+  private static final long REQUEST_SECONDS = 15;
+
+  private final KubernetesClient client;
+
+  Fabric8Workloads(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @Override
+  public List<PodInfo> podsOn(String node) throws ClusterException {
+    try {
+      List<PodInfo> out = new ArrayList<>();
+      for (Pod p : client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems()) {
+        out.add(info(p));
+      }
+      return out;
+    } catch (KubernetesClientException e) {
+      throw Fabric8Cluster.failure("list pods on node " + node, e);
+    }
+  }
+
+  private static PodInfo info(Pod p) {
+    List<OwnerReference> owners = p.getMetadata().getOwnerReferences() == null ? List.of() : p.getMetadata().getOwnerReferences();
+    boolean daemonSet = owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()) && Boolean.TRUE.equals(o.getController()));
+    boolean mirror = p.getMetadata().getAnnotations() != null
+        && p.getMetadata().getAnnotations().containsKey("kubernetes.io/config.mirror");
+    Long grace = p.getSpec() == null ? null : p.getSpec().getTerminationGracePeriodSeconds();
+    return new PodInfo(p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid(),
+        p.getStatus() == null ? null : p.getStatus().getPhase(), daemonSet, mirror,
+        p.getMetadata().getDeletionTimestamp() != null, Optional.ofNullable(grace));
+  }
+
+  @Override
+  public Eviction evict(PodInfo pod, long gracePeriodSeconds) throws ClusterException {
+    ObjectNode body = JSON.createObjectNode().put("apiVersion", "policy/v1").put("kind", "Eviction");
+    body.putObject("metadata").put("name", pod.name()).put("namespace", pod.namespace());
+    ObjectNode options = body.putObject("deleteOptions").put("gracePeriodSeconds", gracePeriodSeconds);
+    if (!pod.uid().isEmpty()) {
+      // Never evict a new pod that took the old one's name.
+      options.putObject("preconditions").put("uid", pod.uid());
+    }
+    String url = client.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + encode(pod.namespace())
+        + "/pods/" + encode(pod.name()) + "/eviction";
+    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url)
+        .post("application/json", body.toString()).build();
+    HttpResponse<String> response;
+    try {
+      response = client.getHttpClient().sendAsync(request, String.class).get(REQUEST_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClusterException("evict pod " + pod.ref() + " interrupted", true, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new ClusterException("evict pod " + pod.ref() + " failed (no answer): " + e, true, e);
+    }
+    return answer(pod, response.code(), response.body(), response.header("Retry-After"));
+  }
+
+  /** Reads an Eviction API answer the way the API server documents it (see closed-loop.md, "Eviction API responses"). */
+  static Eviction answer(PodInfo pod, int code, String body, String retryAfterHeader) throws ClusterException {
+    JsonNode status = parse(body);
+    String message = status.path("message").asText("");
+    if (code == 200 || code == 201) {
+      return new Eviction.Granted();
+    }
+    if (code == 404) {
+      return new Eviction.Gone();
+    }
+    if (code == 429) {
+      Optional<Duration> retryAfter = retryAfter(status, retryAfterHeader);
+      for (JsonNode cause : status.path("details").path("causes")) {
+        if ("DisruptionBudget".equals(cause.path("reason").asText())) {
+          String text = cause.path("message").asText(message);
+          Matcher m = BUDGET_NAME.matcher(text);
+          Optional<String> name = m.find() ? Optional.of(pod.namespace() + "/" + m.group(1)) : Optional.empty();
+          return new Eviction.BudgetBlocked(name, text, retryAfter);
+        }
+      }
+      return new Eviction.Throttled(retryAfter);
+    }
+    if (code == 500 && message.contains("more than one PodDisruptionBudget")) {
+      return new Eviction.SeveralBudgets(message);
+    }
+    if (code >= 500 || code <= 0) {
+      throw new ClusterException("evict pod " + pod.ref() + " failed (HTTP " + code + "): " + message, true, null);
+    }
+    return new Eviction.Refused(code, message.isEmpty() ? "HTTP " + code : message);
+  }
+
+  private static JsonNode parse(String body) {
+    try {
+      JsonNode n = body == null || body.isEmpty() ? null : JSON.readTree(body);
+      return n == null ? JSON.createObjectNode() : n;
+    } catch (IOException e) {
+      return JSON.createObjectNode();
+    }
+  }
+
+  private static Optional<Duration> retryAfter(JsonNode status, String header) {
+    long seconds = status.path("details").path("retryAfterSeconds").asLong(0);
+    if (seconds <= 0 && header != null) {
+      try {
+        seconds = Long.parseLong(header.trim());
+      } catch (NumberFormatException e) {
+        seconds = 0;
+      }
+    }
+    return seconds > 0 ? Optional.of(Duration.ofSeconds(Math.min(seconds, 3600))) : Optional.empty();
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void delete(PodInfo pod, long gracePeriodSeconds) throws ClusterException {
+    try {
+      client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(gracePeriodSeconds).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw Fabric8Cluster.failure("delete pod " + pod.ref(), e);
+      }
+    }
+  }
+
+  @Override
+  public void createJob(DiagnosticJob j) throws ClusterException {
+    List<Toleration> tolerations = new ArrayList<>();
+    for (String key : j.tolerations()) {
+      tolerations.add(new TolerationBuilder().withKey(key).withOperator("Exists").build());
+    }
+    Job job = new JobBuilder()
+        .withNewMetadata().withName(j.name()).withNamespace(j.namespace()).withLabels(j.labels()).endMetadata()
+        .withNewSpec().withBackoffLimit(0).withActiveDeadlineSeconds(j.deadline().toSeconds())
+        .withNewTemplate().withNewMetadata().withLabels(j.labels()).endMetadata()
+        .withNewSpec().withNodeName(j.node()).withRestartPolicy("Never").withTolerations(tolerations)
+        .addNewContainer().withName("diagnose").withImage(j.image()).withCommand(j.command()).endContainer()
+        .endSpec().endTemplate().endSpec().build();
+    try {
+      client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw Fabric8Cluster.failure("create job " + j.namespace() + "/" + j.name(), e);
+      }
+    }
+  }
+
+  @Override
+  public Optional<JobState> job(String namespace, String name) throws ClusterException {
+    Job job;
+    try {
+      job = client.batch().v1().jobs().inNamespace(namespace).withName(name).get();
+    } catch (KubernetesClientException e) {
+      throw Fabric8Cluster.failure("read job " + namespace + "/" + name, e);
+    }
+    if (job == null || job.getMetadata().getDeletionTimestamp() != null) {
+      return Optional.empty();
+    }
+    List<JobCondition> conditions = job.getStatus() == null || job.getStatus().getConditions() == null ? List.of()
+        : job.getStatus().getConditions();
+    for (JobCondition c : conditions) {
+      if ("True".equals(c.getStatus()) && "Complete".equals(c.getType())) {
+        return Optional.of(JobState.SUCCEEDED);
+      }
+      if ("True".equals(c.getStatus()) && "Failed".equals(c.getType())) {
+        return Optional.of("DeadlineExceeded".equals(c.getReason()) ? JobState.TIMED_OUT : JobState.FAILED);
+      }
+    }
+    return Optional.of(JobState.RUNNING);
+  }
+
+  @Override
+  public String logTail(String namespace, String job, int lines) throws ClusterException {
+    try {
+      List<Pod> pods = client.pods().inNamespace(namespace).withLabel("job-name", job).list().getItems();
+      if (pods.isEmpty()) {
+        return "";
+      }
+      String log = client.pods().inNamespace(namespace).withName(pods.get(0).getMetadata().getName()).tailingLines(lines).getLog();
+      return log == null ? "" : log;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404 || e.getCode() == 400) {
+        return "";
+      }
+      throw Fabric8Cluster.failure("read the log of job " + namespace + "/" + job, e);
+    }
+  }
+}

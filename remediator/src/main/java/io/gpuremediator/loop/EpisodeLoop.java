@@ -1,0 +1,466 @@
+package io.gpuremediator.loop;
+
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.engine.Episodes;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
+import io.gpuremediator.playbook.ActionSpec.DrainSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Progress.Task;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.workload.Workloads;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries every episode on in the background: on a timer and whenever a node is {@linkplain #kick kicked}
+ * (a watch event, the webhook). One node is advanced by one thread at a time (an in-flight mark per node,
+ * no lock shared between nodes); only the leader advances anything, and every write is fenced
+ * ({@link EpisodeWriter}). A look at an episode runs its steps in order until one must wait: a long step
+ * under way, a drain slot, the alert's resolution, or a human.
+ */
+public final class EpisodeLoop implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(EpisodeLoop.class);
+  /** The most steps one look advances an episode by; bounds a look whatever the playbook. */
+  private static final int MAX_MOVES = 32;
+  private static final int REMEMBERED = 10_000;
+
+  private final Cluster cluster;
+  private final Supplier<PlaybookSet> playbooks;
+  private final Supplier<List<NodeInfo>> selected;
+  private final LoopSettings settings;
+  private final BooleanSupplier leading;
+  private final LoopListener listener;
+  private final EpisodeWriter writer;
+  private final DrainStep drain;
+  private final DiagnoseStep diagnose;
+  private final DrainSlots slots;
+  private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+  private final Set<String> again = ConcurrentHashMap.newKeySet();
+  private final Map<String, Boolean> noticed = java.util.Collections.synchronizedMap(
+      new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+          return size() > REMEMBERED;
+        }
+      });
+  private ScheduledExecutorService ticker;
+  private ExecutorService workers;
+
+  /**
+   * Creates the loop; nothing runs until {@link #start()}.
+   *
+   * @param selected the nodes of node_selector (max_draining as a percentage counts them)
+   * @param leading whether this instance leads (and its fleet state is loaded): only then is anything written
+   */
+  public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
+      Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, LoopListener listener,
+      java.time.Clock clock) {
+    this.cluster = cluster;
+    this.playbooks = playbooks;
+    this.selected = selected;
+    this.settings = settings;
+    this.leading = leading;
+    this.listener = listener;
+    this.writer = new EpisodeWriter(cluster, leading, clock);
+    this.drain = new DrainStep(workloads, settings.retryDelay());
+    this.diagnose = new DiagnoseStep(workloads, settings.jobNamespace());
+    this.slots = new DrainSlots();
+  }
+
+  /** Starts the timer and two worker threads. */
+  public void start() {
+    ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "remediator-loop-timer"));
+    workers = Executors.newFixedThreadPool(2, r -> daemon(r, "remediator-loop"));
+    long every = settings.interval().toMillis();
+    ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Asks for a look at the node soon (a watch event or the webhook changed it). */
+  public void kick(String node) {
+    if (workers == null || workers.isShutdown()) {
+      return;
+    }
+    if (!inFlight.add(node)) {
+      again.add(node);
+      return;
+    }
+    try {
+      workers.execute(() -> runAndRelease(node));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      inFlight.remove(node);
+    }
+  }
+
+  private void runAndRelease(String node) {
+    try {
+      advance(node);
+    } catch (RuntimeException e) {
+      LOGGER.warn("advancing the episodes of node {} failed: {}", node, e.toString(), e);
+    } finally {
+      inFlight.remove(node);
+      if (again.remove(node)) {
+        kick(node);
+      }
+    }
+  }
+
+  private void scanQuietly() {
+    try {
+      scan();
+    } catch (RuntimeException e) {
+      LOGGER.warn("loop scan failed: {}", e.toString(), e);
+    }
+  }
+
+  /** Looks over every node once: counts episodes per stage and kicks the nodes with work to do. */
+  void scan() {
+    Map<Stage, Integer> counts = new EnumMap<>(Stage.class);
+    PlaybookSet set = playbooks.get();
+    boolean lead = leading.getAsBoolean();
+    for (NodeInfo n : cluster.nodes()) {
+      boolean work = false;
+      for (Episode e : n.ledger().episodes().values()) {
+        counts.merge(e.progress().stage(), 1, Integer::sum);
+        work |= hasWork(e, set);
+      }
+      if (lead && work) {
+        kick(n.name());
+      }
+    }
+    slots.forget(cluster, inFlight, writer.now(), settings.interval().multipliedBy(3));
+    listener.stages(counts);
+  }
+
+  /** Whether the episode has something to do now or soon (not waiting for its alert, and not for a human). */
+  static boolean hasWork(Episode e, PlaybookSet set) {
+    Progress p = e.progress();
+    if (p.stage().isFailed()) {
+      return false;
+    }
+    Optional<Playbook> pb = set.named(e.playbook());
+    if (pb.isEmpty()) {
+      return true;
+    }
+    return p.task().isPresent() || p.releasing() || p.resolved() || p.next() < pb.get().actions().size();
+  }
+
+  /** Advances every episode of the node, now, on this thread (callers hold the node's in-flight mark). */
+  void advance(String node) {
+    Optional<NodeInfo> n = cluster.node(node);
+    if (n.isEmpty() || !leading.getAsBoolean()) {
+      return;
+    }
+    PlaybookSet set = playbooks.get();
+    for (Episode e : n.get().ledger().episodes().values()) {
+      try {
+        advance(node, e, set);
+      } catch (ClusterException ex) {
+        LOGGER.warn("episode {} on node {}: {} (retried on the next look)", e.fingerprint(), node, ex.getMessage());
+      }
+    }
+  }
+
+  private void advance(String node, Episode start, PlaybookSet set) throws ClusterException {
+    Episode e = start;
+    for (int moves = 0; moves < MAX_MOVES && e != null && leading.getAsBoolean(); moves++) {
+      Progress p = e.progress();
+      if (p.stage().isFailed()) {
+        return;
+      }
+      Optional<Playbook> pb = set.named(e.playbook());
+      if (pb.isEmpty()) {
+        noticeOnce(node, e, Reason.PLAYBOOK_MISSING, "playbook " + e.playbook() + " is not loaded; the episode waits for it"
+            + " or for a human's release");
+        return;
+      }
+      Playbook playbook = pb.get();
+      List<ActionSpec> list = Episodes.currentList(e, playbook);
+      Instant now = writer.now();
+      if (p.task().isPresent()) {
+        e = look(node, e, playbook, list, p.task().get(), set, now);
+      } else if (p.next() >= list.size()) {
+        e = endOfList(node, e, playbook, now);
+      } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
+        e = runImmediate(node, e, playbook, list, now);
+      } else {
+        e = startLongStep(node, e, playbook, list.get(p.next()), now);
+      }
+    }
+  }
+
+  /** The list is done: a firing episode waits for its alert (or starts its release); a release ends the episode. */
+  private Episode endOfList(String node, Episode e, Playbook playbook, Instant now) throws ClusterException {
+    Progress p = e.progress();
+    if (!p.releasing()) {
+      if (!p.resolved()) {
+        return null;
+      }
+      return replace(node, e, e.with(p.releasingFromStart()));
+    }
+    Optional<EpisodeWriter.Written> w = runSteps(node, e, List.of(), Optional.empty(), "");
+    if (w.isPresent()) {
+      slots.release(node);
+      decide(node, e, Reason.RELEASED, "every release step of " + playbook.name() + " ran; the episode is over",
+          List.of(), Stage.RELEASED);
+    }
+    return null;
+  }
+
+  /** Runs the immediate steps from the cursor up to the next long step, in one write. */
+  private Episode runImmediate(String node, Episode e, Playbook playbook, List<ActionSpec> list, Instant now)
+      throws ClusterException {
+    Progress p = e.progress();
+    int stop = p.next();
+    while (stop < list.size() && (!list.get(stop).isLongStep() || list.get(stop).dryRun())) {
+      stop++;
+    }
+    Episode next = e.with(p.at(stop));
+    Optional<EpisodeWriter.Written> w = runSteps(node, e, list.subList(p.next(), stop), Optional.of(next), "");
+    if (w.isEmpty()) {
+      return null;
+    }
+    writer.recordEvents(w.get().events());
+    decide(node, next, Reason.STEPS_APPLIED, "steps " + (p.next() + 1) + " to " + stop + " of "
+        + (p.releasing() ? "on_resolved" : "actions") + " of " + playbook.name() + " ran", w.get().records(), null);
+    return w.get().episode().orElse(null);
+  }
+
+  private Optional<EpisodeWriter.Written> runSteps(String node, Episode e, List<ActionSpec> specs, Optional<Episode> after,
+      String skipped) throws ClusterException {
+    Phase phase = e.progress().releasing() ? Phase.RESOLVED : Phase.FIRING;
+    try {
+      return writer.runSteps(node, e, specs, phase, after, skipped);
+    } catch (RenderException ex) {
+      Episode stuck = e.with(e.progress().inStage(Stage.NEEDS_HUMAN, writer.now()).noted(ex.getMessage()));
+      if (writer.replace(node, e, stuck).isPresent()) {
+        decide(node, stuck, Reason.TEMPLATE_INVALID, ex.getMessage(), List.of(), Stage.NEEDS_HUMAN);
+      }
+      return Optional.empty();
+    }
+  }
+
+  private Episode startLongStep(String node, Episode e, Playbook playbook, ActionSpec spec, Instant now)
+      throws ClusterException {
+    Progress p = e.progress();
+    if (spec instanceof DrainSpec) {
+      int limit = settings.maxDraining().of(selected.get().size());
+      Optional<String> full = slots.take(node, limit, now, cluster);
+      if (full.isPresent()) {
+        String note = "waiting for a drain slot: " + full.get();
+        noticeOnce(node, e, Reason.MAX_DRAINING, note);
+        return p.note().equals(note) ? null : replace(node, e, e.with(p.inStage(Stage.QUARANTINED, now).noted(note)));
+      }
+      Task task = new Task("drain", p.next(), now, 1, "", Optional.empty());
+      Episode next = e.with(p.inStage(Stage.DRAINING, now).running(task).noted("drain started"));
+      Episode written = replace(node, e, next);
+      if (written == null) {
+        slots.release(node);
+        return null;
+      }
+      decide(node, next, Reason.DRAIN_STARTED, "drain started (" + ((DrainSpec) spec).mode().code() + ", timeout "
+          + io.gpuremediator.value.Durations.format(((DrainSpec) spec).timeout()) + ")", List.of(), Stage.DRAINING);
+      return written;
+    }
+    Task task = new Task("diagnose", p.next(), now, 1, "", Optional.empty());
+    Episode next = e.with(p.inStage(Stage.DIAGNOSING, now).running(task).noted("creating the diagnostic job"));
+    return replace(node, e, next);
+  }
+
+  /** One look at the long step under way. */
+  private Episode look(String node, Episode e, Playbook playbook, List<ActionSpec> list, Task task, PlaybookSet set,
+      Instant now) throws ClusterException {
+    if (task.retryAt().isPresent() && now.isBefore(task.retryAt().get())) {
+      return null;
+    }
+    ActionSpec spec = list.get(Math.min(task.step(), list.size() - 1));
+    StepResult result;
+    if (spec instanceof DrainSpec d) {
+      result = drain.look(node, d, task, now, blocked -> budgetEvent(node, e, task, blocked));
+    } else if (spec instanceof DiagnoseSpec d) {
+      if (task.handle().isEmpty()) {
+        return createJob(node, e, playbook, d, task);
+      }
+      result = diagnose.look(d, task, now);
+    } else {
+      result = new StepResult.Failed("step " + (task.step() + 1) + " of " + playbook.name() + " is no longer a long step");
+    }
+    Progress p = e.progress();
+    if (result instanceof StepResult.Running r) {
+      Task next = r.retryAt().map(task::retryAt).orElse(new Task(task.kind(), task.step(), task.started(), task.attempt(),
+          task.handle(), Optional.empty()));
+      if (next.equals(task) && p.note().equals(r.note())) {
+        return null;
+      }
+      replace(node, e, e.with(p.running(next).noted(r.note())));
+      return null;
+    }
+    double seconds = Duration.between(task.started(), now).toMillis() / 1000.0;
+    if (result instanceof StepResult.Succeeded s) {
+      listener.stepFinished(task.kind(), "succeeded", seconds);
+      boolean drained = spec instanceof DrainSpec;
+      Stage stage = drained ? Stage.DRAINED : p.stage();
+      Episode next = e.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
+      Episode written = replace(node, e, next);
+      if (written != null) {
+        if (drained) {
+          slots.release(node);
+        }
+        decide(node, next, drained ? Reason.DRAINED : Reason.DIAGNOSTICS_PASSED, s.note(), List.of(), stage);
+      }
+      return written;
+    }
+    String why = ((StepResult.Failed) result).note();
+    listener.stepFinished(task.kind(), "failed", seconds);
+    if (spec instanceof DiagnoseSpec d && d.onFail().isPresent() && set.named(d.onFail().get()).isPresent()) {
+      Progress escalated = new Progress(Stage.ESCALATED, now, false, false, 0, Optional.empty(), why);
+      Episode next = e.escalatedTo(d.onFail().get(), escalated);
+      Episode written = replace(node, e, next);
+      if (written != null) {
+        decide(node, next, Reason.ESCALATED, why + "; escalated to " + d.onFail().get(), List.of(), Stage.ESCALATED);
+      }
+      return written;
+    }
+    Stage failed = spec instanceof DrainSpec ? Stage.DRAIN_FAILED : Stage.DIAGNOSTICS_FAILED;
+    // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
+    Episode next = e.with(p.inStage(failed, now).noted(why));
+    if (replace(node, e, next) != null) {
+      slots.release(node);
+      decide(node, next, failed == Stage.DRAIN_FAILED ? Reason.DRAIN_FAILED : Reason.DIAGNOSTICS_FAILED, why, List.of(),
+          failed);
+    }
+    return null;
+  }
+
+  /** Creates the Job (idempotent: its name follows from the episode, step and start), then records its name. */
+  private Episode createJob(String node, Episode e, Playbook playbook, DiagnoseSpec spec, Task task) throws ClusterException {
+    Task named = task.withHandle(DiagnoseStep.jobName(node, e, task.step(), task.started(), task.attempt()));
+    diagnose.start(node, e, playbook, spec, named);
+    Episode next = e.with(e.progress().running(named).noted("diagnostic job " + settings.jobNamespace() + "/" + named.handle()
+        + " created"));
+    Episode written = replace(node, e, next);
+    if (written != null) {
+      decide(node, next, Reason.DIAGNOSE_STARTED, "diagnostic job " + settings.jobNamespace() + "/" + named.handle()
+          + " created on " + node + " (" + String.join(" ", spec.command()) + ")", List.of(), Stage.DIAGNOSING);
+    }
+    return written;
+  }
+
+  private Episode replace(String node, Episode expected, Episode next) throws ClusterException {
+    return writer.replace(node, expected, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
+  }
+
+  private void budgetEvent(String node, Episode e, Task task, String message) {
+    String key = e.fingerprint() + "@" + e.startsAt() + "/" + task.started() + "/" + message;
+    if (noticed.put(key, Boolean.TRUE) == null) {
+      writer.recordEvent(new NodeEvent(node, "Warning", "DrainBlockedByPDB", capped(message), writer.now()));
+    }
+  }
+
+  /** A refusal or a wait, decided once per episode and reason (a look every few seconds must not repeat it). */
+  private void noticeOnce(String node, Episode e, Reason reason, String detail) {
+    if (noticed.put(e.fingerprint() + "@" + e.startsAt() + "/" + reason.code(), Boolean.TRUE) == null) {
+      decide(node, e, reason, detail, List.of(), null);
+    }
+  }
+
+  /** Records a decision; a stage change also becomes an Event on the node. */
+  Decision decide(String node, Episode e, Reason reason, String detail, List<ActionRecord> records, Stage stage) {
+    Decision d = new Decision(writer.now(), e.fingerprint(), e.startsAt(), e.alertname(),
+        e.progress().resolved() ? "resolved" : "firing", node, e.playbook(), reason, detail, records);
+    listener.decided(d);
+    if (stage != null) {
+      String type = reason.outcome() == io.gpuremediator.decision.Outcome.FAILED ? "Warning" : "Normal";
+      writer.recordEvent(new NodeEvent(node, type, eventReason(reason), capped(stage.code() + ": " + detail), writer.now()));
+    }
+    return d;
+  }
+
+  /** Whether this instance may write. */
+  boolean isLeading() {
+    return leading.getAsBoolean();
+  }
+
+  private static String eventReason(Reason reason) {
+    StringBuilder b = new StringBuilder();
+    for (String part : reason.code().split("_")) {
+      b.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
+    }
+    return b.toString();
+  }
+
+  private static String capped(String message) {
+    return message.length() > 1024 ? message.substring(0, 1021) + "..." : message;
+  }
+
+  /** The episodes' writer, for the human controls. */
+  EpisodeWriter writer() {
+    return writer;
+  }
+
+  /** Runs {@code work} holding the node's in-flight mark, waiting up to {@code wait} for a look under way to end. */
+  <T> Optional<T> exclusively(String node, Duration wait, java.util.function.Supplier<T> work) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (!inFlight.add(node)) {
+      if (System.nanoTime() > deadline) {
+        return Optional.empty();
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+    try {
+      return Optional.of(work.get());
+    } finally {
+      inFlight.remove(node);
+      if (again.remove(node)) {
+        kick(node);
+      }
+    }
+  }
+
+  /** Releases the node's drain slot (a human released it). */
+  void releaseSlot(String node) {
+    slots.release(node);
+  }
+
+  @Override
+  public void close() {
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+    if (workers != null) {
+      workers.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.gpuremediator.state;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Where an episode is in the closed loop ({@code design.md}, "The closed loop"). Codes are stable
+ * snake_case: the nodes API, the {@code remediator_episode_stage} gauge and dashboards key on them.
+ */
+public enum Stage {
+  /** The immediate steps ran; a long step may be waiting (for a drain slot, say). */
+  QUARANTINED,
+  /** Pods are being evicted or waited for. */
+  DRAINING,
+  /** The drain finished; the node waits for its alert to resolve. */
+  DRAINED,
+  /** The diagnostic Job runs on the node. */
+  DIAGNOSING,
+  /** The drain timed out or failed; a human may retry it. */
+  DRAIN_FAILED,
+  /** The diagnostic Job failed, timed out or was lost; with no on_fail, the node stays out for a human. */
+  DIAGNOSTICS_FAILED,
+  /** A failed step escalated the episode to another playbook. */
+  ESCALATED,
+  /** Nothing more will happen automatically; a human decides. */
+  NEEDS_HUMAN,
+  /** The release steps ran: the node is back in service (kept only in decisions and history). */
+  RELEASED;
+
+  /** The stable snake_case code. */
+  public String code() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The stage with this code. */
+  public static Optional<Stage> fromCode(String code) {
+    for (Stage s : values()) {
+      if (s.code().equals(code)) {
+        return Optional.of(s);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether the episode waits for a human (release or retry) before anything more happens. */
+  public boolean isFailed() {
+    return this == DRAIN_FAILED || this == DIAGNOSTICS_FAILED || this == NEEDS_HUMAN;
+  }
+}

@@ -1,0 +1,26 @@
+package io.gpuremediator.workload;
+
+import io.gpuremediator.node.ClusterException;
+import java.util.List;
+import java.util.Optional;
+
+/** The port to the pods and Jobs on a node. Synchronous, thread-safe; every failure is a {@link ClusterException}. */
+public interface Workloads {
+  /** Every pod bound to the node, in every namespace. */
+  List<PodInfo> podsOn(String node) throws ClusterException;
+
+  /** Asks the Eviction API (policy/v1) to evict the pod, giving it at most {@code gracePeriodSeconds} to stop. */
+  Eviction evict(PodInfo pod, long gracePeriodSeconds) throws ClusterException;
+
+  /** Deletes the pod (no PodDisruptionBudget check), giving it at most {@code gracePeriodSeconds}; gone already is fine. */
+  void delete(PodInfo pod, long gracePeriodSeconds) throws ClusterException;
+
+  /** Creates the Job; one that already exists under this name is left as it is (the call is idempotent). */
+  void createJob(DiagnosticJob job) throws ClusterException;
+
+  /** The Job's state, or empty when no Job of this name exists (lost or deleted). */
+  Optional<JobState> job(String namespace, String name) throws ClusterException;
+
+  /** The last {@code lines} lines of the log of the Job's pod, or empty when there is none to read. */
+  String logTail(String namespace, String job, int lines) throws ClusterException;
+}
