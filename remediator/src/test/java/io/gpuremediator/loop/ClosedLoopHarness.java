@@ -21,7 +21,7 @@ import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
-import io.gpuremediator.testing.EmulatedApiServer;
+import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.value.Budget;

@@ -12,7 +12,6 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
-import io.gpuremediator.testing.EmulatedApiServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -63,7 +62,7 @@ class DrainMockTest {
   void aBudgetBlocksTheDrainUntilItLetsGoAndThenTheReleaseWaitsForDiagnostics() {
     harness("evict");
     workload();
-    EmulatedApiServer.Budget pdb = h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
 
     Decision fired = h.fire(xid());
     assertThat(fired.reason()).isEqualTo(Reason.ACTIONS_APPLIED);
@@ -95,7 +94,7 @@ class DrainMockTest {
     assertThat(h.episode(NODE).progress().stage()).isEqualTo(Stage.DRAINING);
     assertThat(events("DrainBlockedByPDB")).as("one Event per budget and step, not per look").hasSize(1);
 
-    pdb.allow(1);
+    h.server.allow("ml-training", "llm-pdb", 1);
     h.clock.advance(Duration.ofSeconds(6));
     Episode diagnosing = h.lookUntil(NODE, Stage.DIAGNOSING, 3);
     assertThat(h.server.evictionsGranted("ml-training", "trainer-0")).isEqualTo(1);
@@ -186,6 +185,19 @@ class DrainMockTest {
   }
 
   @Test
+  void aPodThatGoesAwayByItselfCountsAsMoved() {
+    harness("evict");
+    h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
+    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    h.fire(xid());
+    h.lookUntil(NODE, Stage.DRAINING, 1);
+    h.client.pods().inNamespace("ml-training").withName("trainer-0").delete();
+    h.clock.advance(Duration.ofSeconds(6));
+    h.lookUntil(NODE, Stage.DRAINED, 2);
+    assertThat(h.server.evictionsGranted("ml-training", "trainer-0")).isZero();
+  }
+
+  @Test
   void aNodeThatIsGoneEndsNothingBadly() {
     harness("evict");
     h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
@@ -204,7 +216,7 @@ class DrainMockTest {
   void maxDrainingKeepsTheNextNodeQuarantinedUntilASlotFrees() {
     harness("evict");
     h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
-    EmulatedApiServer.Budget pdb = h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
     h.pod("default", "web-2", "gpu-node-1", Map.of("app", "web"));
     h.fire(xid());
     h.fire(Alerts.xid("gpu-node-1", "48"));
@@ -215,7 +227,7 @@ class DrainMockTest {
     assertThat(waiting.progress().note()).contains("waiting for a drain slot").contains("max_draining");
     assertThat(h.decisions(Reason.MAX_DRAINING)).hasSize(1);
     assertThat(h.server.evictionsGranted("default", "web-2")).isZero();
-    pdb.allow(1);
+    h.server.allow("ml-training", "llm-pdb", 1);
     h.clock.advance(Duration.ofSeconds(6));
     h.lookUntil(NODE, Stage.DRAINED, 3);
     h.lookUntil("gpu-node-1", Stage.DRAINED, 3);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
-import io.gpuremediator.testing.EmulatedApiServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -39,7 +38,7 @@ class RestartMockTest {
     first = new ClosedLoopHarness(dir, "evict", 1);
     first.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
     first.pod("default", "web-1", NODE, Map.of("app", "web"));
-    EmulatedApiServer.Budget pdb = first.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    first.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
     first.fire(Alerts.xid(NODE, "79"));
     first.lookUntil(NODE, Stage.DRAINING, 1);
     first.stop();
@@ -49,7 +48,7 @@ class RestartMockTest {
     second.look(NODE);
     assertThat(second.episode(NODE).progress().stage()).isEqualTo(Stage.DRAINING);
     assertThat(second.decisions(Reason.DRAIN_STARTED)).as("the drain resumed, not started again").isEmpty();
-    pdb.allow(1);
+    second.server.allow("ml-training", "llm-pdb", 1);
     second.clock.advance(Duration.ofSeconds(6));
     second.lookUntil(NODE, Stage.DRAINED, 3);
     assertThat(second.server.evictionsGranted("default", "web-1")).isEqualTo(1);

@@ -1,0 +1,267 @@
+package io.gpuremediator.simapi;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The fabric8 mock API server in CRUD mode, plus the API server behaviour it lacks (see the package).
+ * Budgets are PodDisruptionBudget objects in the store, as in a cluster: an eviction reads those of the
+ * pod's namespace whose {@code spec.selector.matchLabels} match the pod, refuses while
+ * {@code status.disruptionsAllowed} is 0, and spends one when it grants; whoever plays the disruption
+ * controller raises it again ({@link #allow}).
+ */
+public final class EmulatedApiServer extends Dispatcher implements AutoCloseable {
+  private static final ObjectMapper JSON = Serialization.jsonMapper();
+  private static final Pattern EVICTION = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction");
+  private static final Pattern LOG = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/log(\\?.*)?");
+  private static final Pattern FIELD = Pattern.compile("fieldSelector=spec\\.nodeName%3D([^&]+)");
+  private static final String PDBS = "/apis/policy/v1/namespaces/%s/poddisruptionbudgets";
+
+  private final KubernetesMixedDispatcher crud;
+  private final KubernetesMockServer server;
+  private final Map<String, String> logs = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> evictions = new ConcurrentHashMap<>();
+  private final AtomicInteger throttleNext = new AtomicInteger();
+  private final AtomicInteger evictionRequests = new AtomicInteger();
+
+  private EmulatedApiServer(Map<ServerRequest, Queue<ServerResponse>> responses) {
+    this.crud = new KubernetesMixedDispatcher(responses);
+    this.server = new KubernetesMockServer(new Context(JSON), new MockWebServer(), responses, this, false);
+  }
+
+  /** Starts a server on 127.0.0.1, on a free port. */
+  public static EmulatedApiServer start() {
+    return start("127.0.0.1", 0);
+  }
+
+  /** Starts a server on {@code host:port} (0: a free port). */
+  public static EmulatedApiServer start(String host, int port) {
+    EmulatedApiServer s = new EmulatedApiServer(new HashMap<>());
+    try {
+      s.server.init(InetAddress.getByName(host), port);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return s;
+  }
+
+  /** A client of this server, without the client's own retries (the code under test decides what to retry). */
+  public KubernetesClient client() {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(server.createClient().getConfiguration())
+        .withRequestRetryBackoffLimit(0).withRequestTimeout(5_000).build()).build();
+  }
+
+  /** Creates a PodDisruptionBudget over the pods of {@code namespace} labelled {@code label=value}. */
+  public void budget(String namespace, String name, String label, String value, int disruptionsAllowed) {
+    ObjectNode pdb = JSON.createObjectNode().put("apiVersion", "policy/v1").put("kind", "PodDisruptionBudget");
+    pdb.putObject("metadata").put("name", name).put("namespace", namespace);
+    pdb.putObject("spec").put("minAvailable", 1).putObject("selector").putObject("matchLabels").put(label, value);
+    pdb.putObject("status").put("disruptionsAllowed", disruptionsAllowed);
+    crud.dispatch(request(HttpMethod.POST, String.format(PDBS, namespace), pdb.toString()));
+  }
+
+  /** Lets {@code n} more disruptions through (the disruption controller saw a replacement pod become Ready). */
+  public synchronized void allow(String namespace, String name, int n) {
+    JsonNode pdb = read(String.format(PDBS, namespace) + "/" + name);
+    ObjectNode status = ((ObjectNode) pdb).with("status");
+    status.put("disruptionsAllowed", status.path("disruptionsAllowed").asInt(0) + n);
+    crud.dispatch(request(HttpMethod.PUT, String.format(PDBS, namespace) + "/" + name + "/status", pdb.toString()));
+  }
+
+  /** The next {@code n} eviction requests are throttled (429 without a cause, Retry-After: 1). */
+  public void throttleEvictions(int n) {
+    throttleNext.set(n);
+  }
+
+  /** Sets what the log of a pod says. */
+  public void log(String namespace, String pod, String text) {
+    logs.put(namespace + "/" + pod, text);
+  }
+
+  /** Evictions granted for a pod (each deletes it, so more than one would mean a pod evicted twice). */
+  public int evictionsGranted(String namespace, String pod) {
+    AtomicInteger n = evictions.get(namespace + "/" + pod);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Every eviction request answered, whatever the answer. */
+  public int evictionRequests() {
+    return evictionRequests.get();
+  }
+
+  /** The next request the server received, or null when none came within the timeout. */
+  public RecordedRequest takeRequest(long timeout, TimeUnit unit) throws InterruptedException {
+    return server.takeRequest(timeout, unit);
+  }
+
+  /** The mock server, for a test's own expectations (they are answered before anything else). */
+  public KubernetesMockServer mock() {
+    return server;
+  }
+
+  /** The server's URL. */
+  public String url() {
+    return server.createClient().getMasterUrl().toString();
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    String path = request.getPath();
+    Matcher m;
+    if (request.method() == HttpMethod.POST && (m = EVICTION.matcher(path)).matches()) {
+      return evict(m.group(1), m.group(2));
+    }
+    if (request.method() == HttpMethod.GET && (m = LOG.matcher(path)).matches()) {
+      String text = logs.get(m.group(1) + "/" + m.group(2));
+      return text == null ? status(404, "NotFound", "pods \"" + m.group(2) + "\" not found", null)
+          : new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody(text);
+    }
+    if (request.method() == HttpMethod.GET && path.startsWith("/api/v1/pods?") && !path.contains("watch=")
+        && (m = FIELD.matcher(path)).find()) {
+      return podsOn(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
+    }
+    return crud.dispatch(request);
+  }
+
+  private MockResponse podsOn(String node) {
+    ObjectNode list = (ObjectNode) read("/api/v1/pods");
+    ArrayNode kept = JSON.createArrayNode();
+    for (JsonNode pod : list.path("items")) {
+      if (node.equals(pod.path("spec").path("nodeName").asText())) {
+        kept.add(pod);
+      }
+    }
+    list.set("items", kept);
+    return json(200, list.toString());
+  }
+
+  /** The eviction handler of the API server (pkg/registry/core/pod/storage/eviction.go), as documented. */
+  private synchronized MockResponse evict(String namespace, String name) {
+    evictionRequests.incrementAndGet();
+    if (throttleNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      return status(429, "TooManyRequests", "Too many requests, please try again later.", null).setHeader("Retry-After", "1");
+    }
+    JsonNode pod = read("/api/v1/namespaces/" + namespace + "/pods/" + name);
+    if (pod == null) {
+      return status(404, "NotFound", "pods \"" + name + "\" not found", null);
+    }
+    String phase = pod.path("status").path("phase").asText("");
+    boolean skipsBudget = phase.equals("Succeeded") || phase.equals("Failed") || phase.equals("Pending")
+        || pod.path("metadata").has("deletionTimestamp");
+    if (!skipsBudget) {
+      List<JsonNode> matching = new ArrayList<>();
+      JsonNode pdbs = read(String.format(PDBS, namespace));
+      for (JsonNode pdb : pdbs == null ? JSON.createArrayNode() : pdbs.path("items")) {
+        if (selects(pdb.path("spec").path("selector").path("matchLabels"), pod.path("metadata").path("labels"))) {
+          matching.add(pdb);
+        }
+      }
+      if (matching.size() > 1) {
+        return status(500, "InternalError",
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", null);
+      }
+      if (matching.size() == 1) {
+        ObjectNode pdb = (ObjectNode) matching.get(0);
+        int allowed = pdb.path("status").path("disruptionsAllowed").asInt(0);
+        String pdbName = pdb.path("metadata").path("name").asText();
+        if (allowed <= 0) {
+          ObjectNode cause = JSON.createObjectNode().put("reason", "DisruptionBudget")
+              .put("message", "The disruption budget " + pdbName + " needs 1 healthy pods and has 1 currently");
+          return status(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", cause);
+        }
+        pdb.with("status").put("disruptionsAllowed", allowed - 1);
+        crud.dispatch(request(HttpMethod.PUT, String.format(PDBS, namespace) + "/" + pdbName + "/status", pdb.toString()));
+      }
+    }
+    crud.dispatch(request(HttpMethod.DELETE, "/api/v1/namespaces/" + namespace + "/pods/" + name, null));
+    evictions.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger()).incrementAndGet();
+    return json(201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
+  }
+
+  private static boolean selects(JsonNode matchLabels, JsonNode labels) {
+    if (!matchLabels.isObject() || matchLabels.isEmpty()) {
+      return false;
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = matchLabels.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (!e.getValue().asText().equals(labels.path(e.getKey()).asText(null))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private JsonNode read(String path) {
+    MockResponse r = crud.dispatch(request(HttpMethod.GET, path, null));
+    if (r.code() != 200) {
+      return null;
+    }
+    try {
+      return JSON.readTree(r.getBody().readUtf8());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static RecordedRequest request(HttpMethod method, String path, String body) {
+    Headers headers = body == null ? Headers.builder().build()
+        : Headers.builder().add("Content-Type", "application/json").build();
+    return new RecordedRequest(method.name() + " " + path + " HTTP/1.1", method, path, headers,
+        body == null ? null : new Buffer(body.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static MockResponse json(int code, String body) {
+    return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json").setBody(body);
+  }
+
+  /** A Status body as the API server writes it. */
+  private static MockResponse status(int code, String reason, String message, ObjectNode cause) {
+    ObjectNode s = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1");
+    s.putObject("metadata");
+    s.put("status", "Failure").put("message", message).put("reason", reason);
+    if (cause != null) {
+      s.putObject("details").putArray("causes").add(cause);
+    }
+    s.put("code", code);
+    return json(code, s.toString());
+  }
+
+  @Override
+  public void close() {
+    server.destroy();
+  }
+}
