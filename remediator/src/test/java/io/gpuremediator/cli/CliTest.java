@@ -29,13 +29,13 @@ class CliTest {
   @Test
   void validateAcceptsTheShippedPlaybooks() {
     assertThat(run("validate", "../deploy/playbooks")).isZero();
-    assertThat(out().lines()).hasSize(6).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
+    assertThat(out().lines()).hasSize(7).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
   }
 
   @Test
   void validatePrintsOneLinePerFileThenEveryErrorAndExits1() throws IOException {
     Path good = dir.resolve("a-good.yaml");
-    Files.copy(Path.of("../deploy/playbooks/10-gpu-xid-hardware.yaml"), good);
+    Files.copy(Path.of("src/test/resources/playbooks/immediate/10-gpu-xid-hardware.yaml"), good);
     Path bad = dir.resolve("b-bad.yaml");
     Files.writeString(bad, String.join("\n",
         "playbooks:",

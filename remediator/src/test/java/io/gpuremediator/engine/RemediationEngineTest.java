@@ -53,7 +53,7 @@ class RemediationEngineTest {
   }
 
   private static PlaybookSet shippedSet() {
-    LoadResult r = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks")));
+    LoadResult r = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate")));
     assertThat(r.errors()).isEmpty();
     return r.set();
   }

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class SafetyEngineTest {
   private final MutableClock clock = new MutableClock(Alerts.STARTS.plusSeconds(30));
-  private static final PlaybookSet SHIPPED = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
+  private static final PlaybookSet SHIPPED = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
   @TempDir Path dir;
 
   private static Alert xid(int node, Instant startsAt) {

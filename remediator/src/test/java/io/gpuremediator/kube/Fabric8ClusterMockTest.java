@@ -71,7 +71,7 @@ class Fabric8ClusterMockTest {
   }
 
   private static PlaybookSet shipped() {
-    return PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
+    return PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
   }
 
   private Node stored(String name) {

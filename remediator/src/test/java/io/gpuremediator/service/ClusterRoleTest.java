@@ -5,13 +5,18 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,29 +33,33 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
 
 /**
  * deploy/base's ClusterRole and Role against the Kubernetes calls the service makes: the whole service
- * runs against the mock API server through every path that calls Kubernetes (leader election, the node
- * informer, a quarantine through a write conflict and its release, a storm that opens the breaker, refusal Events, shutdown), every
+ * runs against the emulated API server through every path that calls Kubernetes (leader election, the node
+ * informer, a quarantine through a write conflict, a drain blocked by a budget until its timeout deletes the
+ * pod, failed diagnostics with their log read, a human's release, a storm that opens the breaker, refusal
+ * Events, shutdown), every
  * request it sends is recorded and turned into an RBAC (apiGroup, resource, verb, namespace), and the two
  * must be equal: a call the roles do not grant fails, and so does a grant no call uses.
  */
-@EnableKubernetesMockClient(crud = true)
 class ClusterRoleTest {
-  KubernetesMockServer server;
-  KubernetesClient mockClient;
   @TempDir Path dir;
 
   private static final String NAMESPACE = "gpu-remediator";
   private static final String TOKEN = "rbac-test-token-0123456789";
+  /** The test's own client says so, and its calls are left out: they are the simulated cluster's, not the service's. */
+  private static final String SETUP_AGENT = "rbac-test-setup";
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final Pattern CORE = Pattern.compile("^/api/v1/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
   private static final Pattern GROUPED =
       Pattern.compile("^/apis/([^/]+)/[^/]+/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
+
+  private EmulatedApiServer server;
 
   /** One RBAC permission as a call needs it; {@code namespace} is null for cluster-scoped calls. */
   record Call(String group, String resource, String verb, String namespace) implements Comparable<Call> {
@@ -64,11 +73,21 @@ class ClusterRoleTest {
     }
   }
 
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
   @Test
   void theRolesGrantExactlyTheCallsTheServiceMakes() throws Exception {
-    KubernetesClient client = Nodes.noRetry(mockClient);
-    IntStream.range(0, 6).forEach(i -> client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create());
-    drain(); // the test's own setup calls are not the service's
+    server = EmulatedApiServer.start();
+    KubernetesClient setup = new KubernetesClientBuilder().withConfig(new ConfigBuilder(server.client().getConfiguration())
+        .withUserAgent(SETUP_AGENT).build()).build();
+    IntStream.range(0, 6).forEach(i -> setup.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create());
+    setup.pods().inNamespace("ml-training").resource(new PodBuilder().withNewMetadata().withName("trainer-0")
+        .withLabels(Map.of("app", "llm")).endMetadata().withNewSpec().withNodeName("gpu-node-1").endSpec()
+        .withNewStatus().withPhase("Running").endStatus().build()).create();
+    server.budget("ml-training", "llm-pdb", "app", "llm", 0);
     List<RecordedRequest> sent = new java.util.ArrayList<>();
 
     Files.writeString(dir.resolve("token"), TOKEN);
@@ -76,18 +95,40 @@ class ClusterRoleTest {
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "safety: {max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}\n"
+        + "loop: {interval: 200ms, retry_delay: 200ms}\n"
         + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
-    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock())) {
+    JumpClock clock = new JumpClock();
+    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
+        KubeApi.of(server.client()), clock)) {
       int port = service.start();
       await().atMost(Duration.ofSeconds(30)).until(() -> status(port, "/readyz") == 200);
       // The real API server answers 409 when the node changed since the informer saw it; the service
       // then reads the node fresh (get) and writes again.
-      server.expect().put().withPath("/api/v1/nodes/gpu-node-1").andReturn(409, new StatusBuilder().withStatus("Failure")
-          .withReason("Conflict").withCode(409).withMessage("Operation cannot be fulfilled on nodes \"gpu-node-1\": the object has"
-              + " been modified; please apply your changes to the latest version and try again").build()).once();
+      server.mock().expect().put().withPath("/api/v1/nodes/gpu-node-1").andReturn(409, new StatusBuilder()
+          .withStatus("Failure").withReason("Conflict").withCode(409).withMessage("Operation cannot be fulfilled on nodes"
+              + " \"gpu-node-1\": the object has been modified; please apply your changes to the latest version and try again")
+          .build()).once();
       Alert xid = Alerts.xid("gpu-node-1", "79");
       assertThat(post(port, xid)).contains("actions_applied");
+      // The drain: the budget refuses the eviction until the timeout, then the pod is deleted.
+      await().atMost(Duration.ofSeconds(20)).until(() -> server.evictionRequests() > 0);
+      clock.jump(Duration.ofMinutes(31));
+      await().atMost(Duration.ofSeconds(20))
+          .until(() -> setup.pods().inNamespace("ml-training").withName("trainer-0").get() == null);
       assertThat(post(port, Alerts.resolved(xid))).contains("resolved_actions_applied");
+      // Diagnostics: the Job fails (its pod's log is read) and the episode escalates; a human releases the node.
+      await().atMost(Duration.ofSeconds(20)).until(() -> !setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().isEmpty());
+      Job job = setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().get(0);
+      setup.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("diag-0")
+          .withLabels(Map.of("job-name", job.getMetadata().getName())).endMetadata().withNewSpec()
+          .withNodeName("gpu-node-1").endSpec().build()).create();
+      server.log(NAMESPACE, "diag-0", "GPU 3: Fail");
+      job.setStatus(new JobStatusBuilder().addNewCondition().withType("Failed").withStatus("True")
+          .withReason("BackoffLimitExceeded").endCondition().build());
+      setup.batch().v1().jobs().inNamespace(NAMESPACE).resource(job).updateStatus();
+      await().atMost(Duration.ofSeconds(20)).until(() -> "true".equals(
+          setup.nodes().withName("gpu-node-1").get().getMetadata().getLabels().get("gpu-remediator.io/needs-human")));
+      assertThat(release(port, "gpu-node-1")).contains("released_by_human");
       Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
       assertThat(post(port, storm)).contains("breaker_open");
       // Refusal Events and the breaker's announcement are written off the webhook path: wait until both were sent.
@@ -101,7 +142,9 @@ class ClusterRoleTest {
     sent.addAll(drain());
     Set<Call> calls = new TreeSet<>();
     for (RecordedRequest r : sent) {
-      calls.add(call(r));
+      if (!SETUP_AGENT.equals(r.getHeader("User-Agent"))) {
+        calls.add(call(r));
+      }
     }
 
     Map<String, Set<String>> granted = Map.of("ClusterRole", grants(Path.of("../deploy/base/clusterrole.yaml"), "ClusterRole"),
@@ -199,6 +242,13 @@ class ClusterRoleTest {
     }
     assertThat(out).as(file + " grants something").isNotEmpty();
     return out;
+  }
+
+  private static String release(int port, String node) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/nodes/" + node + "/release"))
+        .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"reason\": \"GPU replaced\"}")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static String post(int port, Alert... alerts) throws Exception {

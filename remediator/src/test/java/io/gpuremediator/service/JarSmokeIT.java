@@ -82,7 +82,7 @@ class JarSmokeIT {
     Process p = java(log, "validate", "../deploy/playbooks");
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(Files.readAllLines(log, StandardCharsets.UTF_8)).hasSize(6).allMatch(l -> l.startsWith("SUCCESS: "));
+    assertThat(Files.readAllLines(log, StandardCharsets.UTF_8)).hasSize(7).allMatch(l -> l.startsWith("SUCCESS: "));
   }
 
   @Test

@@ -48,7 +48,7 @@ class SafetyLimitsMockTest {
     }
     Path f = dir.resolve("remediator.yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\nleader_election: {enabled: false}\n");
+        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\nleader_election: {enabled: false}\n");
     RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
     services.add(s);
     port = s.start();

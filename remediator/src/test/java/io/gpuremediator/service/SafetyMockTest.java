@@ -58,7 +58,7 @@ class SafetyMockTest {
   private RemediatorService service(String safety) throws Exception {
     Path f = dir.resolve("remediator-" + services.size() + ".yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: " + safety + "\n"
+        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
     RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), KubeApi.of(Nodes.noRetry(mockClient)),
         Alerts.liveClock());

@@ -87,7 +87,8 @@ class PlaybookLoaderTest {
     LoadResult loaded = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks")));
     assertThat(loaded.errors()).isEmpty();
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-hardware-xid",
-        "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error");
+        "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
+        "gpu-needs-human");
   }
 
   @Test
