@@ -411,7 +411,11 @@ public final class RemediationEngine {
     }
     Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
     boolean later = Episodes.hasLongSteps(playbook);
-    return ledger.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
+    // The same alert firing again with a new start is a new episode; the old one goes to history, so a late
+    // re-send of it stays a duplicate.
+    NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)
+        : ledger;
+    return base.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
         progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of()));
   }
 

@@ -42,6 +42,8 @@ final class Fabric8Workloads implements Workloads {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern BUDGET_NAME = Pattern.compile("disruption budget (\\S+) needs");
   private static final long REQUEST_SECONDS = 15;
+  /** A finished Job stays a day for people to read, then the Job controller removes it (we never delete). */
+  private static final int FINISHED_JOB_TTL_SECONDS = 86_400;
 
   private final KubernetesClient client;
 
@@ -82,20 +84,26 @@ final class Fabric8Workloads implements Workloads {
       // Never evict a new pod that took the old one's name.
       options.putObject("preconditions").put("uid", pod.uid());
     }
-    String url = client.getMasterUrl().toString().replaceAll("/$", "") + "/api/v1/namespaces/" + encode(pod.namespace())
-        + "/pods/" + encode(pod.name()) + "/eviction";
-    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url)
-        .post("application/json", body.toString()).build();
-    HttpResponse<String> response;
+    String url = base() + "/api/v1/namespaces/" + encode(pod.namespace()) + "/pods/" + encode(pod.name()) + "/eviction";
+    HttpResponse<String> response = send(client.getHttpClient().newHttpRequestBuilder().uri(url)
+        .post("application/json", body.toString()).build(), "evict pod " + pod.ref());
+    return answer(pod, response.code(), response.body(), response.header("Retry-After"));
+  }
+
+  private String base() {
+    return client.getMasterUrl().toString().replaceAll("/$", "");
+  }
+
+  /** Sends a raw request; no answer in time is a transient failure. */
+  private HttpResponse<String> send(HttpRequest request, String what) throws ClusterException {
     try {
-      response = client.getHttpClient().sendAsync(request, String.class).get(REQUEST_SECONDS, TimeUnit.SECONDS);
+      return client.getHttpClient().sendAsync(request, String.class).get(REQUEST_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ClusterException("evict pod " + pod.ref() + " interrupted", true, e);
+      throw new ClusterException(what + " interrupted", true, e);
     } catch (ExecutionException | TimeoutException e) {
-      throw new ClusterException("evict pod " + pod.ref() + " failed (no answer): " + e, true, e);
+      throw new ClusterException(what + " failed (no answer): " + e, true, e);
     }
-    return answer(pod, response.code(), response.body(), response.header("Retry-After"));
   }
 
   /** Reads an Eviction API answer the way the API server documents it (see closed-loop.md, "Eviction API responses"). */
@@ -174,6 +182,7 @@ final class Fabric8Workloads implements Workloads {
     Job job = new JobBuilder()
         .withNewMetadata().withName(j.name()).withNamespace(j.namespace()).withLabels(j.labels()).endMetadata()
         .withNewSpec().withBackoffLimit(0).withActiveDeadlineSeconds(j.deadline().toSeconds())
+        .withTtlSecondsAfterFinished(FINISHED_JOB_TTL_SECONDS)
         .withNewTemplate().withNewMetadata().withLabels(j.labels()).endMetadata()
         .withNewSpec().withNodeName(j.node()).withRestartPolicy("Never").withTolerations(tolerations)
         .addNewContainer().withName("diagnose").withImage(j.image()).withCommand(j.command()).endContainer()
@@ -211,20 +220,55 @@ final class Fabric8Workloads implements Workloads {
     return Optional.of(JobState.RUNNING);
   }
 
+  /** Read raw: fabric8's getLog() may first watch the pod until it is ready, a call (and a grant) we do not want. */
   @Override
   public String logTail(String namespace, String job, int lines) throws ClusterException {
+    List<Pod> pods;
     try {
-      List<Pod> pods = client.pods().inNamespace(namespace).withLabel("job-name", job).list().getItems();
-      if (pods.isEmpty()) {
-        return "";
-      }
-      String log = client.pods().inNamespace(namespace).withName(pods.get(0).getMetadata().getName()).tailingLines(lines).getLog();
-      return log == null ? "" : log;
+      pods = client.pods().inNamespace(namespace).withLabel("job-name", job).list().getItems();
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 404 || e.getCode() == 400) {
-        return "";
-      }
-      throw Fabric8Cluster.failure("read the log of job " + namespace + "/" + job, e);
+      throw Fabric8Cluster.failure("list the pods of job " + namespace + "/" + job, e);
     }
+    if (pods.isEmpty()) {
+      return "";
+    }
+    String url = base() + "/api/v1/namespaces/" + encode(namespace) + "/pods/" + encode(pods.get(0).getMetadata().getName())
+        + "/log?tailLines=" + lines;
+    HttpResponse<String> response = send(client.getHttpClient().newHttpRequestBuilder().uri(url).build(),
+        "read the log of job " + namespace + "/" + job);
+    return response.code() == 200 && response.body() != null ? response.body() : "";
+  }
+
+  @Override
+  public AutoCloseable watchJobs(String namespace, String label, java.util.function.Consumer<String> node) {
+    io.fabric8.kubernetes.client.informers.SharedIndexInformer<Job> informer =
+        client.batch().v1().jobs().inNamespace(namespace).withLabel(label).runnableInformer(0);
+    informer.exceptionHandler((started, t) -> true);
+    informer.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Job job) {
+        tell(job);
+      }
+
+      @Override
+      public void onUpdate(Job old, Job job) {
+        tell(job);
+      }
+
+      @Override
+      public void onDelete(Job job, boolean finalStateUnknown) {
+        tell(job);
+      }
+
+      private void tell(Job job) {
+        String pinned = job.getSpec() == null || job.getSpec().getTemplate() == null
+            || job.getSpec().getTemplate().getSpec() == null ? null : job.getSpec().getTemplate().getSpec().getNodeName();
+        if (pinned != null) {
+          node.accept(pinned);
+        }
+      }
+    });
+    informer.start();
+    return informer::stop;
   }
 }

@@ -70,8 +70,10 @@ public final class EpisodeLoop implements AutoCloseable {
           return size() > REMEMBERED;
         }
       });
+  private final Workloads workloads;
   private ScheduledExecutorService ticker;
   private ExecutorService workers;
+  private AutoCloseable jobWatch;
 
   /**
    * Creates the loop; nothing runs until {@link #start()}.
@@ -88,18 +90,20 @@ public final class EpisodeLoop implements AutoCloseable {
     this.settings = settings;
     this.leading = leading;
     this.listener = listener;
+    this.workloads = workloads;
     this.writer = new EpisodeWriter(cluster, leading, clock);
     this.drain = new DrainStep(workloads, settings.retryDelay());
     this.diagnose = new DiagnoseStep(workloads, settings.jobNamespace());
-    this.slots = new DrainSlots();
+    this.slots = new DrainSlots(settings.interval().multipliedBy(3));
   }
 
-  /** Starts the timer and two worker threads. */
+  /** Starts the timer, two worker threads, and the watch on diagnostic Jobs (a Job's change looks at its node). */
   public void start() {
     ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "remediator-loop-timer"));
     workers = Executors.newFixedThreadPool(2, r -> daemon(r, "remediator-loop"));
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
+    jobWatch = workloads.watchJobs(settings.jobNamespace(), DiagnoseStep.EPISODE_LABEL, this::kick);
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -160,7 +164,6 @@ public final class EpisodeLoop implements AutoCloseable {
         kick(n.name());
       }
     }
-    slots.forget(cluster, inFlight, writer.now(), settings.interval().multipliedBy(3));
     listener.stages(counts);
   }
 
@@ -305,7 +308,8 @@ public final class EpisodeLoop implements AutoCloseable {
     if (task.retryAt().isPresent() && now.isBefore(task.retryAt().get())) {
       return null;
     }
-    ActionSpec spec = list.get(Math.min(task.step(), list.size() - 1));
+    // A reloaded playbook may have fewer steps now: the task's step is then no longer there to run.
+    ActionSpec spec = task.step() < list.size() ? list.get(task.step()) : null;
     StepResult result;
     if (spec instanceof DrainSpec d) {
       result = drain.look(node, d, task, now, blocked -> budgetEvent(node, e, task, blocked));
@@ -315,7 +319,8 @@ public final class EpisodeLoop implements AutoCloseable {
       }
       result = diagnose.look(d, task, now);
     } else {
-      result = new StepResult.Failed("step " + (task.step() + 1) + " of " + playbook.name() + " is no longer a long step");
+      result = new StepResult.Failed("step " + (task.step() + 1) + " of " + playbook.name()
+          + " is no longer a drain or diagnose step (the playbook changed)");
     }
     Progress p = e.progress();
     if (result instanceof StepResult.Running r) {
@@ -456,6 +461,13 @@ public final class EpisodeLoop implements AutoCloseable {
 
   @Override
   public void close() {
+    if (jobWatch != null) {
+      try {
+        jobWatch.close();
+      } catch (Exception e) {
+        LOGGER.warn("job watch did not stop cleanly: {}", e.toString());
+      }
+    }
     if (ticker != null) {
       ticker.shutdownNow();
     }

@@ -10,6 +10,9 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.node.TaintEffect;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
@@ -21,7 +24,7 @@ import java.util.function.Supplier;
 
 /**
  * What a human may do to a node's episodes through the API: release the node (run each episode's release
- * steps now, skipping diagnostics) or retry a failed step. Each is a decision with the reason given, and
+ * steps now, skipping diagnostics, and undo whatever else the episode still holds) or retry a failed step. Each is a decision with the reason given, and
  * runs holding the node's in-flight mark, so it never races the loop's own look at the node.
  */
 public final class HumanControls {
@@ -65,7 +68,8 @@ public final class HumanControls {
       }
       PlaybookSet set = playbooks.get();
       for (Episode e : n.ledger().episodes().values()) {
-        List<ActionSpec> steps = set.named(e.playbook()).map(Playbook::onResolved).orElse(List.of());
+        List<ActionSpec> steps = new ArrayList<>(set.named(e.playbook()).map(Playbook::onResolved).orElse(List.of()));
+        steps.addAll(leftovers(n.ledger(), e.fingerprint(), steps));
         Episode releasing = e.with(e.progress().releasingFromStart());
         Optional<EpisodeWriter.Written> w = loop.writer().runSteps(node, e, steps, Phase.RESOLVED, Optional.empty(),
             "skipped: released by a human");
@@ -109,6 +113,35 @@ public final class HumanControls {
       loop.kick(node);
       return new Result(Status.DONE, out, "");
     });
+  }
+
+  /**
+   * Undo steps for what the episode still holds that its release steps do not undo (a playbook without
+   * on_resolved, like one that keeps a node for a human): its taints, its cordon and its labels. Conditions and
+   * annotations have no undo kind and stay, as a human's record of what happened.
+   */
+  static List<ActionSpec> leftovers(NodeLedger ledger, String holder, List<ActionSpec> release) {
+    List<ActionSpec> out = new ArrayList<>();
+    ledger.claims().forEach((key, claim) -> {
+      if (!claim.holders().contains(holder)) {
+        return;
+      }
+      if (key.equals(ClaimKey.CORDON) && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
+        out.add(new ActionSpec.UncordonSpec(false));
+      } else if (key.startsWith("taint/")) {
+        String taintKey = key.substring("taint/".length(), key.lastIndexOf('/'));
+        Optional<TaintEffect> effect = TaintEffect.fromApiName(key.substring(key.lastIndexOf('/') + 1));
+        if (effect.isPresent() && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taintKey))) {
+          out.add(new ActionSpec.UntaintSpec(taintKey, effect, false));
+        }
+      } else if (key.startsWith("label/")) {
+        String labelKey = key.substring("label/".length());
+        if (release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(labelKey))) {
+          out.add(new ActionSpec.UnlabelSpec(labelKey, false));
+        }
+      }
+    });
+    return out;
   }
 
   @FunctionalInterface

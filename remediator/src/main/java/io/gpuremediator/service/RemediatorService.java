@@ -118,6 +118,7 @@ public final class RemediatorService implements AutoCloseable {
             config.leaderElection().namespace()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()),
         loopListener(decided), clock);
+    loopListener(decided).stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
     loop.start();
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);

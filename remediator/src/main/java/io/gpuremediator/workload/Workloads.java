@@ -23,4 +23,10 @@ public interface Workloads {
 
   /** The last {@code lines} lines of the log of the Job's pod, or empty when there is none to read. */
   String logTail(String namespace, String job, int lines) throws ClusterException;
+
+  /**
+   * Watches the Jobs of {@code namespace} that carry {@code label}, and tells {@code node} the node a Job is pinned to
+   * whenever one changes or goes (on the watch's thread: keep it quick). Closing the result stops the watch.
+   */
+  AutoCloseable watchJobs(String namespace, String label, java.util.function.Consumer<String> node);
 }

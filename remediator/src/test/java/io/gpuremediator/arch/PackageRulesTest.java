@@ -66,6 +66,7 @@ class PackageRulesTest {
   @BeforeAll
   static void importMainClasses() {
     main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
         .importPackages("io.gpuremediator");
   }
 

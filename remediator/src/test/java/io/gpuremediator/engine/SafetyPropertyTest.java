@@ -3,7 +3,6 @@ package io.gpuremediator.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster.Edited;
@@ -16,6 +15,7 @@ import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.FiringAlerts;
 import io.gpuremediator.testing.Fleets;
 import io.gpuremediator.testing.MutableClock;
 import java.nio.file.Path;
@@ -24,10 +24,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -41,7 +39,6 @@ import org.junit.jupiter.api.Test;
  */
 class SafetyPropertyTest {
   private static final PlaybookSet SHIPPED = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
-  private static final String[] REMEDIATION = {"GpuXidHardwareError", "GpuNvlinkDown", "GpuCountDropped", "GpuEccUncorrectable"};
   private static final int SEQUENCES = 1000;
 
   @Test
@@ -65,7 +62,7 @@ class SafetyPropertyTest {
     private final FleetGate gate;
     private final RemediationEngine engine;
     private final List<Decision> decided = new ArrayList<>();
-    private final Map<String, Alert> firing = new LinkedHashMap<>();
+    private final FiringAlerts alerts;
     private final Map<String, Integer> remediated = new HashMap<>();
     private final List<Instant> starts = new ArrayList<>();
     private final int nodes;
@@ -74,6 +71,7 @@ class SafetyPropertyTest {
       this.seed = seed;
       this.random = new Random(seed);
       this.nodes = 5 + random.nextInt(46);
+      this.alerts = new FiringAlerts(random, clock, nodes);
       this.cluster = Fleets.nodes(nodes);
       String budget = new String[] {"10%", "20%", "2", "30%", "1"}[random.nextInt(5)];
       this.limits = Fleets.limits(budget, (1 + random.nextInt(6)) + "/1h", 3 + random.nextInt(8),
@@ -92,23 +90,21 @@ class SafetyPropertyTest {
         String what;
         if (roll < 35) {
           what = "fire";
-          send(newAlert());
-        } else if (roll < 50 && !firing.isEmpty()) {
+          send(alerts.fire());
+        } else if (roll < 50 && !alerts.isEmpty()) {
           what = "re-send";
-          send(any());
-        } else if (roll < 55 && !firing.isEmpty()) {
+          send(alerts.any());
+        } else if (roll < 55 && !alerts.isEmpty()) {
           what = "HA duplicate";
-          Alert a = any();
+          Alert a = alerts.any();
           send(a, a);
-        } else if (roll < 75 && !firing.isEmpty()) {
+        } else if (roll < 75 && !alerts.isEmpty()) {
           what = "resolve";
-          Alert a = any();
-          firing.remove(a.fingerprint());
-          send(Alerts.resolved(a));
+          send(alerts.resolve(alerts.any()));
         } else if (roll < 85) {
           what = "storm";
           int size = 2 + random.nextInt(14);
-          send(java.util.stream.IntStream.range(0, size).mapToObj(i -> newAlert()).toArray(Alert[]::new));
+          send(java.util.stream.IntStream.range(0, size).mapToObj(i -> alerts.fire()).toArray(Alert[]::new));
         } else if (roll < 95) {
           what = "time";
           clock.advance(Duration.ofMinutes(1 + random.nextInt(30)));
@@ -161,22 +157,6 @@ class SafetyPropertyTest {
         }
       });
       return out;
-    }
-
-    private Alert newAlert() {
-      int node = random.nextInt(nodes);
-      String alertname = REMEDIATION[random.nextInt(REMEDIATION.length)];
-      String fp = Long.toHexString((alertname + node).hashCode() & 0xffffffffL);
-      Alert a = Alerts.alert(AlertStatus.FIRING, alertname, fp,
-          Map.of("node", "gpu-node-" + node, "gpu", "0", "xid", "79", "severity", "critical", "remediate", "true"));
-      Alert fresh = new Alert(a.status(), a.labels(), a.annotations(), clock.instant(), Optional.empty(), "", a.fingerprint());
-      firing.put(fresh.fingerprint(), fresh);
-      return fresh;
-    }
-
-    private Alert any() {
-      List<Alert> all = new ArrayList<>(firing.values());
-      return all.get(random.nextInt(all.size()));
     }
 
     private void send(Alert... alerts) {

@@ -71,6 +71,17 @@ class DiagnoseMockTest {
         assertThat(d.detail()).contains("failed").contains("GPU 3: row remap pending").contains("escalated to gpu-needs-human"));
     assertThat(h.node(NODE).labels()).containsEntry("gpu-remediator.io/needs-human", "true");
     assertThat(h.node(NODE).unschedulable()).as("never released after failed diagnostics").isTrue();
+
+    // The escalation playbook has no on_resolved: a human's release still undoes everything the episode holds.
+    HumanControls.Result released = h.controls.release(NODE, "GPU replaced", "test");
+    assertThat(released.decisions()).singleElement().satisfies(d -> assertThat(d.actions())
+        .extracting(a -> a.type() + ":" + a.outcome())
+        .containsExactlyInAnyOrder("uncordon:applied", "untaint:applied", "unlabel:applied"));
+    assertThat(h.node(NODE).unschedulable()).isFalse();
+    assertThat(h.node(NODE).taints()).isEmpty();
+    assertThat(h.node(NODE).labels()).doesNotContainKey("gpu-remediator.io/needs-human");
+    assertThat(h.node(NODE).ledger().claims()).as("only the condition stays, as a record").allSatisfy((k, c) ->
+        assertThat(k).startsWith("condition/"));
   }
 
   @Test

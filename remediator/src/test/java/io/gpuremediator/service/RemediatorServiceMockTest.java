@@ -53,18 +53,18 @@ class RemediatorServiceMockTest {
   @BeforeAll
   static void start() throws Exception {
     client = Nodes.noRetry(mockClient);
-    for (int i = 1; i <= 8; i++) {
+    for (int i = 1; i <= 10; i++) {
       client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + i)).create();
     }
     client.nodes().resource(Nodes.node("cpu-node-1", "10.0.1.1", Map.of())).create();
     playbooks = Files.createDirectories(dir.resolve("playbooks"));
-    try (Stream<Path> shipped = Files.list(Path.of("../deploy/playbooks"))) {
+    try (Stream<Path> shipped = Files.list(Path.of("src/test/resources/playbooks/immediate"))) {
       for (Path p : shipped.toList()) {
         Files.copy(p, playbooks.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
       }
     }
     Files.writeString(dir.resolve("token"), TOKEN + "\n");
-    // Fleet limits wide enough for a 9-node test fleet: these tests are about the service, not the limits.
+    // Fleet limits wide enough for an 11-node test fleet: these tests are about the service, not the limits.
     service = new RemediatorService(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), KubeApi.of(client),
         Alerts.liveClock());
@@ -107,6 +107,44 @@ class RemediatorServiceMockTest {
       b.header("Authorization", "Bearer " + TOKEN);
     }
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> control(String node, String what, String body, String contentType, String token)
+      throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/nodes/" + node + "/" + what))
+        .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType);
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aHumanReleasesAQuarantinedNodeThroughTheApi() throws Exception {
+    assertThat(post(Alerts.xid("gpu-node-9", "79")).statusCode()).isEqualTo(200);
+    HttpResponse<String> r = control("gpu-node-9", "release", "{\"reason\": \"GPU reseated\"}", "application/json", TOKEN);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonObject d = new JsonObject(r.body()).getJsonArray("decisions").getJsonObject(0);
+    assertThat(d.getString("reason")).isEqualTo("released_by_human");
+    assertThat(d.getString("detail")).contains("GPU reseated");
+    assertThat(node("gpu-node-9").getSpec().getUnschedulable()).isNotEqualTo(true);
+    assertThat(node("gpu-node-9").getSpec().getTaints()).isNullOrEmpty();
+    assertThat(control("gpu-node-9", "release", "{\"reason\": \"again\"}", "application/json", TOKEN).statusCode())
+        .as("no episode left").isEqualTo(409);
+  }
+
+  @Test
+  void nodeControlsRefuseBadRequestsAndChangeNothing() throws Exception {
+    assertThat(control("gpu-node-10", "release", "{\"reason\": \"x\"}", "application/json", null).statusCode()).isEqualTo(401);
+    assertThat(control("gpu-node-10", "release", "reason=x", "text/plain", TOKEN).statusCode()).isEqualTo(415);
+    assertThat(control("gpu-node-10", "release", "{}", "application/json", TOKEN).statusCode()).isEqualTo(400);
+    assertThat(control("gpu-node-10", "retry", "[1]", "application/json", TOKEN).statusCode()).isEqualTo(400);
+    assertThat(control("no-such-node", "release", "{\"reason\": \"x\"}", "application/json", TOKEN).statusCode())
+        .isEqualTo(404);
+    assertThat(control("Bad_Name", "retry", "{\"reason\": \"x\"}", "application/json", TOKEN).statusCode()).isEqualTo(404);
+    assertThat(control("gpu-node-10", "retry", "{\"reason\": \"x\"}", "application/json", TOKEN).statusCode())
+        .as("nothing failed to retry").isEqualTo(409);
+    assertThat(node("gpu-node-10").getMetadata().getAnnotations()).doesNotContainKey("gpu-remediator.io/state");
   }
 
   private static Node node(String name) {
@@ -309,6 +347,8 @@ class RemediatorServiceMockTest {
     assertThat(metrics).contains("remediator_action_duration_seconds_count{action=\"taint\",outcome=\"applied\",}");
     assertThat(metrics).contains("remediator_action_duration_seconds_count{action=\"event\",outcome=\"applied\",}");
     assertThat(metrics).contains("remediator_playbook_reload_success 1.0");
+    assertThat(metrics).contains("remediator_episode_stage{stage=\"draining\",}", "remediator_episode_stage{stage=\"needs_human\",}");
+    assertThat(metrics).contains("# TYPE remediator_step_duration_seconds histogram");
     assertThat(metrics).contains("jvm_memory_bytes_used");
   }
 

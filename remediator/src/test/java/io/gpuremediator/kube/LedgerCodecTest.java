@@ -1,0 +1,54 @@
+package io.gpuremediator.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Stage;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The ledger annotation keeps an episode's place in the loop across restarts, and old ledgers still read. */
+class LedgerCodecTest {
+  private static final Instant T = Instant.parse("2026-11-22T10:01:00Z");
+
+  @Test
+  void anEpisodeMidDrainComesBackAsItWas() {
+    Progress p = new Progress(Stage.DRAINING, T.plusSeconds(5), true, false, 4,
+        Optional.of(new Progress.Task("drain", 4, T.plusSeconds(5), 2, "", Optional.of(T.plusSeconds(10)))),
+        "1 pods left to move; waiting on PDB ml/llm");
+    Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-hardware-xid", T.minusSeconds(60), T, p,
+        Map.of("xid", "79", "node", "n1"), Map.of("summary", "XID 79"));
+    NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", e), List.of());
+    assertThat(LedgerCodec.decode(LedgerCodec.encode(ledger))).isEqualTo(ledger);
+  }
+
+  @Test
+  void aLedgerWrittenBeforeTheLoopReadsAsSettled() {
+    String old = "{\"v\":1,\"claims\":{},\"episodes\":{\"fp1\":{\"alertname\":\"A\",\"playbook\":\"p\","
+        + "\"starts_at\":\"2026-11-22T10:00:00Z\",\"since\":\"2026-11-22T10:01:00Z\"}},\"history\":[]}";
+    Episode e = LedgerCodec.decode(old).episodes().get("fp1");
+    assertThat(e.progress()).isEqualTo(Progress.settled(T));
+    assertThat(LedgerCodec.encode(LedgerCodec.decode(old))).as("and is written back the same way").isEqualTo(old);
+  }
+
+  @Test
+  void anUnknownStageIsUnreadableNotGuessed() {
+    String bad = "{\"v\":1,\"claims\":{},\"episodes\":{\"fp1\":{\"alertname\":\"A\",\"playbook\":\"p\","
+        + "\"starts_at\":\"2026-11-22T10:00:00Z\",\"since\":\"2026-11-22T10:01:00Z\","
+        + "\"progress\":{\"stage\":\"rebooting\",\"stage_since\":\"2026-11-22T10:01:00Z\"}}},\"history\":[]}";
+    assertThatThrownBy(() -> LedgerCodec.decode(bad)).hasMessage("episode fp1 has an unknown stage");
+  }
+
+  @Test
+  void theAlertsContextIsCapped() {
+    String huge = "x".repeat(5000);
+    Episode e = new Episode("fp1", "A", "p", T, T, Progress.settled(T), Map.of("big", huge), Map.of());
+    assertThat(e.labels().get("big")).hasSize(Episode.CONTEXT_VALUE_CHARS);
+  }
+}

@@ -1,0 +1,67 @@
+package io.gpuremediator.playbook.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
+import io.gpuremediator.playbook.ActionSpec.DrainMode;
+import io.gpuremediator.playbook.ActionSpec.DrainSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** drain and diagnose as written in playbooks: defaults, and every mistake named with its line. */
+class LongStepDecodersTest {
+  @TempDir Path dir;
+
+  private LoadResult load(String... actions) throws IOException {
+    Path f = dir.resolve("p.yaml");
+    StringBuilder y = new StringBuilder("playbooks:\n  - name: p\n    match: ['alertname=\"A\"']\n    actions:\n");
+    for (String a : actions) {
+      y.append("      - ").append(a).append('\n');
+    }
+    y.append("  - name: human\n    match: ['alertname=\"B\"']\n    actions: [{cordon: {}}]\n");
+    Files.writeString(f, y.toString());
+    return PlaybookLoader.load(List.of(f));
+  }
+
+  @Test
+  void aDrainWithNoParametersHasSafeDefaults() throws IOException {
+    LoadResult r = load("drain: {}");
+    assertThat(r.errors()).isEmpty();
+    DrainSpec d = (DrainSpec) r.set().named("p").orElseThrow().actions().get(0);
+    assertThat(d.mode()).isEqualTo(DrainMode.EVICT);
+    assertThat(d.timeout()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(d.gracePeriod()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(d.skipNamespaces().pattern()).isEqualTo(LongStepDecoders.DEFAULT_SKIP_NAMESPACES);
+    assertThat(d.isLongStep()).isTrue();
+  }
+
+  @Test
+  void drainMistakesAreNamed() throws IOException {
+    String f = dir.resolve("p.yaml").toString();
+    assertThat(load("drain: {mode: force, timeout: 0s, skip_namespaces: \"(\", grace: 1m}").errors()).containsExactly(
+        f + ":5: drain action: \"mode\" must be one of evict, wait, evict_then_delete, not \"force\"",
+        f + ":5: \"timeout\" in drain action: duration must be greater than zero",
+        f + ":5: drain action: \"skip_namespaces\" is not a regular expression: Unclosed group",
+        f + ":5: unknown key \"grace\" in drain action");
+  }
+
+  @Test
+  void aDiagnoseNeedsAnImageACommandAndAnOnFailThatExists() throws IOException {
+    String f = dir.resolve("p.yaml").toString();
+    assertThat(load("diagnose: {image: \"a b\", on_fail: nobody}").errors()).containsExactly(
+        f + ":5: diagnose action: \"image\" must be an image reference without spaces, at most 512 characters",
+        f + ":5: diagnose action: missing required key \"command\"");
+    assertThat(load("diagnose: {image: dcgm, command: [dcgmi, diag], on_fail: nobody}").errors()).containsExactly(
+        f + ":2: diagnose on_fail \"nobody\" names no other playbook");
+    LoadResult ok = load("diagnose: {image: dcgm, command: [dcgmi, diag, -r, \"2\"], timeout: 1h, on_fail: human}");
+    assertThat(ok.errors()).isEmpty();
+    DiagnoseSpec d = (DiagnoseSpec) ok.set().named("p").orElseThrow().actions().get(0);
+    assertThat(d.command()).containsExactly("dcgmi", "diag", "-r", "2");
+    assertThat(d.onFail()).contains("human");
+  }
+}
