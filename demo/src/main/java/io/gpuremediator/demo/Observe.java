@@ -150,6 +150,27 @@ final class Observe {
     return out;
   }
 
+  /** The node as GET /api/v1/nodes shows it, when its stage is {@code stage}. */
+  Optional<JsonNode> stage(String node, String stage) throws IOException, InterruptedException {
+    return nodeState(node).filter(n -> n.path("stage").asText().equals(stage));
+  }
+
+  /** The node as GET /api/v1/nodes shows it (stage, since, step, progress), if it is under remediation. */
+  Optional<JsonNode> nodeState(String node) throws IOException, InterruptedException {
+    for (JsonNode n : p.http().get(p.remediatorUrl() + "/api/v1/nodes", p.token()).path("nodes")) {
+      if (n.path("node").asText().equals(node)) {
+        return Optional.of(n);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What the remediator shows of the node, when a stage does not come. */
+  String nodeStateWhy(String node) throws IOException, InterruptedException {
+    return nodeState(node).map(n -> "remediator shows " + node + " in stage " + n.path("stage").asText() + " since "
+        + n.path("stage_since").asText() + ": " + n.path("progress").asText()).orElse("remediator shows no episode on " + node);
+  }
+
   JsonNode safety() throws IOException, InterruptedException {
     return p.http().get(p.remediatorUrl() + "/api/v1/safety", p.token());
   }
@@ -170,6 +191,13 @@ final class Observe {
     }
     return Optional.of("taint " + taint.get().getKey() + "=" + taint.get().getValue() + ":" + taint.get().getEffect()
         + ", unschedulable, " + condition.get().getType() + "=False (" + condition.get().getReason() + ")");
+  }
+
+  /** Whether the node is back in service: schedulable, and no taint of ours. */
+  boolean inService(String name) {
+    Node n = node(name);
+    return !Boolean.TRUE.equals(n.getSpec().getUnschedulable()) && (n.getSpec().getTaints() == null
+        || n.getSpec().getTaints().stream().noneMatch(t -> t.getKey().startsWith("gpu-remediator.io/")));
   }
 
   /** Whether the node carries anything the remediator sets: our taint, cordon, a health condition, the ledger. */

@@ -3,6 +3,7 @@ package io.gpuremediator.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuremediator.demo.Milestones.Milestone;
 import io.gpuremediator.pipeline.Pipeline;
+import io.gpuremediator.simcluster.SimCluster;
 import io.gpuremediator.simcluster.SimNode;
 import java.io.IOException;
 import java.time.Duration;
@@ -16,12 +17,15 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The scripted story: a GPU lost silently (started first, because its rule waits {@code for: 2m}), an
- * XID 79, an application XID, the silent loss quarantined, and a storm the breaker stops. Each chapter
- * waits, with a deadline, for what the pipeline should do, and prints it as it is seen.
+ * The scripted story: two GPUs lost silently (started first, because their rule waits {@code for: 2m}), an
+ * XID 79 whose node is quarantined and drained (the training job's PodDisruptionBudget holds its worker
+ * until the job has checkpointed), an application XID, the silent losses quarantined and drained, the GPUs
+ * back and diagnostics deciding (one node returns to service, the other escalates to a human), and a storm
+ * the breaker stops. Each chapter waits, with a deadline, for what the pipeline should do, and prints it as
+ * it is seen.
  */
 public final class Story {
-  /** The story uses GPU nodes 3, 7, 11 and 12 to 21. */
+  /** The story uses GPU nodes 3, 7, 9, 11 and 12 to 21. */
   public static final int GPU_NODES_NEEDED = 22;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
@@ -37,6 +41,11 @@ public final class Story {
       APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"));
 
+  /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
+  private static final java.util.Set<String> LOOP_REASONS = java.util.Set.of("steps_applied", "drain_started", "drained",
+      "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
+      "released_by_human", "step_retried", "playbook_missing");
+
   private final Pipeline p;
   private final Timeline t;
   private final Observe see;
@@ -44,6 +53,7 @@ public final class Story {
   private final int trnNodes;
   private final String xid;
   private final String lost;
+  private final String lost2;
   private final String app;
   private final List<String> storm;
 
@@ -58,6 +68,7 @@ public final class Story {
     }
     xid = gpuNodes.get(3);
     lost = gpuNodes.get(7);
+    lost2 = gpuNodes.get(9);
     app = gpuNodes.get(11);
     storm = gpuNodes.subList(12, 22);
   }
@@ -67,10 +78,17 @@ public final class Story {
     t.begin();
     healthyFleet();
 
-    t.chapter("1. A GPU falls off the bus without any XID (" + lost + ")");
+    t.chapter("1. A GPU falls off the bus without any XID, on two nodes (" + lost + ", " + lost2 + ")");
     long lostAt = System.nanoTime();
     p.simulator().inject(lost, 3, "gpu_lost", null);
-    t.at("fault", lost + " GPU 3 stops reporting: its series vanish, no XID is raised (simulator: gpu_lost)");
+    p.simulator().inject(lost2, 2, "gpu_lost", null);
+    t.at("fault", lost + " GPU 3 and " + lost2 + " GPU 2 stop reporting: their series vanish, no XID is raised"
+        + " (simulator: gpu_lost)");
+    p.kube().nodes().withName(lost2).edit(n -> {
+      n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "fail");
+      return n;
+    });
+    t.note("in this simulated cluster " + lost2 + "'s GPU 2 will still fail dcgmi diag after it comes back");
     JsonNode[] pending = new JsonNode[1];
     Milestones.await(lostAt, STEP_TIMEOUT, List.of(new Milestone("alert", () -> see.prometheusAlert(LOST_ALERT, lost, "pending").map(a -> {
       pending[0] = a;
@@ -86,8 +104,23 @@ public final class Story {
     t.at("fault", xid + " GPU 5: DCGM_FI_DEV_XID_ERRORS = 79");
     Map<String, Duration> x = Milestones.await(xidAt, STEP_TIMEOUT, quarantineMilestones(XID_ALERT, xid), this::report, () -> { });
     String xidDecision = decision(xid, XID_ALERT).map(Story::outcome).orElseThrow();
-    t.note("fault to quarantine " + Timeline.human(x.get("node")) + ". Running pods stay (" + String.join(", ", see.pods(xid))
-        + "): the playbook keeps new work off; draining is the job controller's call");
+    t.note("fault to quarantine " + Timeline.human(x.get("node")) + "; then the drain, in the background");
+    String worker = see.pods(xid).stream().filter(pod -> pod.startsWith(SimCluster.JOB_NAMESPACE + "/")).findFirst().orElseThrow();
+    Milestones.await(xidAt, STEP_TIMEOUT, List.of(new Milestone("drain", () -> see.stage(xid, "draining")
+        .filter(n -> n.path("progress").asText().contains("PDB")).map(n -> "stage draining: " + n.path("progress").asText()),
+        () -> see.nodeStateWhy(xid))), this::report, () -> { });
+    t.note("the eviction API refuses " + worker + ": its PodDisruptionBudget allows no disruption until the job has"
+        + " checkpointed; the remediator retries, says so, and evicts nothing past it");
+    p.kube().policy().v1().podDisruptionBudget().inNamespace(SimCluster.JOB_NAMESPACE).withName(SimCluster.JOB_BUDGET)
+        .editStatus(pdb -> {
+          pdb.getStatus().setDisruptionsAllowed(1);
+          return pdb;
+        });
+    long letGo = System.nanoTime();
+    t.at("cluster", "the job wrote its checkpoint: " + SimCluster.JOB_BUDGET + " now allows one disruption");
+    Milestones.await(letGo, STEP_TIMEOUT, List.of(new Milestone("drained", () -> see.stage(xid, "drained")
+        .filter(n -> !see.pods(xid).contains(worker)).map(n -> "stage drained: " + worker + " evicted; " + xid
+            + " stays out of service while its XID alert fires"), () -> see.nodeStateWhy(xid))), this::report, () -> { });
 
     t.chapter("3. XID 13 on " + app + ": the application's fault, not the node's");
     long appAt = System.nanoTime();
@@ -111,8 +144,35 @@ public final class Story {
     Map<String, Duration> l = Milestones.await(lostAt, waitLost::deadlineNanos, quarantineMilestones(LOST_ALERT, lost), this::report,
         waitLost::tick);
     t.note("GPU loss to quarantine " + Timeline.human(l.get("node")) + " (the rule's for: 2m included)");
+    Milestones.await(System.nanoTime(), STEP_TIMEOUT, quarantineMilestones(LOST_ALERT, lost2), this::report, () -> { });
+    Milestones.await(System.nanoTime(), STEP_TIMEOUT, List.of(
+        new Milestone("drained", () -> see.stage(lost, "drained").isPresent() && see.stage(lost2, "drained").isPresent()
+            ? Optional.of(lost + " and " + lost2 + " stage drained: no pods to move; they wait for their alerts to resolve")
+            : Optional.empty(),
+            () -> see.nodeStateWhy(lost) + "; " + see.nodeStateWhy(lost2))), this::report, () -> { });
 
-    t.chapter("5. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
+    t.chapter("5. The GPUs come back; diagnostics decide whether the nodes return");
+    long backAt = System.nanoTime();
+    p.simulator().clear(lost, "gpu_lost");
+    p.simulator().clear(lost2, "gpu_lost");
+    t.at("fault", lost + " GPU 3 and " + lost2 + " GPU 2 report again (simulator: faults cleared)");
+    Map<String, Duration> back = Milestones.await(backAt, STEP_TIMEOUT, List.of(
+        new Milestone("resolve", () -> decision(lost, LOST_ALERT, "resolved").map(d -> LOST_ALERT + " resolved on " + lost
+            + " and " + lost2 + ": the release waits for diagnostics")),
+        new Milestone("diag", () -> decisionFor(lost2, "diagnose_started").isPresent()
+            && decisionFor(lost, "diagnose_started").isPresent()
+            ? Optional.of("dcgmi diag -r 2 runs as a Job pinned to each node, tolerating the quarantine") : Optional.empty(),
+            () -> see.nodeStateWhy(lost)),
+        new Milestone("back", () -> decisionFor(lost, "released").filter(d -> see.inService(lost))
+            .map(d -> lost + " passed its diagnostics and is back in service: untainted, uncordoned"), () -> see.nodeStateWhy(lost)),
+        new Milestone("human", () -> decisionFor(lost2, "escalated").filter(d -> see.quarantine(lost2).isPresent())
+            .map(d -> lost2 + " failed its diagnostics (" + tail(d.path("detail").asText()) + "); escalated to "
+                + "gpu-needs-human: still out of service, labelled for a human"), () -> see.nodeStateWhy(lost2))),
+        this::report, () -> { });
+    boolean lostReleased = back.containsKey("back") && see.inService(lost);
+    boolean lost2Escalated = back.containsKey("human") && see.quarantine(lost2).isPresent();
+
+    t.chapter("6. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
     long stormAt = System.nanoTime();
     for (String n : storm) {
       p.simulator().inject(n, 0, "xid", "79");
@@ -133,18 +193,22 @@ public final class Story {
     t.at("node", (storm.size() - stormTouched.size()) + " of " + storm.size() + " storm nodes untouched (no taint, no cordon);"
         + " the breaker stays open until someone looks: POST /api/v1/breaker/reset");
 
-    t.chapter("6. What happened");
+    t.chapter("7. What happened");
     int appDecisions = see.decisions(app).size();
     boolean appTouched = see.touched(app);
-    t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node")) + " after the fault"));
+    t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node"))
+        + " after the fault, drained past the job's PodDisruptionBudget once it allowed"));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
-        + " after the loss (for: 2m)"));
+        + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
+    t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
+        + (lost2Escalated ? "failed, escalated to a human" : "NOT ESCALATED")));
     t.plain(String.format("  %-18s %-26s %s", app, "XID 13 (application)", (appTouched ? "TOUCHED" : "untouched") + ": routed to "
         + routed.get("receivers") + ", " + appDecisions + " remediator decisions"));
     t.plain(String.format("  %-18s %-26s %s", storm.get(0) + ".." + storm.get(storm.size() - 1).replaceAll(".*-", ""), "storm, XID 79",
         (stormTouched.isEmpty() ? "untouched" : "TOUCHED: " + stormTouched) + ": " + countBy(stormDecisions)));
-    return new StoryResult(x.get("node"), xidDecision, List.of(routed.get("receivers").split(",")), appDecisions, appTouched,
-        l.get("node"), see.safety().path("breaker").path("state").asText(), stormDecisions, stormTouched);
+    return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), List.of(routed.get("receivers").split(",")),
+        appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
+        stormDecisions, stormTouched);
   }
 
   private void healthyFleet() throws Exception {
@@ -172,8 +236,26 @@ public final class Story {
   }
 
   private Optional<JsonNode> decision(String node, String alertname) throws IOException, InterruptedException {
+    return decision(node, alertname, "firing");
+  }
+
+  /** The webhook's decision about the alert in this status (not one of the loop's stage changes that follow it). */
+  private Optional<JsonNode> decision(String node, String alertname, String status) throws IOException, InterruptedException {
     return see.decisions(node).stream().filter(d -> d.path("alertname").asText().equals(alertname)
-        && d.path("status").asText().equals("firing")).findFirst();
+        && d.path("status").asText().equals(status) && !LOOP_REASONS.contains(d.path("reason").asText())).findFirst();
+  }
+
+  /** The newest decision about the node with this reason code. */
+  private Optional<JsonNode> decisionFor(String node, String reason) throws IOException, InterruptedException {
+    return see.decisions(node).stream().filter(d -> d.path("reason").asText().equals(reason)).findFirst();
+  }
+
+  /** The last line of a Job's log tail in a decision's detail. */
+  private static String tail(String detail) {
+    int at = detail.indexOf("log tail: ");
+    String log = at < 0 ? detail : detail.substring(at + "log tail: ".length());
+    String first = log.lines().filter(l -> l.contains("Fail")).findFirst().orElse(log.lines().findFirst().orElse(""));
+    return first.length() > 90 ? first.substring(0, 90) + "..." : first;
   }
 
   private Optional<String> breakerOpen() throws IOException, InterruptedException {

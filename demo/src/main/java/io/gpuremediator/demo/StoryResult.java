@@ -9,10 +9,13 @@ import java.util.Map;
  *
  * @param xidFaultToQuarantine from the simulator's XID 79 to the taint visible in the API
  * @param xidDecision the remediator's decision about the XID 79 node: outcome/reason
+ * @param xidDrained whether the training worker on the XID node was evicted (once its budget allowed)
  * @param appXidReceivers where Alertmanager routed the application XID
  * @param appXidDecisions how many decisions the remediator made about the application XID's node
  * @param appXidNodeTouched whether that node was tainted, cordoned, given a health condition or a ledger
  * @param lostFaultToQuarantine from the GPU vanishing to the taint visible (includes the rule's for: 2m)
+ * @param lostReleased whether the first lost GPU's node passed diagnostics and is back in service, untouched
+ * @param lost2Escalated whether the second, still faulty, node failed diagnostics and stays quarantined for a human
  * @param breakerState the storm breaker's state after the storm
  * @param stormDecisions each storm node's decision: outcome/reason
  * @param stormNodesTouched storm nodes tainted, cordoned, given a health condition or a ledger
@@ -20,10 +23,13 @@ import java.util.Map;
 public record StoryResult(
     Duration xidFaultToQuarantine,
     String xidDecision,
+    boolean xidDrained,
     List<String> appXidReceivers,
     int appXidDecisions,
     boolean appXidNodeTouched,
     Duration lostFaultToQuarantine,
+    boolean lostReleased,
+    boolean lost2Escalated,
     String breakerState,
     Map<String, String> stormDecisions,
     List<String> stormNodesTouched) {}

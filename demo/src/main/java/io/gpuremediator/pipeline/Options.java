@@ -15,9 +15,13 @@ import java.time.Duration;
 public record Options(int gpuNodes, int trnNodes, Duration interval, Duration groupWait, Duration groupInterval, String safetyYaml,
     boolean verbose) {
 
-  /** The demo: 24 GPU nodes (10% max_unavailable allows 2 quarantines) and 2 Trainium nodes, 1 s everything. */
+  /**
+   * The demo: 24 GPU nodes and 2 Trainium nodes, 1 s everything; max_unavailable 3 for the story's three
+   * quarantines (the XID node and two lost GPUs), every other limit at its default.
+   */
   public static Options demo(boolean verbose) {
-    return new Options(24, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), null, verbose);
+    return new Options(24, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), "{max_unavailable: 3}",
+        verbose);
   }
 
   public Options withSafety(String yaml) {

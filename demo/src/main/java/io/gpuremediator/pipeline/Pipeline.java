@@ -128,6 +128,7 @@ public final class Pipeline implements AutoCloseable {
         "dry_run: false",
         "kubernetes: {kubeconfig: " + kubeconfig + "}",
         "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}",
+        "loop: {interval: 1s, retry_delay: 2s}",
         options.safetyYaml() == null ? "" : "safety: " + options.safetyYaml(), "");
   }
 

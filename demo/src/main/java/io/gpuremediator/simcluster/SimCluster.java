@@ -6,20 +6,19 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.gpuremediator.simapi.EmulatedApiServer;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The Kubernetes API in memory (fabric8 mock server, CRUD mode) on one loopback address. */
+/**
+ * The Kubernetes API in memory on one loopback address: the fabric8 mock server in CRUD mode with the API
+ * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}), and a Job controller
+ * that runs the remediator's diagnostic Jobs ({@link JobController}).
+ */
 public final class SimCluster implements AutoCloseable {
   /** The namespace of the training job whose pods run on the first GPU nodes. */
   public static final String JOB_NAMESPACE = "ml-training";
@@ -27,14 +26,20 @@ public final class SimCluster implements AutoCloseable {
   /** Held, so that its level survives: java.util.logging keeps loggers only weakly. */
   private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
-  private final KubernetesMockServer server =
-      new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-  private final KubernetesClient client;
+  /** The training job's PodDisruptionBudget: no worker may go until the job has written its checkpoint. */
+  public static final String JOB_BUDGET = "llm-pretrain";
+  /** A node labelled so fails its diagnostics in this cluster (the simulated GPU is still broken). */
+  public static final String FAILS_DIAGNOSTICS = "sim.gpu-remediator.io/diagnostics";
 
-  private SimCluster(String host, int port) throws IOException {
+  private final EmulatedApiServer server;
+  private final KubernetesClient client;
+  private final JobController jobs;
+
+  private SimCluster(String host, int port) {
     quiet();
-    server.init(InetAddress.getByName(host), port);
-    client = server.createClient();
+    server = EmulatedApiServer.start(host, port);
+    client = server.client();
+    jobs = new JobController(client, server);
   }
 
   /** The mock logs every request through java.util.logging; a cluster prints only warnings. */
@@ -43,8 +48,10 @@ public final class SimCluster implements AutoCloseable {
   }
 
   /** Starts serving on {@code host:port} (0 picks a free port). */
-  public static SimCluster start(String host, int port) throws IOException {
-    return new SimCluster(host, port);
+  public static SimCluster start(String host, int port) {
+    SimCluster c = new SimCluster(host, port);
+    c.jobs.start();
+    return c;
   }
 
   /** Creates the nodes, the namespaces and a training job's pods on the first GPU nodes; returns the pod count. */
@@ -64,6 +71,7 @@ public final class SimCluster implements AutoCloseable {
           .withNewStatus().withPhase("Running").endStatus()
           .build()).create();
     }
+    server.budget(JOB_NAMESPACE, JOB_BUDGET, "app.kubernetes.io/name", "llm-pretrain", 0);
     return gpuNodes.size();
   }
 
@@ -120,7 +128,8 @@ public final class SimCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    jobs.close();
     client.close();
-    server.destroy();
+    server.close();
   }
 }

@@ -34,6 +34,9 @@ class EndToEndIT {
     assertThat(pipeline.processes()).allSatisfy(s -> assertThat(s.process().isAlive()).as(s.name()).isFalse());
 
     assertThat(r.xidDecision()).as("XID 79: quarantined by the gpu-hardware-xid playbook").isEqualTo("applied/actions_applied");
+    assertThat(r.xidDrained()).as("the training worker evicted once its PodDisruptionBudget allowed").isTrue();
+    assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
+    assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
     assertThat(r.appXidReceivers()).as("an application XID goes to people").containsExactly("gpu-oncall");
     assertThat(r.appXidDecisions()).as("the remediator never sees an application XID").isZero();
     assertThat(r.appXidNodeTouched()).isFalse();
