@@ -3,10 +3,13 @@
 FROM maven:3.8.7-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml ./
+COPY simapi/pom.xml simapi/
+COPY simapi/src simapi/src
 COPY remediator/pom.xml remediator/
 COPY remediator/src remediator/src
-# The parent POM is read from the file system (relativePath), so the other modules need not be copied.
-RUN mvn -B -ntp -q -f remediator/pom.xml -DskipTests package
+# The parent POM is read from the file system (relativePath), so the other modules need not be copied; the
+# emulated API server, a test dependency of the service, is installed first so the test classpath resolves.
+RUN mvn -B -ntp -q -f simapi/pom.xml -DskipTests install && mvn -B -ntp -q -f remediator/pom.xml -DskipTests package
 
 FROM eclipse-temurin:17-jre-jammy
 # Sized for the Deployment's 512 MiB limit: heap at most half of it, metaspace and code cache bounded;
