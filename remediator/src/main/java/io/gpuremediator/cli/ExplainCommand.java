@@ -149,6 +149,11 @@ final class ExplainCommand {
     }
 
     @Override
+    public Optional<NodeInfo> freshNode(String name) {
+      return node(name);
+    }
+
+    @Override
     public Optional<NodeInfo> nodeWithInternalIp(String ip) {
       return Optional.empty();
     }

@@ -226,6 +226,16 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     throw failure(what, e);
   }
 
+  @Override
+  public Optional<NodeInfo> freshNode(String name) throws ClusterException {
+    try {
+      Node node = client.nodes().withName(name).get();
+      return node == null ? Optional.empty() : Optional.of(NodeMapper.toInfo(node));
+    } catch (KubernetesClientException e) {
+      throw failure("get node " + name, e);
+    }
+  }
+
   private Node get(String name) throws ClusterException {
     try {
       Node node = client.nodes().withName(name).get();

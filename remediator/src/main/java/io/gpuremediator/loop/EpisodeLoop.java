@@ -308,6 +308,9 @@ public final class EpisodeLoop implements AutoCloseable {
     if (task.retryAt().isPresent() && now.isBefore(task.retryAt().get())) {
       return null;
     }
+    if (!writer.stillCurrent(node, e)) {
+      return null; // another instance, the webhook or a human moved the episode since the cache showed it
+    }
     // A reloaded playbook may have fewer steps now: the task's step is then no longer there to run.
     ActionSpec spec = task.step() < list.size() ? list.get(task.step()) : null;
     StepResult result;

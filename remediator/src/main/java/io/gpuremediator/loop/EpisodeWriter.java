@@ -41,6 +41,16 @@ final class EpisodeWriter {
   /** What a write did: the episode now (empty when it ended), the step records and the Events to record. */
   record Written(Optional<Episode> episode, List<ActionRecord> records, List<NodeEvent> events) {}
 
+  /**
+   * Whether the episode on the freshly read node is still {@code expected} and this instance still leads: asked
+   * before a step acts outside the node (an eviction, a Job), since the cache the look started from may be behind.
+   */
+  boolean stillCurrent(String node, Episode expected) throws ClusterException {
+    Optional<io.gpuremediator.node.NodeInfo> fresh = cluster.freshNode(node);
+    return fresh.isPresent() && expected.equals(fresh.get().ledger().episodes().get(expected.fingerprint()))
+        && leading.getAsBoolean();
+  }
+
   /** Replaces the episode with {@code next}; empty when fenced out. */
   Optional<Written> replace(String node, Episode expected, Episode next) throws ClusterException {
     return edit(node, expected, expected.progress().releasing() ? Phase.RESOLVED : Phase.FIRING,

@@ -16,6 +16,12 @@ public interface Cluster {
   /** The cached node with this InternalIP (normalised by {@link InternalIp#normalize}). */
   Optional<NodeInfo> nodeWithInternalIp(String ip);
 
+  /**
+   * The node read from the API now, not from the cache (the cache may be a watch event behind); empty when it
+   * no longer exists. For a decision that acts outside the node and so cannot be fenced by the node's write.
+   */
+  Optional<NodeInfo> freshNode(String name) throws ClusterException;
+
   /** Every cached node. */
   List<NodeInfo> nodes();
 

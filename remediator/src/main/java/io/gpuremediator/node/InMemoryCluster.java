@@ -35,6 +35,11 @@ public final class InMemoryCluster implements Cluster {
   }
 
   @Override
+  public Optional<NodeInfo> freshNode(String name) {
+    return node(name);
+  }
+
+  @Override
   public List<NodeInfo> nodes() {
     return new ArrayList<>(nodes.values());
   }
