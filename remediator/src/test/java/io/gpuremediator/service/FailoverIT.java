@@ -1,0 +1,180 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Service processes (the shaded jar) with leader election, one emulated API server, real HTTP: the leader is
+ * killed with SIGKILL in the middle of a drain that a PodDisruptionBudget holds; the follower takes the Lease,
+ * resumes the drain from the node's ledger (not a new one), and once the budget lets go evicts the pod, once. Then
+ * that leader is killed while the diagnostic Job runs; a third instance takes over the same Job and releases the
+ * node when it completes: one Job.
+ */
+class FailoverIT {
+  private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
+  private static final String TOKEN = "failover-test-token-0123456789";
+  private static final String NODE = "gpu-node-1";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  @TempDir Path dir;
+  private EmulatedApiServer server;
+  private KubernetesClient client;
+  private final List<Instance> instances = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    for (Instance i : instances) {
+      i.process.destroy();
+      if (!i.process.waitFor(20, TimeUnit.SECONDS)) {
+        i.process.destroyForcibly();
+      }
+    }
+    client.close();
+    server.close();
+  }
+
+  @Test
+  void theFollowerFinishesADrainTheKilledLeaderStarted() throws Exception {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    client.pods().inNamespace("ml-training").resource(new PodBuilder().withNewMetadata().withName("trainer-0")
+        .withLabels(Map.of("app", "llm")).endMetadata().withNewSpec().withNodeName(NODE).endSpec()
+        .withNewStatus().withPhase("Running").endStatus().build()).create();
+    server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
+        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
+    Files.writeString(dir.resolve("token"), TOKEN);
+    instances.add(new Instance("a"));
+    instances.add(new Instance("b"));
+
+    Instance leader = leader(Duration.ofSeconds(60));
+    assertThat(leader.post(Alerts.json(Alerts.xid(NODE, "79")))).contains("actions_applied");
+    await().atMost(Duration.ofSeconds(30)).until(() -> leader.stage().filter(n -> n.getString("stage").equals("draining")
+        && n.getString("progress").contains("waiting on PDB ml-training/llm-pdb")).isPresent());
+
+    instances.add(new Instance("c")); // a spare, for the second failover
+    leader.process.destroyForcibly(); // SIGKILL: no shutdown hook, the Lease is not given back
+    assertThat(leader.process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    long killed = System.nanoTime();
+    Instance follower = leader(Duration.ofSeconds(90));
+    double takeover = (System.nanoTime() - killed) / 1e9;
+    await().atMost(Duration.ofSeconds(30)).until(() -> follower.stage().filter(n -> n.getString("stage").equals("draining"))
+        .isPresent());
+    server.allow("ml-training", "llm-pdb", 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> follower.stage().filter(n -> n.getString("stage").equals("drained"))
+        .isPresent());
+
+    assertThat(server.evictionsGranted("ml-training", "trainer-0")).as("evicted once, after the budget allowed").isEqualTo(1);
+    assertThat(follower.decisions()).as("the follower resumed the drain, it did not start another")
+        .doesNotContain("\"reason\":\"drain_started\"").contains("\"reason\":\"drained\"");
+
+    // Mid-diagnose: the new leader is killed while the Job runs; a third instance takes over the same Job.
+    assertThat(follower.post(Alerts.json(Alerts.resolved(Alerts.xid(NODE, "79"))))).contains("resolved_actions_applied");
+    await().atMost(Duration.ofSeconds(30)).until(() -> client.batch().v1().jobs().inNamespace("gpu-remediator").list()
+        .getItems().size() == 1 && follower.stage().filter(n -> n.getJsonObject("step").getString("running", "")
+            .equals("diagnose")).isPresent());
+    follower.process.destroyForcibly();
+    assertThat(follower.process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    killed = System.nanoTime();
+    Instance third = leader(Duration.ofSeconds(90));
+    double second = (System.nanoTime() - killed) / 1e9;
+    var job = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems().get(0);
+    job.setStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder().addNewCondition().withType("Complete")
+        .withStatus("True").endCondition().build());
+    client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
+    await().atMost(Duration.ofSeconds(30)).until(() -> third.stage().isEmpty() && third.decisions()
+        .contains("\"reason\":\"released\""));
+    assertThat(client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).as("one Job per diagnose step")
+        .hasSize(1);
+    assertThat(client.nodes().withName(NODE).get().getSpec().getUnschedulable()).isNotEqualTo(true);
+    System.out.printf("failover: leader killed mid-drain, follower ready %.1f s later; its successor killed mid-diagnose,"
+        + " the third ready %.1f s later; failovers survived 2; double actions 0; lost releases 0%n", takeover, second);
+  }
+
+  /** The live instance that reports ready (only the leader does), within {@code within}. */
+  private Instance leader(Duration within) {
+    return await().atMost(within).pollInterval(Duration.ofMillis(200))
+        .until(() -> instances.stream().filter(Instance::ready).findFirst(), Optional::isPresent).orElseThrow();
+  }
+
+  /** One service process on its own port, stopped by PID. */
+  private final class Instance {
+    final Process process;
+    final int port;
+    final Path log;
+
+    Instance(String name) throws IOException {
+      try (ServerSocket s = new ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      Path config = dir.resolve(name + ".yaml");
+      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {bearer_token_file: token}\nplaybooks: ["
+          + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
+          + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+          + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+      log = dir.resolve(name + ".log");
+      process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", JAR,
+          "serve", "--config", config.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    boolean ready() {
+      try {
+        return process.isAlive() && HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+            .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+      } catch (IOException | InterruptedException e) {
+        return false;
+      }
+    }
+
+    String post(String body) throws Exception {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+          .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    String get(String path) throws Exception {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    Optional<JsonObject> stage() throws Exception {
+      JsonArray nodes = new JsonObject(get("/api/v1/nodes")).getJsonArray("nodes");
+      for (int i = 0; i < nodes.size(); i++) {
+        if (nodes.getJsonObject(i).getString("node").equals(NODE) && nodes.getJsonObject(i).getString("stage") != null) {
+          return Optional.of(nodes.getJsonObject(i));
+        }
+      }
+      return Optional.empty();
+    }
+
+    String decisions() throws Exception {
+      return get("/api/v1/decisions");
+    }
+  }
+}
