@@ -49,6 +49,8 @@ public enum Reason {
   NODE_STATE_UNREADABLE(Outcome.FAILED),
   /** The fleet safety state could not be read or written; nothing is started (Alertmanager retries). */
   SAFETY_STATE_UNAVAILABLE(Outcome.FAILED),
+  /** Leadership lapsed before the write; nothing was written, and Alertmanager is asked to retry (at the leader). */
+  NOT_LEADER(Outcome.FAILED),
   /** The Kubernetes API failed transiently; Alertmanager is asked to retry. */
   KUBE_UNAVAILABLE(Outcome.FAILED),
   /** The Kubernetes API refused the change. */

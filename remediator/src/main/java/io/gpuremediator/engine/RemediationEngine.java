@@ -54,11 +54,23 @@ public final class RemediationEngine {
   private final DecisionListener listener;
   private final Clock clock;
   private final NodeEventWriter events;
+  private final java.util.function.BooleanSupplier mayWrite;
   private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
 
-  /** Creates an engine. */
+  /** Creates an engine that always may write (one instance, or tests). */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true);
+  }
+
+  /**
+   * Creates an engine.
+   *
+   * @param mayWrite asked inside every node write: false (this instance no longer leads) writes nothing and
+   *     answers {@code failed/not_leader}, which Alertmanager retries against the leader
+   */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, java.util.function.BooleanSupplier mayWrite) {
     this.playbooks = playbooks;
     this.cluster = cluster;
     this.resolver = resolver;
@@ -67,6 +79,7 @@ public final class RemediationEngine {
     this.listener = listener;
     this.clock = clock;
     this.events = new NodeEventWriter(cluster, listener);
+    this.mayWrite = mayWrite;
     for (int i = 0; i < LOCK_STRIPES; i++) {
       locks[i] = new ReentrantLock();
     }
@@ -329,6 +342,10 @@ public final class RemediationEngine {
       if (applied.duplicate()) {
         return duplicate(alert, nodeName, playbook.name());
       }
+      if (applied.notLeader()) {
+        return decision(alert, nodeName, playbook.name(), Reason.NOT_LEADER,
+            "this instance no longer leads; nothing written (Alertmanager retries against the leader)", List.of());
+      }
       double writeSeconds = (System.nanoTime() - started) / 1e9;
       List<ActionRecord> records = new ArrayList<>(applied.records());
       String eventFailures = events.write(applied.events(), records);
@@ -356,7 +373,11 @@ public final class RemediationEngine {
       List<ActionSpec> specs) {
     if (isDuplicate(fresh, alert)) {
       // Authoritative: another thread or instance handled this episode since our cached read.
-      return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false));
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false, false));
+    }
+    if (!mayWrite.getAsBoolean()) {
+      // Leadership lapsed while this webhook was decided (a pause past the Lease, say): the new leader acts.
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), false, "", false, true));
     }
     Instant now = clock.instant();
     NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
@@ -370,7 +391,7 @@ public final class RemediationEngine {
         for (Step step : steps) {
           later.add(pending(step.apply(draft.copy())));
         }
-        return new Edited<>(draft.toNode(), new Applied(later, List.of(), false, "the release waits: " + waiting.get(), true));
+        return new Edited<>(draft.toNode(), new Applied(later, List.of(), false, "the release waits: " + waiting.get(), true, false));
       }
     }
     // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
@@ -391,7 +412,7 @@ public final class RemediationEngine {
     String background = firstLong < specs.size()
         ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
             + " continue in the background" : "";
-    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false));
+    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false));
   }
 
   /**
@@ -435,5 +456,5 @@ public final class RemediationEngine {
 
   /** What one write did: the records, the Events to record, and what is left to the background. */
   private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
-      boolean releaseWaits) {}
+      boolean releaseWaits, boolean notLeader) {}
 }

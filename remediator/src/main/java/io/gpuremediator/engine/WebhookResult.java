@@ -13,6 +13,7 @@ public record WebhookResult(List<Decision> decisions) {
 
   /** Whether a required Kubernetes write failed transiently, so Alertmanager should retry the webhook. */
   public boolean shouldRetry() {
-    return decisions.stream().anyMatch(d -> d.reason() == Reason.KUBE_UNAVAILABLE || d.reason() == Reason.SAFETY_STATE_UNAVAILABLE);
+    return decisions.stream().anyMatch(d -> d.reason() == Reason.KUBE_UNAVAILABLE || d.reason() == Reason.SAFETY_STATE_UNAVAILABLE
+        || d.reason() == Reason.NOT_LEADER);
   }
 }

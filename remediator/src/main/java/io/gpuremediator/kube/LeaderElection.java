@@ -3,7 +3,9 @@ package io.gpuremediator.kube;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -12,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Leader election on a Lease. Only the leader acts; a follower is not ready, so Alertmanager's webhook
  * gets a 503 there and retries (and a Service routes only to ready pods). On stop the lease is released,
- * so a follower takes over within one retry period.
+ * so a follower takes over within one retry period. Leadership is trusted only while the last successful
+ * renewal is recent ({@link LeaseFence}), so a process paused past its Lease acts on nothing when it wakes.
  */
 public final class LeaderElection implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(LeaderElection.class);
@@ -22,6 +25,7 @@ public final class LeaderElection implements AutoCloseable {
   private final String lease;
   private final String identity;
   private final Duration leaseDuration;
+  private final LeaseFence fence;
   private CompletableFuture<?> running;
   private volatile boolean leader;
 
@@ -32,6 +36,7 @@ public final class LeaderElection implements AutoCloseable {
     this.lease = lease;
     this.identity = identity;
     this.leaseDuration = leaseDuration;
+    this.fence = new LeaseFence(leaseDuration.multipliedBy(2).dividedBy(3), System::nanoTime);
   }
 
   /** Starts competing; {@code onLead} runs on becoming leader, {@code onLoss} on losing it. */
@@ -40,7 +45,7 @@ public final class LeaderElection implements AutoCloseable {
     Duration retry = leaseDuration.dividedBy(7).isZero() ? Duration.ofMillis(100) : leaseDuration.dividedBy(7);
     running = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
         .withName(lease)
-        .withLock(new LeaseLock(namespace, lease, identity))
+        .withLock(new FencedLock(new LeaseLock(namespace, lease, identity), fence))
         .withLeaseDuration(leaseDuration)
         .withRenewDeadline(renew)
         .withRetryPeriod(retry)
@@ -60,9 +65,41 @@ public final class LeaderElection implements AutoCloseable {
         .build()).build().start();
   }
 
-  /** Whether this instance leads now. */
+  /** Whether this instance leads now: elected, and its last renewal recent enough to act on. */
   public boolean isLeader() {
-    return leader;
+    return leader && fence.holds();
+  }
+
+  /** The Lease lock, telling the fence of every successful create or update (the elector's renewals). */
+  private record FencedLock(Lock delegate, LeaseFence fence) implements Lock {
+    @Override
+    public LeaderElectionRecord get(KubernetesClient client) {
+      return delegate.get(client);
+    }
+
+    @Override
+    public void create(KubernetesClient client, LeaderElectionRecord record) {
+      long sent = fence.now();
+      delegate.create(client, record);
+      fence.renewed(sent);
+    }
+
+    @Override
+    public void update(KubernetesClient client, LeaderElectionRecord record) {
+      long sent = fence.now();
+      delegate.update(client, record);
+      fence.renewed(sent);
+    }
+
+    @Override
+    public String identity() {
+      return delegate.identity();
+    }
+
+    @Override
+    public String describe() {
+      return delegate.describe();
+    }
   }
 
   @Override

@@ -111,7 +111,8 @@ public final class RemediatorService implements AutoCloseable {
     });
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter, clock));
-    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock);
+    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
+        () -> election == null || election.isLeader());
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),

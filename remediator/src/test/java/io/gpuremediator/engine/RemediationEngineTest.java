@@ -71,6 +71,19 @@ class RemediationEngineTest {
   }
 
   @Test
+  void anInstanceThatNoLongerLeadsWritesNothingAndAsksForARetry() {
+    InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
+    PlaybookSet set = shippedSet();
+    RemediationEngine deposed = new RemediationEngine(() -> set, c, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), false, SafetyGate.OPEN, decided::add, CLOCK, () -> false);
+    WebhookResult r = deposed.handle(Alerts.message(Alerts.xid("n1", "79")));
+    assertThat(r.decisions()).singleElement().satisfies(d -> assertThat(d.reason()).isEqualTo(Reason.NOT_LEADER));
+    assertThat(r.shouldRetry()).isTrue();
+    assertThat(node(c, "n1")).isEqualTo(NodeInfo.named("n1", GPU));
+    assertThat(c.events()).isEmpty();
+  }
+
+  @Test
   void quarantinesWithEveryActionOfThePlaybook() {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
     Decision d = shipped(c).decide(Alerts.xid("n1", "79"));

@@ -165,6 +165,36 @@ class FailoverIT {
         quarantinedAtKill, budget, budget - quarantineEvents.size());
   }
 
+  @Test
+  void aLeaderPausedPastItsLeaseWritesNothingWhenItWakes() throws Exception {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
+        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
+    Files.writeString(dir.resolve("token"), TOKEN);
+    instances.add(new Instance("a"));
+    instances.add(new Instance("b"));
+    Instance paused = leader(Duration.ofSeconds(60));
+    signal(paused, "STOP");
+    long stopped = System.nanoTime();
+    Instance next = leader(Duration.ofSeconds(90));
+    double takeover = (System.nanoTime() - stopped) / 1e9;
+    signal(paused, "CONT");
+    // Awake, its elector has not yet tried to renew; the fence already refuses: not ready, and nothing written.
+    String answer = paused.postStatus(Alerts.json(Alerts.xid("gpu-node-2", "79")));
+    assertThat(answer).startsWith("503");
+    assertThat(client.nodes().withName("gpu-node-2").get().getSpec().getUnschedulable()).isNotEqualTo(true);
+    assertThat(next.post(Alerts.json(Alerts.xid("gpu-node-2", "79")))).contains("actions_applied");
+    System.out.printf("failover: leader paused (SIGSTOP) past its Lease; the follower led %.1f s later; woken, the paused"
+        + " one answered %s and wrote nothing%n", takeover, answer.substring(0, 3));
+  }
+
+  private static void signal(Instance i, String signal) throws Exception {
+    assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(i.process.pid())).start().waitFor()).isZero();
+  }
+
   private int quarantined() {
     return (int) client.nodes().list().getItems().stream().filter(n -> Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
         .count();
@@ -202,8 +232,9 @@ class FailoverIT {
 
     boolean ready() {
       try {
+        // A paused process accepts the connection and never answers: ask with a timeout.
         return process.isAlive() && HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-            .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
       } catch (IOException | InterruptedException e) {
         return false;
       }
@@ -213,6 +244,14 @@ class FailoverIT {
       return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
           .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The status code and the body, as "503 {...}". */
+    String postStatus(String body) throws Exception {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+          .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() + " " + r.body();
     }
 
     String get(String path) throws Exception {
