@@ -66,10 +66,7 @@ class FailoverIT {
         .withLabels(Map.of("app", "llm")).endMetadata().withNewSpec().withNodeName(NODE).endSpec()
         .withNewStatus().withPhase("Running").endStatus().build()).create();
     server.budget("ml-training", "llm-pdb", "app", "llm", 0);
-    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
-        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
-    Files.writeString(dir.resolve("token"), TOKEN);
+    writeKubeconfigAndToken();
     instances.add(new Instance("a"));
     instances.add(new Instance("b"));
 
@@ -122,10 +119,7 @@ class FailoverIT {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 200);
-    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
-        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
-    Files.writeString(dir.resolve("token"), TOKEN);
+    writeKubeconfigAndToken();
     String safety = "{max_unavailable: 30%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}";
     instances.add(new Instance("a", safety));
     instances.add(new Instance("b", safety));
@@ -170,10 +164,7 @@ class FailoverIT {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 4);
-    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
-        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
-    Files.writeString(dir.resolve("token"), TOKEN);
+    writeKubeconfigAndToken();
     instances.add(new Instance("a"));
     instances.add(new Instance("b"));
     Instance paused = leader(Duration.ofSeconds(60));
@@ -189,6 +180,14 @@ class FailoverIT {
     assertThat(next.post(Alerts.json(Alerts.xid("gpu-node-2", "79")))).contains("actions_applied");
     System.out.printf("failover: leader paused (SIGSTOP) past its Lease; the follower led %.1f s later; woken, the paused"
         + " one answered %s and wrote nothing%n", takeover, answer.substring(0, 3));
+  }
+
+  /** The kubeconfig the instances reach the emulated API server with, and their bearer token. */
+  private void writeKubeconfigAndToken() throws IOException {
+    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
+        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
+    Files.writeString(dir.resolve("token"), TOKEN);
   }
 
   private static void signal(Instance i, String signal) throws Exception {
