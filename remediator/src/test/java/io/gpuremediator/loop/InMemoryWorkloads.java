@@ -25,6 +25,8 @@ final class InMemoryWorkloads implements Workloads {
   final Map<String, JobState> jobs = new LinkedHashMap<>();
   final Map<String, String> jobNode = new HashMap<>();
   final Map<String, Integer> evictions = new HashMap<>();
+  /** The node of every pod deleted (not evicted), in order. */
+  final List<String> deletedOn = new ArrayList<>();
   int jobsCreated;
 
   void pod(String node, String name, boolean budgeted) {
@@ -61,7 +63,11 @@ final class InMemoryWorkloads implements Workloads {
 
   @Override
   public synchronized void delete(PodInfo pod, long gracePeriodSeconds) {
-    pods.values().forEach(list -> list.removeIf(p -> p.name().equals(pod.name())));
+    pods.forEach((node, list) -> {
+      if (list.removeIf(p -> p.name().equals(pod.name()))) {
+        deletedOn.add(node);
+      }
+    });
   }
 
   @Override
