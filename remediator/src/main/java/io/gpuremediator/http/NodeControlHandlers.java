@@ -4,10 +4,10 @@ import io.gpuremediator.decision.Decision;
 import io.gpuremediator.loop.HumanControls;
 import io.gpuremediator.node.FieldRule;
 import io.vertx.core.WorkerExecutor;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
@@ -15,8 +15,6 @@ import java.util.function.BiFunction;
  * {@code /retry}, each with {@code {"reason": "..."}}. They write to the node, so they run on the workers.
  */
 final class NodeControlHandlers {
-  private static final int MAX_REASON = 256;
-
   private final HumanControls controls;
   private final WorkerExecutor workers;
 
@@ -39,19 +37,11 @@ final class NodeControlHandlers {
       ApiRouter.json(ctx, 404, ApiRouter.error("node: not a valid node name"));
       return;
     }
-    JsonObject body;
-    try {
-      body = ctx.body().asJsonObject();
-    } catch (DecodeException | ClassCastException e) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
+    Optional<String> reason = OperatorRequests.body(ctx, null).flatMap(b -> OperatorRequests.reason(ctx, b));
+    if (reason.isEmpty()) {
       return;
     }
-    Object reason = body == null ? null : body.getValue("reason");
-    if (!(reason instanceof String r) || r.isBlank() || r.length() > MAX_REASON) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("reason: required, a string of 1 to " + MAX_REASON + " characters"));
-      return;
-    }
-    workers.executeBlocking(() -> work.apply(node, ((String) reason).strip()), false).onComplete(done -> {
+    workers.executeBlocking(() -> work.apply(node, reason.get()), false).onComplete(done -> {
       if (done.failed()) {
         ctx.fail(done.cause());
         return;

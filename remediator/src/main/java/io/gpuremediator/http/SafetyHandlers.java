@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -23,7 +24,6 @@ import java.util.concurrent.Callable;
 final class SafetyHandlers {
   /** The longest pause accepted: a forgotten pause must not switch remediation off for good. */
   static final Duration MAX_PAUSE = Duration.ofDays(30);
-  private static final int MAX_REASON = 256;
 
   private final FleetGate gate;
   private final WorkerExecutor workers;
@@ -40,22 +40,12 @@ final class SafetyHandlers {
   }
 
   void pause(RoutingContext ctx) {
-    JsonObject body;
-    try {
-      body = ctx.body().asJsonObject();
-    } catch (DecodeException | ClassCastException e) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
+    Optional<JsonObject> read = OperatorRequests.body(ctx, "body: a JSON object with reason and until (or duration) is required");
+    Optional<String> reason = read.flatMap(b -> OperatorRequests.reason(ctx, b));
+    if (reason.isEmpty()) {
       return;
     }
-    if (body == null) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("body: a JSON object with reason and until (or duration) is required"));
-      return;
-    }
-    Object reason = body.getValue("reason");
-    if (!(reason instanceof String r) || r.isBlank() || r.length() > MAX_REASON) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("reason: required, a string of 1 to " + MAX_REASON + " characters"));
-      return;
-    }
+    JsonObject body = read.get();
     Instant now = clock.instant();
     Instant until;
     try {
@@ -65,7 +55,7 @@ final class SafetyHandlers {
       return;
     }
     run(ctx, () -> {
-      gate.pause(((String) reason).strip(), until);
+      gate.pause(reason.get(), until);
       return json(gate.snapshot());
     });
   }
@@ -124,7 +114,7 @@ final class SafetyHandlers {
         return;
       }
     }
-    String who = by.length() > MAX_REASON ? by.substring(0, MAX_REASON) : by;
+    String who = by.length() > OperatorRequests.MAX_REASON ? by.substring(0, OperatorRequests.MAX_REASON) : by;
     run(ctx, () -> {
       gate.resetBreaker(who);
       return json(gate.snapshot());

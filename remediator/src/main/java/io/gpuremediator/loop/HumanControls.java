@@ -128,18 +128,19 @@ public final class HumanControls {
       }
       if (key.equals(ClaimKey.CORDON) && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
         out.add(new ActionSpec.UncordonSpec(false));
-      } else if (key.startsWith("taint/")) {
-        String taintKey = key.substring("taint/".length(), key.lastIndexOf('/'));
-        Optional<TaintEffect> effect = TaintEffect.fromApiName(key.substring(key.lastIndexOf('/') + 1));
-        if (effect.isPresent() && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taintKey))) {
-          out.add(new ActionSpec.UntaintSpec(taintKey, effect, false));
-        }
-      } else if (key.startsWith("label/")) {
-        String labelKey = key.substring("label/".length());
-        if (release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(labelKey))) {
-          out.add(new ActionSpec.UnlabelSpec(labelKey, false));
-        }
       }
+      ClaimKey.taintOf(key).ifPresent(taint -> {
+        Optional<TaintEffect> effect = TaintEffect.fromApiName(taint.effect());
+        if (effect.isPresent()
+            && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taint.key()))) {
+          out.add(new ActionSpec.UntaintSpec(taint.key(), effect, false));
+        }
+      });
+      ClaimKey.labelOf(key).ifPresent(label -> {
+        if (release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(label))) {
+          out.add(new ActionSpec.UnlabelSpec(label, false));
+        }
+      });
     });
     return out;
   }
