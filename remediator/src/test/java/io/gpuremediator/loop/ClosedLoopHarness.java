@@ -2,7 +2,6 @@ package io.gpuremediator.loop;
 
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -123,10 +122,7 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** A running pod on the node. */
   void pod(String namespace, String name, String node, Map<String, String> labels) {
-    client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-        .withLabels(labels).endMetadata().withNewSpec().withNodeName(node).withTerminationGracePeriodSeconds(600L)
-        .addNewContainer().withName("c").withImage("img").endContainer().endSpec()
-        .withNewStatus().withPhase("Running").endStatus().build()).create();
+    Nodes.runningPod(client, namespace, name, node, labels);
   }
 
   Decision fire(Alert alert) {

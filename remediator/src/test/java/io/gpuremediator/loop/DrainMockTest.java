@@ -12,6 +12,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -52,6 +53,13 @@ class DrainMockTest {
     h.client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("done-job")
         .withNamespace("default").endMetadata().withNewSpec().withNodeName(NODE).endSpec()
         .withNewStatus().withPhase("Succeeded").endStatus().build()).create();
+  }
+
+  /** The XID fires on a node whose training pod a budget holds: the drain starts and waits. */
+  private void drainHeldByBudget() {
+    Nodes.trainerHeldByBudget(h.client, h.server, NODE);
+    h.fire(xid());
+    h.lookUntil(NODE, Stage.DRAINING, 1);
   }
 
   private Alert xid() {
@@ -149,10 +157,7 @@ class DrainMockTest {
   @ValueSource(strings = {"evict", "wait"})
   void atTheTimeoutTheDrainFailsInEvictAndWaitModes(String mode) {
     harness(mode);
-    h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
-    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
-    h.fire(xid());
-    h.lookUntil(NODE, Stage.DRAINING, 1);
+    drainHeldByBudget();
     h.clock.advance(Duration.ofMinutes(31));
     Episode failed = h.lookUntil(NODE, Stage.DRAIN_FAILED, 1);
     assertThat(failed.progress().note()).contains("drain timed out after 30m (" + mode + ")").contains("ml-training/trainer-0");
@@ -174,10 +179,7 @@ class DrainMockTest {
   @Test
   void evictThenDeleteDeletesWhatIsLeftAtTheTimeout() {
     harness("evict_then_delete");
-    h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
-    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
-    h.fire(xid());
-    h.lookUntil(NODE, Stage.DRAINING, 1);
+    drainHeldByBudget();
     h.clock.advance(Duration.ofMinutes(31));
     h.lookUntil(NODE, Stage.DRAINED, 3);
     assertThat(h.client.pods().inNamespace("ml-training").withName("trainer-0").get()).isNull();
@@ -187,10 +189,7 @@ class DrainMockTest {
   @Test
   void aPodThatGoesAwayByItselfCountsAsMoved() {
     harness("evict");
-    h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
-    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
-    h.fire(xid());
-    h.lookUntil(NODE, Stage.DRAINING, 1);
+    drainHeldByBudget();
     h.client.pods().inNamespace("ml-training").withName("trainer-0").delete();
     h.clock.advance(Duration.ofSeconds(6));
     h.lookUntil(NODE, Stage.DRAINED, 2);
@@ -200,10 +199,7 @@ class DrainMockTest {
   @Test
   void aNodeThatIsGoneEndsNothingBadly() {
     harness("evict");
-    h.pod("ml-training", "trainer-0", NODE, Map.of("app", "llm"));
-    h.server.budget("ml-training", "llm-pdb", "app", "llm", 0);
-    h.fire(xid());
-    h.lookUntil(NODE, Stage.DRAINING, 1);
+    drainHeldByBudget();
     h.client.nodes().withName(NODE).delete();
     org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> h.cluster.node(NODE).isEmpty());
     int asked = h.server.evictionRequests();

@@ -3,7 +3,6 @@ package io.gpuremediator.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
@@ -62,10 +61,7 @@ class FailoverIT {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 4);
-    client.pods().inNamespace("ml-training").resource(new PodBuilder().withNewMetadata().withName("trainer-0")
-        .withLabels(Map.of("app", "llm")).endMetadata().withNewSpec().withNodeName(NODE).endSpec()
-        .withNewStatus().withPhase("Running").endStatus().build()).create();
-    server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    Nodes.trainerHeldByBudget(client, server, NODE);
     writeKubeconfigAndToken();
     instances.add(new Instance("a"));
     instances.add(new Instance("b"));

@@ -3,7 +3,6 @@ package io.gpuremediator.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,7 +21,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,10 +49,7 @@ class ServiceRestartMockTest {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 4);
-    client.pods().inNamespace("ml-training").resource(new PodBuilder().withNewMetadata().withName("trainer-0")
-        .withLabels(Map.of("app", "llm")).endMetadata().withNewSpec().withNodeName(NODE).endSpec()
-        .withNewStatus().withPhase("Running").endStatus().build()).create();
-    server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+    Nodes.trainerHeldByBudget(client, server, NODE);
     Files.writeString(dir.resolve("token"), "restart-test-token");
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["

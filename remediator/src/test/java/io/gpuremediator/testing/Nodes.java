@@ -38,6 +38,20 @@ public final class Nodes {
     client.nodes().resource(node("cpu-node-1", "10.0.1.1", Map.of())).create();
   }
 
+  /** A running pod on a node (its own terminationGracePeriodSeconds 600, above the drains' caps). */
+  public static void runningPod(KubernetesClient client, String namespace, String name, String node, Map<String, String> labels) {
+    client.pods().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
+        .withName(name).withNamespace(namespace).withLabels(labels).endMetadata().withNewSpec().withNodeName(node)
+        .withTerminationGracePeriodSeconds(600L).addNewContainer().withName("c").withImage("img").endContainer().endSpec()
+        .withNewStatus().withPhase("Running").endStatus().build()).create();
+  }
+
+  /** A training pod, ml-training/trainer-0 (app=llm), on the node, under budget ml-training/llm-pdb that allows nothing yet. */
+  public static void trainerHeldByBudget(KubernetesClient client, io.gpuremediator.simapi.EmulatedApiServer server, String node) {
+    runningPod(client, "ml-training", "trainer-0", node, Map.of("app", "llm"));
+    server.budget("ml-training", "llm-pdb", "app", "llm", 0);
+  }
+
   /** A client like the mock's, but without the client's own retries (our code decides what to retry). */
   public static KubernetesClient noRetry(KubernetesClient mockClient) {
     return new KubernetesClientBuilder().withConfig(new ConfigBuilder(mockClient.getConfiguration())
