@@ -28,6 +28,7 @@ public final class LeaderElection implements AutoCloseable {
   private final LeaseFence fence;
   private CompletableFuture<?> running;
   private volatile boolean leader;
+  private volatile boolean closed;
 
   /** Creates the election; {@link #start} runs it. */
   public LeaderElection(KubernetesClient client, String namespace, String lease, String identity, Duration leaseDuration) {
@@ -39,8 +40,15 @@ public final class LeaderElection implements AutoCloseable {
     this.fence = new LeaseFence(leaseDuration.multipliedBy(2).dividedBy(3), System::nanoTime);
   }
 
-  /** Starts competing; {@code onLead} runs on becoming leader, {@code onLoss} on losing it. */
-  public void start(Runnable onLead, Runnable onLoss) {
+  /**
+   * Starts competing; {@code onLead} runs on becoming leader, {@code onLoss} on losing it. An instance that
+   * lost its Lease (a renewal deadline missed under load or API faults) competes again as a follower: a
+   * fabric8 elector runs once, and without a new one a single replica would never lead again.
+   */
+  public synchronized void start(Runnable onLead, Runnable onLoss) {
+    if (closed) {
+      return;
+    }
     Duration renew = leaseDuration.multipliedBy(2).dividedBy(3);
     Duration retry = leaseDuration.dividedBy(7).isZero() ? Duration.ofMillis(100) : leaseDuration.dividedBy(7);
     running = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
@@ -63,6 +71,12 @@ public final class LeaderElection implements AutoCloseable {
             },
             newLeader -> LOGGER.info("leader is {}", newLeader)))
         .build()).build().start();
+    running.whenComplete((done, failure) -> {
+      if (!closed) {
+        LOGGER.info("{} competes for lease {}/{} again", identity, namespace, lease);
+        start(onLead, onLoss);
+      }
+    });
   }
 
   /** Whether this instance leads now: elected, and its last renewal recent enough to act on. */
@@ -103,7 +117,8 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    closed = true;
     leader = false;
     if (running != null) {
       running.cancel(true);
