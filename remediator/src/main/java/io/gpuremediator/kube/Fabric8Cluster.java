@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -155,28 +156,55 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   /**
    * {@inheritDoc}
    *
-   * <p>The first attempt starts from the watch cache, as controllers do: if the cache is stale the write
-   * fails with 409 and the next attempt reads the node fresh. The status write starts from the node the
-   * metadata write returned. So a quarantine costs three calls: update, status update, event.
+   * <p>The first attempt starts from the watch cache, as controllers do: if the cache is stale a write
+   * fails with 409 and the next attempt reads the node fresh and edits it again. The conditions the edit
+   * sets are written first (the status subresource), then the metadata and spec with the ledger: the ledger
+   * is the record that the episode's node actions were done, so everything it vouches for is stored before
+   * it. A write whose answer was lost (a timeout after the server applied it, a reset connection) is then
+   * harmless: if it was the status write, the retry finds the conditions set and writes the rest; if it was
+   * the ledger write, the retry finds the episode and does nothing. So a quarantine costs three calls:
+   * status update, update, event.
    */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
+    Node next = rawByName.get(name);
+    boolean fromCache = next != null;
     for (int attempt = 1; ; attempt++) {
-      Node base = attempt == 1 ? rawByName.get(name) : null;
-      Node fresh = base != null ? base : get(name);
+      Node fresh = next != null ? next : get(name);
+      next = null;
       NodeInfo current = NodeMapper.toInfo(fresh);
       Edited<T> edited = edit.apply(current);
-      Node written = fresh;
+      Map<String, NodeCondition> conditions = changedConditions(current, edited.node());
+      boolean specChanges = NodeMapper.specDiffers(current, edited.node());
+      if (fromCache && conditions.isEmpty() && !specChanges) {
+        // Nothing to write, as the cache sees it. The cache can be behind our own last write (its answer lost
+        // to a timeout or a reset, its watch event not yet here): confirm on the server before saying so.
+        fromCache = false;
+        Node server = get(name);
+        if (!Objects.equals(server.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion())) {
+          cache(server);
+          next = server;
+          continue;
+        }
+      }
+      fromCache = false;
+      String what = "update status of node " + name;
       try {
-        if (NodeMapper.specDiffers(current, edited.node())) {
-          written = client.nodes().resource(NodeMapper.withSpec(fresh, edited.node())).update();
-          cache(written);
+        Node written = writeConditions(fresh, current, conditions);
+        if (written != fresh && NodeMapper.specDiffers(current, NodeMapper.toInfo(written))) {
+          // The node changed since the edit read it (a server that does not fence status writes by
+          // resourceVersion lets this through): edit again on what is stored, never write a stale spec.
+          next = written;
+          continue;
+        }
+        what = "update node " + name;
+        if (specChanges) {
+          cache(client.nodes().resource(NodeMapper.withSpec(written, edited.node())).update());
         }
       } catch (KubernetesClientException e) {
-        retryOnConflict(e, attempt, "update node " + name);
+        retryOnConflict(e, attempt, what);
         continue;
       }
-      writeConditions(name, changedConditions(current, edited.node()), written);
       return edited.result();
     }
   }
@@ -193,29 +221,23 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   /**
-   * Writes the status part: the conditions the edit decided, merged onto the freshly read node, so that
-   * the kubelet's own condition updates between our two writes are kept; a conflict re-reads and merges again.
+   * Writes the status part: the conditions the edit decided, merged onto the node as read (the kubelet's
+   * conditions kept), fenced by its resourceVersion; returns the node as stored after it (or as read when
+   * nothing changed). A 409 means the node changed since the read: the caller reads and edits again.
    */
-  private void writeConditions(String name, Map<String, NodeCondition> changed, Node start) throws ClusterException {
-    for (int attempt = 1; !changed.isEmpty(); attempt++) {
-      Node fresh = attempt == 1 ? start : get(name);
-      NodeInfo current = NodeMapper.toInfo(fresh);
-      List<NodeCondition> merged = new ArrayList<>();
-      current.conditions().forEach(c -> merged.add(changed.getOrDefault(c.type(), c)));
-      changed.values().stream().filter(c -> current.condition(c.type()).isEmpty()).forEach(merged::add);
-      if (merged.equals(current.conditions())) {
-        return;
-      }
-      NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
-          current.unschedulable(), merged, current.internalIps(), current.resourceVersion(), current.ledger(),
-          current.ledgerError());
-      try {
-        cache(client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus());
-        return;
-      } catch (KubernetesClientException e) {
-        retryOnConflict(e, attempt, "update status of node " + name);
-      }
+  private Node writeConditions(Node fresh, NodeInfo current, Map<String, NodeCondition> changed) {
+    List<NodeCondition> merged = new ArrayList<>();
+    current.conditions().forEach(c -> merged.add(changed.getOrDefault(c.type(), c)));
+    changed.values().stream().filter(c -> current.condition(c.type()).isEmpty()).forEach(merged::add);
+    if (merged.equals(current.conditions())) {
+      return fresh;
     }
+    NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
+        current.unschedulable(), merged, current.internalIps(), current.resourceVersion(), current.ledger(),
+        current.ledgerError());
+    Node written = client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus();
+    cache(written);
+    return written;
   }
 
   private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {
