@@ -164,7 +164,7 @@ public final class RemediationEngine {
     if (e.phase == Phase.RESOLVED) {
       return execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note);
     }
-    return gate.exclusively(() -> admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note));
+    return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note);
   }
 
   private Optional<Decision> matchPlaybook(Evaluation e) {
@@ -243,7 +243,11 @@ public final class RemediationEngine {
         d.playbook(), d.reason(), d.detail(), d.actions(), refusal));
   }
 
-  /** Inside the gate's exclusivity: check the limits against the node as it is now, write, record the start. */
+  /**
+   * Admits the new episode against the node as the cache has it now and the gate's budgets (a place reserved,
+   * so no other admission can take it), writes, and settles the reservation: a start when the node was
+   * quarantined, the place given back otherwise. No gate lock is held while the node is written.
+   */
   private Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
       String note) {
     NodeInfo node = cluster.node(nodeName).orElse(null);
@@ -254,15 +258,18 @@ public final class RemediationEngine {
       return duplicate(alert, nodeName, playbook.name());
     }
     SafetyGate.Candidate candidate = candidate(node, playbook);
-    Optional<Refusal> refusal = gate.check(candidate);
+    Optional<Refusal> refusal = gate.reserve(candidate);
     if (refusal.isPresent()) {
       return decision(alert, nodeName, playbook.name(), refusal.get().reason(), note + refusal.get().detail(), List.of());
     }
-    Decision done = execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
-    if (candidate.becomesUnavailable() && done.reason() == Reason.ACTIONS_APPLIED) {
-      gate.started(nodeName, playbook.name());
+    boolean started = false;
+    try {
+      Decision done = execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
+      started = done.reason() == Reason.ACTIONS_APPLIED;
+      return done;
+    } finally {
+      gate.settle(candidate, started);
     }
-    return done;
   }
 
   /** A node becomes unavailable only when it is available now and the playbook takes it out of service. */

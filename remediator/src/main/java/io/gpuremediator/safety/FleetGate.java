@@ -10,10 +10,12 @@ import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -35,10 +37,13 @@ public final class FleetGate implements SafetyGate {
   private final java.util.function.LongSupplier generation;
   private long countedGeneration = -1;
   private int countedSelected;
-  private int countedUnavailable;
+  private Set<String> countedUnavailable = Set.of();
+  /** Admitted episodes whose node write has not settled yet (under the lock). */
+  private final List<Candidate> reservations = new ArrayList<>();
   private final SafetyListener listener;
   private final Clock clock;
   private final ReentrantLock lock = new ReentrantLock();
+  private final Object saving = new Object();
   private volatile FleetState state = FleetState.EMPTY;
   private volatile boolean loaded;
 
@@ -85,13 +90,41 @@ public final class FleetGate implements SafetyGate {
   }
 
   @Override
-  public <T> T exclusively(Supplier<T> work) {
+  public Optional<Refusal> reserve(Candidate c) {
     lock.lock();
     try {
-      return work.get();
+      Optional<Refusal> refusal = refusal(c);
+      if (refusal.isEmpty() && c.becomesUnavailable()) {
+        reservations.add(c);
+      }
+      return refusal;
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The start is stored after the gate's lock is let go: a slow ConfigMap write holds up no other admission.
+   */
+  @Override
+  public void settle(Candidate c, boolean started) {
+    if (!c.becomesUnavailable()) {
+      return;
+    }
+    lock.lock();
+    try {
+      reservations.remove(c);
+      if (!started) {
+        return;
+      }
+      Instant now = clock.instant();
+      state = state.withStart(c.playbook(), now).pruned(now, limits.retention());
+    } finally {
+      lock.unlock();
+    }
+    save();
   }
 
   /**
@@ -138,35 +171,40 @@ public final class FleetGate implements SafetyGate {
   public Optional<Refusal> check(Candidate c) {
     lock.lock();
     try {
-      if (!loaded) {
-        return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "fleet safety state not loaded (not leader, or its ConfigMap unreadable)"));
-      }
-      Instant now = clock.instant();
-      autoReset(now);
-      Optional<Pause> pause = activePause(now);
-      if (pause.isPresent()) {
-        return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": " + pause.get().reason()));
-      }
-      if (state.breaker().open()) {
-        return Optional.of(new Refusal(Reason.BREAKER_OPEN, "storm breaker open since " + state.breaker().openedAt() + " ("
-            + state.breaker().reason() + "); a human resets it with POST /api/v1/breaker/reset"));
-      }
-      if (c.becomesUnavailable()) {
-        Optional<Refusal> capacity = capacity(c, now);
-        if (capacity.isPresent()) {
-          return capacity;
-        }
-      }
-      java.time.Duration cooldown = c.cooldown().orElse(limits.cooldown());
-      Optional<Instant> released = c.node().ledger().lastRelease(c.playbook());
-      if (released.isPresent() && released.get().plus(cooldown).isAfter(now)) {
-        return Optional.of(new Refusal(Reason.COOLDOWN, "playbook " + c.playbook() + " released this node at " + released.get()
-            + "; cooldown " + Durations.format(cooldown) + " lasts until " + released.get().plus(cooldown)));
-      }
-      return Optional.empty();
+      return refusal(c);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The first limit that refuses {@code c}, counting the reservations not yet settled (under the lock). */
+  private Optional<Refusal> refusal(Candidate c) {
+    if (!loaded) {
+      return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "fleet safety state not loaded (not leader, or its ConfigMap unreadable)"));
+    }
+    Instant now = clock.instant();
+    autoReset(now);
+    Optional<Pause> pause = activePause(now);
+    if (pause.isPresent()) {
+      return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": " + pause.get().reason()));
+    }
+    if (state.breaker().open()) {
+      return Optional.of(new Refusal(Reason.BREAKER_OPEN, "storm breaker open since " + state.breaker().openedAt() + " ("
+          + state.breaker().reason() + "); a human resets it with POST /api/v1/breaker/reset"));
+    }
+    if (c.becomesUnavailable()) {
+      Optional<Refusal> capacity = capacity(c, now);
+      if (capacity.isPresent()) {
+        return capacity;
+      }
+    }
+    java.time.Duration cooldown = c.cooldown().orElse(limits.cooldown());
+    Optional<Instant> released = c.node().ledger().lastRelease(c.playbook());
+    if (released.isPresent() && released.get().plus(cooldown).isAfter(now)) {
+      return Optional.of(new Refusal(Reason.COOLDOWN, "playbook " + c.playbook() + " released this node at " + released.get()
+          + "; cooldown " + Durations.format(cooldown) + " lasts until " + released.get().plus(cooldown)));
+    }
+    return Optional.empty();
   }
 
   /** Counts selected and unavailable nodes, again only when the cache changed (under the lock). */
@@ -175,7 +213,8 @@ public final class FleetGate implements SafetyGate {
     if (now != countedGeneration) {
       List<NodeInfo> selected = selectedNodes.get();
       countedSelected = selected.size();
-      countedUnavailable = (int) selected.stream().filter(FleetGate::isUnavailable).count();
+      countedUnavailable = selected.stream().filter(FleetGate::isUnavailable).map(NodeInfo::name)
+          .collect(Collectors.toSet());
       countedGeneration = now;
     }
   }
@@ -183,20 +222,27 @@ public final class FleetGate implements SafetyGate {
   private Optional<Refusal> capacity(Candidate c, Instant now) {
     count();
     int budget = limits.maxUnavailable().of(countedSelected);
-    int unavailable = countedUnavailable;
+    // A reservation's node counts until the cache shows it out of service; a second episode on a node
+    // already reserved takes no second unit.
+    Set<String> reservedNodes = reservations.stream().map(r -> r.node().name()).collect(Collectors.toSet());
+    int unavailable = countedUnavailable.size()
+        + (int) reservedNodes.stream().filter(n -> !countedUnavailable.contains(n)).count();
+    int adds = reservedNodes.contains(c.node().name()) ? 0 : 1;
     listener.unavailable(unavailable, budget);
-    if (unavailable + 1 > budget) {
+    if (unavailable + adds > budget) {
       return Optional.of(new Refusal(Reason.MAX_UNAVAILABLE, unavailable + " of " + countedSelected
-          + " selected nodes are unavailable; max_unavailable " + limits.maxUnavailable() + " allows " + budget));
+          + " selected nodes are unavailable" + (reservedNodes.isEmpty() ? "" : " or being quarantined")
+          + "; max_unavailable " + limits.maxUnavailable() + " allows " + budget));
     }
-    int used = FleetState.countWithin(state.starts(), now, limits.rate().window());
+    int used = FleetState.countWithin(state.starts(), now, limits.rate().window()) + reservations.size();
     if (used + 1 > limits.rate().count()) {
       return Optional.of(new Refusal(Reason.RATE_LIMITED, "fleet rate_limit " + limits.rate() + " used: " + used
           + " quarantines started in the last " + Durations.format(limits.rate().window())));
     }
     if (c.playbookRate().isPresent()) {
       Rate own = c.playbookRate().get();
-      int ownUsed = FleetState.countWithin(state.playbookStarts().getOrDefault(c.playbook(), List.of()), now, own.window());
+      int ownUsed = FleetState.countWithin(state.playbookStarts().getOrDefault(c.playbook(), List.of()), now, own.window())
+          + (int) reservations.stream().filter(r -> r.playbook().equals(c.playbook())).count();
       if (ownUsed + 1 > own.count()) {
         return Optional.of(new Refusal(Reason.RATE_LIMITED, "playbook " + c.playbook() + " rate_limit " + own + " used: "
             + ownUsed + " quarantines started in the last " + Durations.format(own.window())));
@@ -221,17 +267,6 @@ public final class FleetGate implements SafetyGate {
   private static boolean isQuarantineClaim(String claimKey) {
     return claimKey.equals(io.gpuremediator.state.ClaimKey.CORDON)
         || (claimKey.startsWith("taint/") && (claimKey.endsWith("/NoSchedule") || claimKey.endsWith("/NoExecute")));
-  }
-
-  @Override
-  public void started(String node, String playbook) {
-    lock.lock();
-    try {
-      Instant now = clock.instant();
-      persist(state.withStart(playbook, now).pruned(now, limits.retention()));
-    } finally {
-      lock.unlock();
-    }
   }
 
   /** Pauses every new remediation until {@code until}. */
@@ -260,7 +295,9 @@ public final class FleetGate implements SafetyGate {
         throw new FleetStoreException("fleet safety state not loaded", null);
       }
       FleetState next = op.apply(state);
-      store.save(next);
+      synchronized (saving) {
+        store.save(next);
+      }
       state = next;
       LOGGER.warn("{}: {}", reason, message);
       store.announce(reason, message);
@@ -286,10 +323,17 @@ public final class FleetGate implements SafetyGate {
   /** Keeps the new state in memory even when it cannot be stored: a breaker that opened stays open. */
   private void persist(FleetState next) {
     state = next;
-    try {
-      store.save(next);
-    } catch (FleetStoreException e) {
-      LOGGER.error("fleet safety state not stored ({}); kept in memory", e.getMessage());
+    save();
+  }
+
+  /** Stores the latest state; writes are serialised apart from the gate's lock, each storing what is newest then. */
+  private void save() {
+    synchronized (saving) {
+      try {
+        store.save(state);
+      } catch (FleetStoreException e) {
+        LOGGER.error("fleet safety state not stored ({}); kept in memory", e.getMessage());
+      }
     }
   }
 
@@ -301,7 +345,7 @@ public final class FleetGate implements SafetyGate {
       count();
       Map<String, Integer> perPlaybook = new HashMap<>();
       state.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, now, limits.rate().window())));
-      return new SafetySnapshot(loaded, countedSelected, countedUnavailable,
+      return new SafetySnapshot(loaded, countedSelected, countedUnavailable.size(),
           limits.maxUnavailable().of(countedSelected), limits.rate().toString(),
           FleetState.countWithin(state.starts(), now, limits.rate().window()), perPlaybook, state.breaker(),
           state.pruned(now, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),

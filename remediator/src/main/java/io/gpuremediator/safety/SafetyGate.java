@@ -6,14 +6,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The fleet limits, as the engine sees them. The engine tells the gate which nodes a webhook's firing
  * remediation alerts are about before deciding any of them ({@link #observe}), asks it before every
  * new episode ({@link #check}, dry-runs included, so they name the limit that would have blocked them),
- * and runs each admission, write and start record {@linkplain #exclusively exclusively} so that two
- * webhooks cannot both take the last unit of a budget.
+ * and admits each one by {@linkplain #reserve reserving} its place in the budgets until it is
+ * {@linkplain #settle settled}: two webhooks cannot both take the last unit of a budget, and no lock of the
+ * gate is held while the node is written.
  */
 public interface SafetyGate {
   /** A gate that refuses nothing: for offline use before the safety layer is configured. */
@@ -27,12 +27,12 @@ public interface SafetyGate {
     }
 
     @Override
-    public void started(String node, String playbook) {}
+    public Optional<Refusal> reserve(Candidate candidate) {
+      return Optional.empty();
+    }
 
     @Override
-    public <T> T exclusively(Supplier<T> work) {
-      return work.get();
-    }
+    public void settle(Candidate candidate, boolean started) {}
   };
 
   /**
@@ -44,11 +44,15 @@ public interface SafetyGate {
   /** Why this new episode must not start, or empty when it may. */
   Optional<Refusal> check(Candidate candidate);
 
-  /** Records that a node became quarantined (after the write succeeded). */
-  void started(String node, String playbook);
+  /**
+   * Admits a new episode: refuses it as {@link #check} would, or, when it takes a node out of service, holds
+   * its place until {@link #settle}: the reservation counts as an unavailable node and as a quarantine start
+   * for every admission after it. Every reservation must be settled.
+   */
+  Optional<Refusal> reserve(Candidate candidate);
 
-  /** Runs {@code work} while no other admission runs. */
-  <T> T exclusively(Supplier<T> work);
+  /** Ends what {@link #reserve} admitted: records the start when the node was quarantined, else gives the place back. */
+  void settle(Candidate candidate, boolean started);
 
   /**
    * A new episode asking to start.

@@ -50,7 +50,18 @@ class FleetGateTest {
   }
 
   private Optional<Refusal> check(String node) {
-    return gate.check(new Candidate(node(node), "gpu-hardware-xid", true, Optional.empty(), Optional.empty()));
+    return gate.check(candidate(node, "gpu-hardware-xid"));
+  }
+
+  private static Candidate candidate(String node, String playbook) {
+    return new Candidate(node(node), playbook, true, Optional.empty(), Optional.empty());
+  }
+
+  /** Admits and settles a quarantine that took the node out of service. */
+  private void started(String node, String playbook) {
+    Candidate c = candidate(node, playbook);
+    assertThat(gate.reserve(c)).isEmpty();
+    gate.settle(c, true);
   }
 
   @BeforeEach
@@ -90,7 +101,7 @@ class FleetGateTest {
   void fleetRateLimitCountsStartsInTheSlidingWindow() {
     for (int i = 0; i < 3; i++) {
       assertThat(check("n" + i)).isEmpty();
-      gate.started("n" + i, "gpu-hardware-xid");
+      started("n" + i, "gpu-hardware-xid");
       clock.advance(Duration.ofMinutes(10));
     }
     assertThat(check("n9")).map(Refusal::reason).contains(Reason.RATE_LIMITED);
@@ -101,7 +112,7 @@ class FleetGateTest {
   @Test
   void playbookRateLimitComesOnTopOfTheFleetOne() {
     gate = gate("100%", "100/1h", 50, Optional.empty());
-    gate.started("n1", "remap");
+    started("n1", "remap");
     Candidate c = new Candidate(node("n2"), "remap", true, Optional.of(Rate.parse("1/1d").value()), Optional.empty());
     assertThat(gate.check(c)).map(Refusal::detail)
         .contains("playbook remap rate_limit 1/24h used: 1 quarantines started in the last 24h");
@@ -217,5 +228,46 @@ class FleetGateTest {
     FleetGate next = gate("10%", "3/1h", 5, Optional.empty());
     assertThat(next.snapshot().breaker().open()).isTrue();
     assertThat(next.snapshot().pause()).isPresent();
+  }
+
+  @Test
+  void aReservationHoldsItsPlaceInTheBudgetUntilSettled() {
+    Candidate first = candidate("n1", "gpu-hardware-xid");
+    Candidate second = candidate("n2", "gpu-hardware-xid");
+    assertThat(gate.reserve(first)).isEmpty();
+    assertThat(gate.reserve(second)).isEmpty();
+    assertThat(check("n3")).as("two places of 10% of 20 are reserved, none written yet").map(Refusal::detail)
+        .contains("2 of 20 selected nodes are unavailable or being quarantined; max_unavailable 10% allows 2");
+    gate.settle(second, false); // its write failed: the place is given back, no start counted
+    assertThat(check("n3")).isEmpty();
+  }
+
+  @Test
+  void aSettledReservationCountsOnceWhenTheCacheShowsItsNodeOutOfService() {
+    Candidate first = candidate("n1", "gpu-hardware-xid");
+    assertThat(gate.reserve(first)).isEmpty();
+    fleet.set(1, new NodeInfo("n1", fleet.get(1).labels(), Map.of(), List.of(), true, fleet.get(1).conditions(), List.of(), "",
+        NodeLedger.EMPTY, Optional.empty())); // our cordon reached the cache before the reservation settled
+    assertThat(check("n3")).as("n1 counted once, not as unavailable and reserved").isEmpty();
+    gate.settle(first, true);
+    assertThat(check("n3")).isEmpty();
+    assertThat(gate.snapshot().unavailableNodes()).isEqualTo(1);
+  }
+
+  @Test
+  void reservationsCountAgainstTheRateLimitAndOnlySettledStartsAreStored() {
+    Candidate a = candidate("n1", "gpu-hardware-xid");
+    Candidate b = candidate("n2", "gpu-hardware-xid");
+    Candidate c = candidate("n3", "gpu-hardware-xid");
+    gate = gate("100%", "3/1h", 50, Optional.empty());
+    assertThat(gate.reserve(a)).isEmpty();
+    assertThat(gate.reserve(b)).isEmpty();
+    assertThat(gate.reserve(c)).isEmpty();
+    assertThat(check("n4")).map(Refusal::reason).contains(Reason.RATE_LIMITED);
+    gate.settle(a, true);
+    gate.settle(b, false);
+    gate.settle(c, true);
+    assertThat(check("n4")).isEmpty();
+    assertThat(store.load().starts()).hasSize(2);
   }
 }
