@@ -15,7 +15,8 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
               prometheus:prometheus promtool:prometheus \
               prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager \
-              kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck
+              kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck \
+              chromium:chromium chromedriver:chromium-driver
 
 .PHONY: help deps build demo test test-java test-signals test-deploy bench fuzz clean
 

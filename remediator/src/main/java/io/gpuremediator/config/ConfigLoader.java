@@ -43,12 +43,9 @@ public final class ConfigLoader {
   }
 
   private static Optional<RemediatorConfig> decode(MapReader m, Path base, Problems problems) {
-    String listen = m.string("listen").orElse("0.0.0.0:8080");
-    java.util.regex.Matcher lm = LISTEN.matcher(listen);
-    boolean listenOk = lm.matches() && Integer.parseInt(lm.group(2)) <= 65535;
-    if (!listenOk) {
-      problems.add(m.at("listen"), "\"listen\" must be HOST:PORT, not \"" + listen + "\"");
-    }
+    Optional<RemediatorConfig.Listen> listen = listen(m, "listen", m.string("listen").orElse("0.0.0.0:8080"), problems);
+    Optional<RemediatorConfig.Listen> statusListen = m.string("status_listen")
+        .flatMap(s -> listen(m, "status_listen", s, problems));
     Auth auth = auth(m, base, problems);
     Optional<Tls> tls = m.map("tls", "tls").flatMap(t -> {
       Optional<String> cert = t.requiredString("cert_file");
@@ -82,8 +79,21 @@ public final class ConfigLoader {
     if (!problems.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new RemediatorConfig(lm.group(1).replaceAll("[\\[\\]]", ""), Integer.parseInt(lm.group(2)),
-        auth, tls, maxBody, playbooks, dryRun, kubeconfig, selector, nodeFrom, safety, leader, limits, loop));
+    if (statusListen.isPresent() && statusListen.equals(listen) && listen.get().port() != 0) {
+      problems.add(m.at("status_listen"), "\"status_listen\" must differ from \"listen\"");
+      return Optional.empty();
+    }
+    return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
+        kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen));
+  }
+
+  private static Optional<RemediatorConfig.Listen> listen(MapReader m, String key, String value, Problems problems) {
+    java.util.regex.Matcher lm = LISTEN.matcher(value);
+    if (!lm.matches() || Integer.parseInt(lm.group(2)) > 65535) {
+      problems.add(m.at(key), "\"" + key + "\" must be HOST:PORT, not \"" + value + "\"");
+      return Optional.empty();
+    }
+    return Optional.of(new RemediatorConfig.Listen(lm.group(1).replaceAll("[\\[\\]]", ""), Integer.parseInt(lm.group(2))));
   }
 
   private static Auth auth(MapReader m, Path base, Problems problems) {
@@ -92,15 +102,20 @@ public final class ConfigLoader {
       if (!m.has("auth")) {
         problems.add(m.node(), "missing required key \"auth\" in config (bearer_token_file, or insecure_no_auth: true)");
       }
-      return new Auth(Optional.empty(), false);
+      return new Auth(Optional.empty(), false, Optional.empty());
     }
     Optional<Path> token = a.get().string("bearer_token_file").map(base::resolve);
     boolean insecure = a.get().bool("insecure_no_auth").orElse(false);
+    Optional<Path> readToken = a.get().string("read_token_file").map(base::resolve);
     a.get().finish();
     if (token.isPresent() == insecure) {
       problems.add(a.get().node(), "auth must set exactly one of bearer_token_file or insecure_no_auth: true");
     }
-    return new Auth(token, insecure);
+    if (readToken.isPresent() && insecure) {
+      problems.add(a.get().at("read_token_file"), "\"read_token_file\" needs bearer_token_file: with insecure_no_auth every"
+          + " request is let in anyway");
+    }
+    return new Auth(token, insecure, readToken);
   }
 
   private static List<String> nodeFrom(MapReader m, Problems problems) {

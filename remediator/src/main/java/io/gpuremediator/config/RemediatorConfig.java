@@ -24,7 +24,8 @@ public record RemediatorConfig(
     Safety safety,
     LeaderElection leaderElection,
     Limits limits,
-    Loop loop) {
+    Loop loop,
+    Optional<Listen> statusListen) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -39,10 +40,17 @@ public record RemediatorConfig(
     Objects.requireNonNull(leaderElection, "leaderElection");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(loop, "loop");
+    Objects.requireNonNull(statusListen, "statusListen");
   }
 
-  /** How webhook and API callers authenticate: a bearer token from a file, or explicitly none. */
-  public record Auth(Optional<Path> bearerTokenFile, boolean insecureNoAuth) {}
+  /**
+   * How webhook and API callers authenticate: a bearer token from a file, or explicitly none; and optionally a
+   * second, read-only token that opens the status page and the GET routes of the API, never a change.
+   */
+  public record Auth(Optional<Path> bearerTokenFile, boolean insecureNoAuth, Optional<Path> readTokenFile) {}
+
+  /** A HOST:PORT to listen on. */
+  public record Listen(String host, int port) {}
 
   /** The server certificate and key (PEM). */
   public record Tls(Path certFile, Path keyFile) {}

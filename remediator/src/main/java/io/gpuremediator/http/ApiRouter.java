@@ -60,21 +60,47 @@ public final class ApiRouter {
         .handler(r.admission())
         .handler(BodyHandler.create(false).setBodyLimit(r.maxBodyBytes()).setHandleFileUploads(false))
         .handler(r.webhook());
-    router.get("/api/v1/decisions").handler(r.auth()).handler(ctx -> decisions(ctx, r.decisions()));
-    router.get("/api/v1/nodes").handler(r.auth()).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
     SafetyHandlers safety = new SafetyHandlers(r.gate(), r.workers(), r.clock());
+    readRoutes(router, r, r.auth().readOnly(), safety);
     PlatformHandler ready = ctx -> ifReady(ctx, r.readiness());
     BodyHandler smallBody = BodyHandler.create(false).setBodyLimit(64 * 1024).setHandleFileUploads(false);
-    router.get("/api/v1/safety").handler(r.auth()).handler(safety::safety);
     router.post("/api/v1/pause").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
         .handler(smallBody).handler(safety::pause);
-    router.delete("/api/v1/pause").handler(r.auth()).handler(ready).handler(safety::resume);
+    router.delete("/api/v1/pause").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resume);
     router.post("/api/v1/breaker/reset").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resetBreaker);
     NodeControlHandlers nodeControls = new NodeControlHandlers(r.controls(), r.workers());
     router.post("/api/v1/nodes/:node/release").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
         .handler(ready).handler(smallBody).handler(nodeControls::release);
     router.post("/api/v1/nodes/:node/retry").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
         .handler(ready).handler(smallBody).handler(nodeControls::retry);
+    probes(router, r);
+    router.route().failureHandler(ApiRouter::failure);
+    return router;
+  }
+
+  /**
+   * The router of {@code status_listen}: the status page and the API's reads, without a token (an address only
+   * operators reach, or a port-forward), and nothing that changes anything.
+   */
+  public static Router statusOnly(Vertx vertx, Routes r) {
+    Router router = Router.router(vertx);
+    router.route().handler((PlatformHandler) r.connections()::busy);
+    router.route("/api/*").handler(r.clientRate());
+    readRoutes(router, r, ctx -> ctx.next(), new SafetyHandlers(r.gate(), r.workers(), r.clock()));
+    probes(router, r);
+    router.route().failureHandler(ApiRouter::failure);
+    return router;
+  }
+
+  /** The status page and what it reads; none of it takes the safety gate's lock. */
+  private static void readRoutes(Router router, Routes r, PlatformHandler auth, SafetyHandlers safety) {
+    StatusPage.routes(router);
+    router.get("/api/v1/decisions").handler(auth).handler(ctx -> decisions(ctx, r.decisions()));
+    router.get("/api/v1/nodes").handler(auth).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
+    router.get("/api/v1/safety").handler(auth).handler(safety::safety);
+  }
+
+  private static void probes(Router router, Routes r) {
     router.get("/metrics").handler(ctx -> metrics(ctx, r.registry()));
     router.get("/healthz").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("ok\n"));
     router.get("/readyz").handler(ctx -> {
@@ -82,8 +108,6 @@ public final class ApiRouter {
       ctx.response().setStatusCode(why.isPresent() ? 503 : 200).putHeader("Content-Type", "text/plain")
           .end(why.map(w -> "not ready: " + w + "\n").orElse("ready\n"));
     });
-    router.route().failureHandler(ApiRouter::failure);
-    return router;
   }
 
   private static void requireJson(RoutingContext ctx) {

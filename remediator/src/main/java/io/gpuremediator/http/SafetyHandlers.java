@@ -35,8 +35,9 @@ final class SafetyHandlers {
     this.clock = clock;
   }
 
+  /** Takes no lock: the snapshot is read from published state, so the status page never slows a decision. */
   void safety(RoutingContext ctx) {
-    run(ctx, () -> json(gate.snapshot()));
+    ApiRouter.json(ctx, 200, json(gate.snapshot()));
   }
 
   void pause(RoutingContext ctx) {
@@ -89,9 +90,24 @@ final class SafetyHandlers {
     return end;
   }
 
+  /** Ends a pause; an optional JSON body's {@code reason} says why (the status page always asks for one). */
   void resume(RoutingContext ctx) {
+    Optional<String> reason = Optional.empty();
+    if (ctx.body() != null && ctx.body().length() > 0) {
+      Optional<JsonObject> body = OperatorRequests.body(ctx, null);
+      if (body.isEmpty()) {
+        return;
+      }
+      if (body.get().containsKey("reason")) {
+        reason = OperatorRequests.reason(ctx, body.get());
+        if (reason.isEmpty()) {
+          return;
+        }
+      }
+    }
+    Optional<String> why = reason;
     run(ctx, () -> {
-      gate.resume();
+      gate.resume(why);
       return json(gate.snapshot());
     });
   }

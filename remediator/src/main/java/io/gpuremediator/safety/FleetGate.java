@@ -276,9 +276,10 @@ public final class FleetGate implements SafetyGate {
     listener.paused(true);
   }
 
-  /** Ends a pause. */
-  public void resume() throws FleetStoreException {
-    change(s -> s.withPause(Optional.empty()), "RemediationResumed", "Remediation resumed");
+  /** Ends a pause, saying why when a reason is given. */
+  public void resume(Optional<String> reason) throws FleetStoreException {
+    change(s -> s.withPause(Optional.empty()), "RemediationResumed",
+        "Remediation resumed" + reason.map(r -> ": " + r).orElse(""));
     listener.paused(false);
   }
 
@@ -339,19 +340,17 @@ public final class FleetGate implements SafetyGate {
 
   /** Budgets used and left, the breaker and the pause. */
   public SafetySnapshot snapshot() {
-    lock.lock();
-    try {
-      Instant now = clock.instant();
-      count();
-      Map<String, Integer> perPlaybook = new HashMap<>();
-      state.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, now, limits.rate().window())));
-      return new SafetySnapshot(loaded, countedSelected, countedUnavailable.size(),
-          limits.maxUnavailable().of(countedSelected), limits.rate().toString(),
-          FleetState.countWithin(state.starts(), now, limits.rate().window()), perPlaybook, state.breaker(),
-          state.pruned(now, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
-          limits.breakerWindow(), limits.autoResetAfter(), activePause(now));
-    } finally {
-      lock.unlock();
-    }
+    // Without the lock (the status page reads this every second): the state is immutable and published
+    // through a volatile field; the fleet is counted afresh from the cache.
+    FleetState now = state;
+    Instant at = clock.instant();
+    List<NodeInfo> selected = selectedNodes.get();
+    int unavailable = (int) selected.stream().filter(FleetGate::isUnavailable).count();
+    Map<String, Integer> perPlaybook = new HashMap<>();
+    now.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, at, limits.rate().window())));
+    return new SafetySnapshot(loaded, selected.size(), unavailable, limits.maxUnavailable().of(selected.size()),
+        limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
+        now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
+        limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)));
   }
 }

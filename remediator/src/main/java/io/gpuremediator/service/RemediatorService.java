@@ -69,6 +69,7 @@ public final class RemediatorService implements AutoCloseable {
   private Fabric8Cluster cluster;
   private PlaybookReloader reloader;
   private HttpServer server;
+  private HttpServer statusServer;
   private FleetGate gate;
   private LeaderElection election;
   private EpisodeLoop loop;
@@ -90,6 +91,10 @@ public final class RemediatorService implements AutoCloseable {
    */
   public int start() throws StartupException {
     Optional<String> token = readToken();
+    Optional<String> readOnlyToken = readOnlyToken();
+    if (readOnlyToken.isPresent() && readOnlyToken.equals(token)) {
+      throw new StartupException("read_token_file holds the bearer token itself: a read-only token must differ");
+    }
     reloader = new PlaybookReloader(config.playbooks(), this::reloaded);
     LoadResult first = reloader.check().orElseThrow();
     if (!first.isValid()) {
@@ -132,12 +137,13 @@ public final class RemediatorService implements AutoCloseable {
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     RemediatorConfig.Limits limits = config.limits();
     ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), metrics::connections);
-    var router = ApiRouter.create(vertx, new ApiRouter.Routes(new BearerAuth(token), config.maxBodyBytes(), readiness,
+    var routes = new ApiRouter.Routes(new BearerAuth(token, readOnlyToken), config.maxBodyBytes(), readiness,
         new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, registry, gate, workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(),
             large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue")),
-        new HumanControls(loop, cluster, reloader::current)));
+        new HumanControls(loop, cluster, reloader::current));
+    var router = ApiRouter.create(vertx, routes);
     // HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is
     // not a connection to Vert.x yet, and would escape max_connections.
     HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
@@ -157,6 +163,9 @@ public final class RemediatorService implements AutoCloseable {
         config.listenHost(), server.actualPort(), config.tls().isPresent(),
         token.isPresent() ? "bearer" : "NONE (insecure_no_auth)", config.dryRun(), config.nodeSelector(),
         config.nodeFrom(), config.playbooks());
+    if (config.statusListen().isPresent()) {
+      startStatusServer(config.statusListen().get(), options, routes);
+    }
     return server.actualPort();
   }
 
@@ -259,6 +268,48 @@ public final class RemediatorService implements AutoCloseable {
 
   private void reloaded(LoadResult result) {
     metrics.playbooksLoaded(result.isValid(), result.set().playbooks().size(), clock.millis() / 1000.0);
+  }
+
+  /**
+   * The status page and the API's reads on {@code status_listen}, without a token: an address only operators
+   * reach (a port-forward, an internal interface). Same TLS and timeouts as the main listener.
+   */
+  private void startStatusServer(RemediatorConfig.Listen listen, HttpServerOptions main, ApiRouter.Routes routes)
+      throws StartupException {
+    HttpServerOptions options = new HttpServerOptions(main).setHost(listen.host()).setPort(listen.port());
+    try {
+      // Its connections count against the same max_connections: the open port cannot be used to exhaust the service.
+      statusServer = vertx.createHttpServer(options).connectionHandler(routes.connections()::opened)
+          .requestHandler(ApiRouter.statusOnly(vertx, routes)).listen()
+          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      close();
+      throw new StartupException("cannot listen on status_listen " + listen.host() + ":" + listen.port() + ": "
+          + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+    }
+    LOGGER.info("status page and read-only API without a token on {}:{}", listen.host(), statusServer.actualPort());
+  }
+
+  /** The port of {@code status_listen}, once started. */
+  public Optional<Integer> statusPort() {
+    return Optional.ofNullable(statusServer).map(HttpServer::actualPort);
+  }
+
+  /** The read-only token, when {@code auth.read_token_file} is set. */
+  private Optional<String> readOnlyToken() throws StartupException {
+    if (config.auth().readTokenFile().isEmpty()) {
+      return Optional.empty();
+    }
+    var file = config.auth().readTokenFile().get();
+    try {
+      String token = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (token.length() < 16) {
+        throw new StartupException("read token in " + file + " is shorter than 16 characters");
+      }
+      return Optional.of(token);
+    } catch (IOException e) {
+      throw new StartupException("cannot read read_token_file " + file + ": " + e.getMessage());
+    }
   }
 
   private Optional<String> readToken() throws StartupException {

@@ -119,4 +119,19 @@ class ConfigLoaderTest {
     assertThat(load("auth: {insecure_no_auth: true}\nplaybooks: [pb, /abs]\n").config().orElseThrow().playbooks())
         .isEqualTo(List.of(dir.resolve("pb"), Path.of("/abs")));
   }
+
+  @Test
+  void decodesTheStatusPageOptionsAndRefusesContradictions() throws IOException {
+    RemediatorConfig c = load("listen: 0.0.0.0:8080\nstatus_listen: 127.0.0.1:8081\n"
+        + "auth: {bearer_token_file: token, read_token_file: read-token}\n").config().orElseThrow();
+    assertThat(c.statusListen()).contains(new RemediatorConfig.Listen("127.0.0.1", 8081));
+    assertThat(c.auth().readTokenFile()).contains(dir.resolve("read-token"));
+    assertThat(load("auth: {bearer_token_file: token}\n").config().orElseThrow().statusListen()).isEmpty();
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("listen: 127.0.0.1:8080\nstatus_listen: 127.0.0.1:8080\nauth: {bearer_token_file: token}\n").errors())
+        .containsExactly(f + ":2: \"status_listen\" must differ from \"listen\"");
+    assertThat(load("status_listen: nowhere\nauth:\n  insecure_no_auth: true\n  read_token_file: read-token\n").errors())
+        .containsExactly(f + ":1: \"status_listen\" must be HOST:PORT, not \"nowhere\"",
+            f + ":4: \"read_token_file\" needs bearer_token_file: with insecure_no_auth every request is let in anyway");
+  }
 }

@@ -1,0 +1,196 @@
+'use strict';
+// The status page: reads the JSON API every second and draws it with textContent only (never innerHTML), so a
+// node label or a reason carrying markup shows as text. The token, when the address needs one, stays in this tab.
+(function () {
+  const TOKEN_KEY = 'gpu-remediator-token';
+  const REFRESH_MS = 1000;
+  let token = sessionStorage.getItem(TOKEN_KEY) || '';
+  let timer = null;
+  let last = { nodes: [], decisions: [] };
+
+  class NeedsToken extends Error {}
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  function text(id, value) {
+    byId(id).textContent = value === null || value === undefined ? '' : String(value);
+  }
+
+  function element(tag, content, className) {
+    const e = document.createElement(tag);
+    if (content !== null && content !== undefined) {
+      e.textContent = String(content);
+    }
+    if (className) {
+      e.className = className;
+    }
+    return e;
+  }
+
+  function headers(json) {
+    const h = {};
+    if (token) {
+      h.Authorization = 'Bearer ' + token;
+    }
+    if (json) {
+      h['Content-Type'] = 'application/json';
+    }
+    return h;
+  }
+
+  async function get(path) {
+    const r = await fetch(path, { headers: headers(false), cache: 'no-store' });
+    if (r.status === 401) {
+      throw new NeedsToken('this address needs a token');
+    }
+    if (!r.ok) {
+      throw new Error(path + ': HTTP ' + r.status);
+    }
+    return r.json();
+  }
+
+  function drawFleet(s) {
+    const m = s.max_unavailable;
+    text('selected', m.selected_nodes);
+    text('unavailable', m.unavailable);
+    text('budget-left', m.left + ' of ' + m.budget);
+    text('rate', s.rate_limit.used + ' used of ' + s.rate_limit.limit + ' (' + s.rate_limit.left + ' left)');
+    const starts = Object.entries(s.rate_limit.playbook_starts || {}).map(([k, v]) => k + ': ' + v);
+    text('playbook-starts', starts.length ? starts.join(', ') : 'none');
+    const b = s.breaker;
+    text('breaker-state', b.state);
+    byId('breaker-state').className = b.state;
+    text('breaker-detail', b.nodes_in_window + ' nodes in the window of ' + b.window + ' (opens above ' + b.threshold + ')'
+      + (b.opened_at ? '; open since ' + b.opened_at : ''));
+    text('breaker-reason', b.reason || '');
+    const p = s.pause;
+    text('pause-state', p.paused ? 'paused' : 'not paused');
+    byId('pause-state').className = p.paused ? 'paused' : '';
+    text('pause-reason', p.paused ? p.reason : '');
+    text('pause-detail', p.paused ? 'since ' + p.since + ', until ' + p.until : '');
+  }
+
+  function drawNodes(nodes) {
+    const stages = new Map();
+    for (const n of nodes) {
+      const stage = n.stage || 'holding changes';
+      if (!stages.has(stage)) {
+        stages.set(stage, []);
+      }
+      stages.get(stage).push(n);
+    }
+    const box = byId('stages');
+    box.replaceChildren();
+    if (stages.size === 0) {
+      box.append(element('p', 'none'));
+      return;
+    }
+    for (const [stage, list] of stages) {
+      box.append(element('h3', stage + ' (' + list.length + ')'));
+      const table = element('table');
+      table.className = 'stage';
+      table.dataset.stage = stage;
+      for (const n of list) {
+        const row = element('tr');
+        row.dataset.node = n.node;
+        const step = !n.step ? '' : n.step.running ? 'running ' + n.step.running
+          : n.step.index ? n.step.list + ' step ' + n.step.index : n.step.list + ' done';
+        row.append(element('td', n.node), element('td', 'since ' + (n.stage_since || n.since || '')),
+          element('td', (n.playbooks || []).join(', ')), element('td', step), element('td', n.progress || '', 'progress'));
+        table.append(row);
+      }
+      box.append(table);
+    }
+  }
+
+  function drawDecisions(decisions) {
+    const node = byId('filter-node').value.trim();
+    const outcome = byId('filter-outcome').value;
+    const body = byId('decisions').tBodies[0];
+    body.replaceChildren();
+    for (const d of decisions) {
+      if ((node && !String(d.node).includes(node)) || (outcome && d.outcome !== outcome)) {
+        continue;
+      }
+      const row = element('tr');
+      row.dataset.node = d.node;
+      row.dataset.outcome = d.outcome;
+      row.append(element('td', d.time), element('td', d.node), element('td', d.alertname), element('td', d.status),
+        element('td', d.playbook), element('td', d.outcome), element('td', d.reason));
+      row.title = d.detail || '';
+      body.append(row);
+    }
+  }
+
+  async function refresh() {
+    clearTimeout(timer);
+    try {
+      const [safety, nodes, decisions] = await Promise.all([
+        get('/api/v1/safety'), get('/api/v1/nodes'), get('/api/v1/decisions?limit=100')]);
+      last = { nodes: nodes.nodes, decisions: decisions.decisions };
+      drawFleet(safety);
+      drawNodes(last.nodes);
+      drawDecisions(last.decisions);
+      byId('token-form').hidden = true;
+      text('error', '');
+      text('updated', new Date().toISOString());
+    } catch (e) {
+      if (e instanceof NeedsToken) {
+        byId('token-form').hidden = false;
+      }
+      text('error', e.message);
+    } finally {
+      timer = setTimeout(refresh, REFRESH_MS);
+    }
+  }
+
+  async function act(method, path, body) {
+    try {
+      const r = await fetch(path, { method: method, headers: headers(true), body: JSON.stringify(body) });
+      const answer = await r.text();
+      text('message', method + ' ' + path + ': ' + (r.ok ? 'done' : 'HTTP ' + r.status + ' ' + answer));
+    } catch (e) {
+      text('message', method + ' ' + path + ': ' + e.message);
+    }
+    refresh();
+  }
+
+  function reasonFrom(id) {
+    const reason = byId(id).value.trim();
+    if (!reason) {
+      text('message', 'a reason is required');
+    }
+    return reason;
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    byId('token-save').addEventListener('click', () => {
+      token = byId('token').value.trim();
+      sessionStorage.setItem(TOKEN_KEY, token);
+      refresh();
+    });
+    byId('pause-set').addEventListener('click', () => {
+      const reason = reasonFrom('pause-reason-input');
+      if (reason) {
+        act('POST', '/api/v1/pause', { reason: reason, duration: byId('pause-duration').value.trim() });
+      }
+    });
+    byId('pause-resume').addEventListener('click', () => {
+      const reason = reasonFrom('pause-reason-input');
+      if (reason) {
+        act('DELETE', '/api/v1/pause', { reason: reason });
+      }
+    });
+    byId('breaker-reset').addEventListener('click', () => {
+      const reason = reasonFrom('breaker-reset-reason');
+      if (reason) {
+        act('POST', '/api/v1/breaker/reset', { reason: reason });
+      }
+    });
+    byId('filter-node').addEventListener('input', () => drawDecisions(last.decisions));
+    byId('filter-outcome').addEventListener('change', () => drawDecisions(last.decisions));
+    refresh();
+  });
+}());
