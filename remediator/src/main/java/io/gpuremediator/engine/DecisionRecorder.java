@@ -23,6 +23,9 @@ public final class DecisionRecorder implements DecisionListener {
   public void decided(Decision d) {
     log.add(d);
     metrics.decided(d.outcome().code(), d.reason().code());
+    if (d.reason() == io.gpuremediator.decision.Reason.ACTIONS_APPLIED) {
+      metrics.actedAfter(java.time.Duration.between(d.startsAt(), d.time()).toMillis() / 1000.0);
+    }
     if (LOGGER.isInfoEnabled()) {
       LOGGER.info(line(d));
     }

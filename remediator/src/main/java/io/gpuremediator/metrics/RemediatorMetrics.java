@@ -30,6 +30,7 @@ public final class RemediatorMetrics {
   private final Counter requestsLimited;
   private final Gauge episodeStage;
   private final Histogram stepDuration;
+  private final Histogram alertToAction;
 
   /** Registers every collector in {@code registry}. */
   public RemediatorMetrics(CollectorRegistry registry) {
@@ -39,6 +40,10 @@ public final class RemediatorMetrics {
     stepDuration = Histogram.build("remediator_step_duration_seconds",
         "How long a long step (drain, diagnose) took, from its start to its end, by kind and outcome.")
         .labelNames("kind", "outcome").buckets(1, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200).register(registry);
+    alertToAction = Histogram.build("remediator_alert_to_action_seconds",
+        "From an alert's startsAt to the decision that applied its firing actions (Prometheus's for:, Alertmanager's "
+            + "group_wait and our decision together): the fault-to-quarantine time seen from here.")
+        .buckets(10, 30, 60, 120, 180, 300, 600, 1200, 3600, 21600).register(registry);
     alertsReceived = Counter.build("remediator_alerts_received_total", "Alerts received in webhooks, by status.")
         .labelNames("status").register(registry);
     decisions = Counter.build("remediator_decisions_total", "Decisions made, by outcome and reason code.")
@@ -117,6 +122,11 @@ public final class RemediatorMetrics {
   /** Counts an alert received with this status. */
   public void alertReceived(String status) {
     alertsReceived.labels(status).inc();
+  }
+
+  /** Records how long after its alert started firing an episode was acted on. */
+  public void actedAfter(double seconds) {
+    alertToAction.observe(Math.max(0, seconds));
   }
 
   /** Counts a decision. */
