@@ -105,6 +105,7 @@ class ApiFaultsMockTest {
     assertThat(prober.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     senders.shutdown();
 
+    int lostCount = lost.size();
     int doubles = 0;
     for (int i = 0; i < NODES; i++) {
       String node = "gpu-node-" + i;
@@ -114,11 +115,12 @@ class ApiFaultsMockTest {
         lost.add(node + ": quarantined " + changes[0] + " times, released " + changes[1] + " times");
       }
     }
-    System.out.printf("api faults: %d remediations in %.1f s through %d faults injected %s, %d of %d node watches reset;"
-        + " %d webhook retries, %d late re-sends; readiness probes %d (%d while no node watch for over 1 s),"
-        + " ready while stale %d; double actions %d, lost %d%n", NODES, seconds, proxy.faultCount(), proxy.injected(),
-        proxy.watchResets(), proxy.nodeWatchesOpened(), retries.get(), lateResends.get(), readiness.probes.get(), readiness.whileStale.get(),
-        readiness.readyWhileStale.get(), doubles, lost.size());
+    System.out.printf("api faults: %d remediations in %.1f s through %d faults injected %s, %d of %d node watches"
+        + " reset; %d webhook retries, %d late re-sends; readiness probes %d (%d while no node watch for over 1 s),"
+        + " ready while stale %d; double actions %d, lost quarantines or releases %d%n", NODES, seconds,
+        proxy.faultCount(), proxy.injected(), proxy.watchResets(), proxy.nodeWatchesOpened(), retries.get(),
+        lateResends.get(), readiness.probes.get(), readiness.whileStale.get(), readiness.readyWhileStale.get(), doubles,
+        lostCount);
     assertThat(lost).as("remediations lost or acted twice").isEmpty();
     assertThat(readiness.readyWhileStale.get()).as("ready while the node watch was down").isZero();
     assertThat(readiness.whileStale.get()).as("the watch was seen down (else the readiness check proves nothing)")
