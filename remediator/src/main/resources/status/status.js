@@ -69,7 +69,7 @@
     text('pause-state', p.paused ? 'paused' : 'not paused');
     byId('pause-state').className = p.paused ? 'paused' : '';
     text('pause-reason', p.paused ? p.reason : '');
-    text('pause-detail', p.paused ? 'since ' + p.since + ', until ' + p.until : '');
+    text('pause-detail', p.paused ? 'since ' + p.since + ', until ' + p.until + (p.by ? ', by ' + p.by : '') : '');
   }
 
   function drawNodes(nodes) {

@@ -55,8 +55,9 @@ final class SafetyHandlers {
       ApiRouter.json(ctx, 400, ApiRouter.error(e.getMessage()));
       return;
     }
+    String by = "POST /api/v1/pause from " + ctx.request().remoteAddress().hostAddress();
     run(ctx, () -> {
-      gate.pause(reason.get(), until);
+      gate.pause(reason.get(), until, by);
       return json(gate.snapshot());
     });
   }
@@ -170,7 +171,7 @@ final class SafetyHandlers {
             .put("playbook_starts", playbooks))
         .put("breaker", breaker)
         .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())
-            .put("until", p.until().toString()).put("since", p.since().toString()))
+            .put("until", p.until().toString()).put("since", p.since().toString()).put("by", p.by()))
             .orElse(new JsonObject().put("paused", false)));
   }
 }

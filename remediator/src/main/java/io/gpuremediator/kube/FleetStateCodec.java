@@ -28,7 +28,7 @@ final class FleetStateCodec {
     root.putObject("breaker").put("open", s.breaker().open()).put("opened_at", s.breaker().openedAt().toString())
         .put("reason", s.breaker().reason());
     s.pause().ifPresent(p -> root.putObject("pause").put("reason", p.reason()).put("until", p.until().toString())
-        .put("since", p.since().toString()));
+        .put("since", p.since().toString()).put("by", p.by()));
     times(root.putArray("starts"), s.starts());
     ObjectNode byPlaybook = root.putObject("playbook_starts");
     s.playbookStarts().forEach((k, v) -> times(byPlaybook.putArray(k), v));
@@ -64,8 +64,10 @@ final class FleetStateCodec {
       Breaker breaker = b.path("open").asBoolean(false)
           ? new Breaker(true, Instant.parse(b.path("opened_at").asText()), b.path("reason").asText()) : Breaker.CLOSED;
       JsonNode p = root.path("pause");
+      // "by" came later: a pause stored before it reads as by nobody named.
       Optional<Pause> pause = p.isObject() ? Optional.of(new Pause(p.path("reason").asText(),
-          Instant.parse(p.path("until").asText()), Instant.parse(p.path("since").asText()))) : Optional.empty();
+          Instant.parse(p.path("until").asText()), Instant.parse(p.path("since").asText()), p.path("by").asText("")))
+          : Optional.empty();
       Map<String, List<Instant>> byPlaybook = new TreeMap<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = root.path("playbook_starts").fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();

@@ -269,10 +269,10 @@ public final class FleetGate implements SafetyGate {
         || (claimKey.startsWith("taint/") && (claimKey.endsWith("/NoSchedule") || claimKey.endsWith("/NoExecute")));
   }
 
-  /** Pauses every new remediation until {@code until}. */
-  public void pause(String reason, Instant until) throws FleetStoreException {
-    change(s -> s.withPause(Optional.of(new Pause(reason, until, clock.instant()))),
-        "RemediationPaused", "Remediation paused until " + until + ": " + reason);
+  /** Pauses every new remediation until {@code until}; {@code by} says who asked (shown with the pause). */
+  public void pause(String reason, Instant until, String by) throws FleetStoreException {
+    change(s -> s.withPause(Optional.of(new Pause(reason, until, clock.instant(), by))),
+        "RemediationPaused", "Remediation paused until " + until + " by " + by + ": " + reason);
     listener.paused(true);
   }
 

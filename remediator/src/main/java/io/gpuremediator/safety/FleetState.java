@@ -63,7 +63,7 @@ public record FleetState(
   }
 
   /** An operator's pause, with its reason and expiry. */
-  public record Pause(String reason, Instant until, Instant since) {}
+  public record Pause(String reason, Instant until, Instant since, String by) {}
 
   /** The number of starts within {@code window} before {@code now}. */
   public static int countWithin(List<Instant> times, Instant now, Duration window) {

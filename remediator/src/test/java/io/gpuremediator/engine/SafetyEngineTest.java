@@ -247,7 +247,7 @@ class SafetyEngineTest {
     RemediationEngine engine = Fleets.engine(cluster, SHIPPED, gate, false, d -> { }, clock);
     Alert a = xid(4, Alerts.STARTS);
     engine.handle(Alerts.message(a));
-    gate.pause("maintenance", clock.instant().plusSeconds(3600));
+    gate.pause("maintenance", clock.instant().plusSeconds(3600), "test");
     assertThat(engine.handle(Alerts.message(Alerts.resolved(a))).decisions().get(0).reason())
         .isEqualTo(Reason.RESOLVED_ACTIONS_APPLIED);
     assertThat(quarantined(cluster, 4)).isFalse();

@@ -18,7 +18,7 @@ class FleetStateCodecTest {
 
   @Test
   void everyFieldSurvivesTheRoundTrip() {
-    FleetState s = new FleetState(new Breaker(true, T, "6 nodes"), Optional.of(new Pause("rack 7", T.plusSeconds(600), T)),
+    FleetState s = new FleetState(new Breaker(true, T, "6 nodes"), Optional.of(new Pause("rack 7", T.plusSeconds(600), T, "POST /api/v1/pause from 10.0.0.9")),
         List.of(T), Map.of("gpu-hardware-xid", List.of(T)), Map.of("n1", new Sighting(T.minusSeconds(172_800), T)),
         Map.of("n2", new Sighting(T.minusSeconds(60), T.plusSeconds(5))));
     assertThat(FleetStateCodec.decode(FleetStateCodec.encode(s))).isEqualTo(s);

@@ -133,7 +133,7 @@ class FleetGateTest {
 
   @Test
   void pauseRefusesUntilItExpires() throws Exception {
-    gate.pause("rack 7 maintenance", T0.plusSeconds(3600));
+    gate.pause("rack 7 maintenance", T0.plusSeconds(3600), "test");
     assertThat(check("n1")).map(Refusal::reason).contains(Reason.PAUSED);
     clock.advance(Duration.ofMinutes(61));
     assertThat(check("n1")).isEmpty();
@@ -224,7 +224,7 @@ class FleetGateTest {
   @Test
   void stateSurvivesAReloadFromTheStore() throws Exception {
     gate.observe(Map.of("n1", T0, "n2", T0, "n3", T0, "n4", T0, "n5", T0, "n6", T0));
-    gate.pause("why", T0.plusSeconds(600));
+    gate.pause("why", T0.plusSeconds(600), "test");
     FleetGate next = gate("10%", "3/1h", 5, Optional.empty());
     assertThat(next.snapshot().breaker().open()).isTrue();
     assertThat(next.snapshot().pause()).isPresent();

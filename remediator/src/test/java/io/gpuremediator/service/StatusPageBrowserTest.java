@@ -152,6 +152,7 @@ class StatusPageBrowserTest {
     assertThat(pause.getBoolean("paused")).isTrue();
     assertThat(pause.getString("reason")).isEqualTo("firmware rollout on rack 12");
     assertThat(browser.text("#pause-reason")).isEqualTo("firmware rollout on rack 12");
+    assertThat(browser.text("#pause-detail")).contains("until", "by POST /api/v1/pause from 127.0.0.1");
     browser.screenshot(SHOTS.resolve("paused.png"));
     browser.type("#pause-reason-input", "rollout done");
     browser.click("#pause-resume");
