@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Bench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static final int STORM = 200;
+  static final int STORM = 200;
   /** Limits that refuse nothing in these runs: they measure the path that acts, not the limits. */
   static final String WIDE_LIMITS = "{max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}";
   /** The load generator is one client sending as fast as it can: the per-client HTTP limits are lifted. */
@@ -95,6 +95,22 @@ public final class Bench {
       System.out.println("\n== rule cost: Prometheus evaluating rules/*.rules.yml every 30 s over " + nodes + " nodes (2 h of history"
           + " backfilled by promtool, then scraped live at 30 s)");
       RuleCost.run(root, work, nodes);
+    }
+
+    if (runs("scale")) {
+      System.out.println("\n== scale: `java -jar remediator.jar serve` (dry-run, pinned to core 0) over realistic GPU nodes (60 labels,"
+          + " 20 annotations, 5 conditions, 8 GPUs); load generator on core 1, 8 requests in flight, 10 s warm-up, 15 s measured");
+      Scale.Figures small = Scale.run(jar, playbooks, work, 219);
+      Scale.Figures large = Scale.run(jar, playbooks, work, Integer.getInteger("bench.scale.nodes", 10_000));
+      double ratio = large.alertsPerSecond() / small.alertsPerSecond();
+      System.out.printf(Locale.ROOT, "ready with %d nodes %.1f s; target < 5 s -> %s%n", small.nodes(), small.readySeconds(),
+          small.readySeconds() < 5 ? "MET" : "NOT MET");
+      System.out.printf(Locale.ROOT, "ready with %,d nodes %.1f s; target < 15 s -> %s%n", large.nodes(), large.readySeconds(),
+          large.readySeconds() < 15 ? "MET" : "NOT MET");
+      System.out.printf(Locale.ROOT, "idle RSS with %,d nodes %d MiB (heap after full GC %d MiB); target < 512 MB -> %s%n",
+          large.nodes(), large.rssMiB(), large.heapMiB(), large.rssMiB() * 1024 * 1024 < 512_000_000L ? "MET" : "NOT MET");
+      System.out.printf(Locale.ROOT, "dry-run throughput with %,d nodes is %.0f%% of the %d-node figure; target >= 80%% -> %s%n",
+          large.nodes(), 100 * ratio, small.nodes(), ratio >= 0.8 ? "MET" : "NOT MET");
     }
 
     if (runs("memory")) {
@@ -281,7 +297,7 @@ public final class Bench {
     }
   }
 
-  private static long rssKiB(long pid) throws IOException {
+  static long rssKiB(long pid) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
       if (line.startsWith("VmRSS:")) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));

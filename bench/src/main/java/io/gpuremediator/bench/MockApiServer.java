@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simcluster.SimCluster;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The simulated cluster (fabric8 mock API server in CRUD mode on 127.0.0.1) in this JVM, seeded with
@@ -18,8 +19,34 @@ final class MockApiServer implements AutoCloseable {
   }
 
   MockApiServer(int nodes) throws IOException {
+    this(nodes, false);
+  }
+
+  /**
+   * A server seeded with {@code nodes} GPU nodes; {@code realistic} ones look like a cloud GPU node's: 60 labels,
+   * 20 annotations, five conditions, 8 GPUs of capacity, three addresses.
+   */
+  MockApiServer(int nodes, boolean realistic) throws IOException {
     cluster = SimCluster.start("127.0.0.1", 0);
-    for (int i = 0; i < nodes; i++) {
+    if (realistic) {
+      // Eight creates in flight: 10,000 nodes one by one took 216 s.
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+      try {
+        List<java.util.concurrent.Future<?>> created = new java.util.ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+          int n = i;
+          created.add(pool.submit(() -> cluster.client().nodes().resource(realisticNode(n)).create()));
+        }
+        for (java.util.concurrent.Future<?> f : created) {
+          f.get();
+        }
+      } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+        throw new IOException("seeding the mock API server failed", e);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    for (int i = 0; i < nodes && !realistic; i++) {
       cluster.client().nodes().resource(new NodeBuilder()
           .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true").endMetadata()
           .withNewSpec().endSpec()
@@ -27,6 +54,40 @@ final class MockApiServer implements AutoCloseable {
           .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
           .build()).create();
     }
+  }
+
+  private static io.fabric8.kubernetes.api.model.Node realisticNode(int i) {
+    java.util.Map<String, String> labels = new java.util.LinkedHashMap<>();
+    labels.put("nvidia.com/gpu.present", "true");
+    labels.put("kubernetes.io/hostname", nodeName(i));
+    labels.put("node.kubernetes.io/instance-type", "p5.48xlarge");
+    labels.put("topology.kubernetes.io/zone", "us-east-1" + (char) ('a' + i % 4));
+    for (int l = labels.size(); l < 60; l++) {
+      labels.put("example.com/label-" + l, "value-" + (i % 37) + "-" + l);
+    }
+    java.util.Map<String, String> annotations = new java.util.LinkedHashMap<>();
+    for (int a = 0; a < 20; a++) {
+      annotations.put("example.com/annotation-" + a, "some-annotation-value-of-realistic-length-" + a + "-" + i);
+    }
+    java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> capacity = java.util.Map.of(
+        "nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("8"),
+        "cpu", new io.fabric8.kubernetes.api.model.Quantity("192"),
+        "memory", new io.fabric8.kubernetes.api.model.Quantity("2063731364Ki"),
+        "pods", new io.fabric8.kubernetes.api.model.Quantity("110"));
+    NodeBuilder b = new NodeBuilder().withNewMetadata().withName(nodeName(i)).withLabels(labels)
+        .withAnnotations(annotations).endMetadata()
+        .withNewSpec().withProviderID("aws:///us-east-1a/i-0" + Integer.toHexString(0x1000000 + i)).endSpec();
+    var status = b.withNewStatus().withCapacity(capacity).withAllocatable(capacity)
+        .addNewAddress().withType("InternalIP").withAddress("10." + (i / 62500) + "." + (i / 250 % 250) + "." + (i % 250 + 1))
+        .endAddress().addNewAddress().withType("Hostname").withAddress(nodeName(i)).endAddress()
+        .addNewAddress().withType("InternalDNS").withAddress(nodeName(i) + ".ec2.internal").endAddress();
+    for (String type : java.util.List.of("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")) {
+      status = status.addNewCondition().withType(type).withStatus("False").withReason("KubeletHasSufficient" + type)
+          .withLastTransitionTime("2026-11-01T00:00:00Z").withLastHeartbeatTime("2026-11-22T09:59:00Z").endCondition();
+    }
+    return status.addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
+        .withLastTransitionTime("2026-11-01T00:00:00Z").withLastHeartbeatTime("2026-11-22T09:59:00Z").endCondition()
+        .endStatus().build();
   }
 
   static String nodeName(int i) {

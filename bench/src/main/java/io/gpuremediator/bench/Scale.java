@@ -1,0 +1,100 @@
+package io.gpuremediator.bench;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The service as a process ({@code java -jar remediator.jar serve}, default JVM flags, pinned to core 0) over a
+ * mock API server holding realistic GPU nodes: start to ready, idle RSS, heap after a full GC, and dry-run
+ * decision throughput with that cache (the load generator pinned to core 1).
+ */
+final class Scale {
+  private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
+
+  private Scale() {}
+
+  record Figures(int nodes, double readySeconds, long rssMiB, long heapMiB, double alertsPerSecond) {}
+
+  static Figures run(Path jar, Path playbooks, Path work, int nodes) throws Exception {
+    long created = System.nanoTime();
+    try (MockApiServer api = new MockApiServer(nodes, true)) {
+      double seeding = (System.nanoTime() - created) / 1e9;
+      int port;
+      try (ServerSocket s = new ServerSocket(0)) {
+        port = s.getLocalPort();
+      }
+      Path config = work.resolve("scale-" + nodes + ".yaml");
+      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {insecure_no_auth: true}\ndry_run: true\nplaybooks: ["
+          + playbooks.toAbsolutePath() + "]\nkubernetes: {kubeconfig: "
+          + api.writeKubeconfig(work.resolve("scale-kubeconfig").toAbsolutePath()) + "}\nleader_election: {enabled: false}\n"
+          + "safety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS);
+      String java = ProcessHandle.current().info().command().orElse("java");
+      long started = System.nanoTime();
+      Process service = new ProcessBuilder("taskset", "-c", "0", java, "-jar", jar.toString(), "serve", "--config",
+          config.toString()).redirectOutput(work.resolve("scale-" + nodes + ".log").toFile()).redirectErrorStream(true).start();
+      try {
+        Bench.awaitReady(port);
+        double ready = (System.nanoTime() - started) / 1e9;
+        Thread.sleep(10_000); // idle for 10 s after ready, as the memory section measures it
+        long rss = Bench.rssKiB(service.pid()) / 1024;
+        long heap = heapAfterFullGc(service.pid());
+        Path loadLog = work.resolve("scale-" + nodes + "-load.log");
+        Process load = new ProcessBuilder("taskset", "-c", "1", java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+            LoadGenerator.class.getName(), Integer.toString(port), Integer.toString(Bench.STORM), "8", "10", "15")
+            .redirectOutput(loadLog.toFile()).redirectErrorStream(true).start();
+        if (!load.waitFor(120, TimeUnit.SECONDS) || load.exitValue() != 0) {
+          throw new IllegalStateException("load generator failed; see " + loadLog);
+        }
+        String[] r = Files.readAllLines(loadLog).stream().filter(l -> l.startsWith("RESULT ")).findFirst()
+            .orElseThrow(() -> new IllegalStateException("no result in " + loadLog)).split(" ");
+        double alerts = Double.parseDouble(r[1]) * Bench.STORM;
+        System.out.printf(Locale.ROOT, "%,6d nodes (seeded in %.0f s): ready %.1f s after start, idle RSS %d MiB, heap after"
+            + " full GC %d MiB, dry-run %.0f alerts/s%n", nodes, seeding, ready, rss, heap, alerts);
+        Files.deleteIfExists(work.resolve("scale-" + nodes + ".log")); // every dry-run decision logged: hundreds of MB
+        return new Figures(nodes, ready, rss, heap, alerts);
+      } finally {
+        service.destroy();
+        if (!service.waitFor(10, TimeUnit.SECONDS)) {
+          service.destroyForcibly().waitFor();
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs a full GC in the process (jcmd) and reads the heap in use after it: the sum over the heap's spaces
+   * (one for G1; young and tenured for the serial collector, which the JVM picks when it sees one CPU).
+   */
+  private static long heapAfterFullGc(long pid) throws Exception {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    jcmd(jcmd, pid, "GC.run");
+    String info = jcmd(jcmd, pid, "GC.heap_info");
+    int metaspace = info.indexOf("Metaspace");
+    Matcher m = HEAP_USED.matcher(metaspace < 0 ? info : info.substring(0, metaspace));
+    long kib = 0;
+    boolean found = false;
+    while (m.find()) {
+      kib += Long.parseLong(m.group(1));
+      found = true;
+    }
+    if (!found) {
+      throw new IllegalStateException("no heap figure in jcmd GC.heap_info: " + info);
+    }
+    return kib / 1024;
+  }
+
+  private static String jcmd(Path jcmd, long pid, String command) throws Exception {
+    Process p = new ProcessBuilder(List.of(jcmd.toString(), Long.toString(pid), command)).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("jcmd " + command + " failed: " + out);
+    }
+    return out;
+  }
+}
