@@ -41,6 +41,7 @@ import io.vertx.core.net.PemKeyCertOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
@@ -297,19 +298,8 @@ public final class RemediatorService implements AutoCloseable {
 
   /** The read-only token, when {@code auth.read_token_file} is set. */
   private Optional<String> readOnlyToken() throws StartupException {
-    if (config.auth().readTokenFile().isEmpty()) {
-      return Optional.empty();
-    }
-    var file = config.auth().readTokenFile().get();
-    try {
-      String token = Files.readString(file, StandardCharsets.UTF_8).strip();
-      if (token.length() < 16) {
-        throw new StartupException("read token in " + file + " is shorter than 16 characters");
-      }
-      return Optional.of(token);
-    } catch (IOException e) {
-      throw new StartupException("cannot read read_token_file " + file + ": " + e.getMessage());
-    }
+    return config.auth().readTokenFile().isEmpty() ? Optional.empty()
+        : Optional.of(token(config.auth().readTokenFile().get(), "read_token_file"));
   }
 
   private Optional<String> readToken() throws StartupException {
@@ -317,15 +307,19 @@ public final class RemediatorService implements AutoCloseable {
       LOGGER.warn("auth disabled by insecure_no_auth: true; anyone who reaches the port can drive remediations");
       return Optional.empty();
     }
-    var file = config.auth().bearerTokenFile().orElseThrow();
+    return Optional.of(token(config.auth().bearerTokenFile().orElseThrow(), "bearer_token_file"));
+  }
+
+  /** A token from its file (the config key named in errors), at least 16 characters. */
+  private static String token(Path file, String key) throws StartupException {
     try {
       String token = Files.readString(file, StandardCharsets.UTF_8).strip();
       if (token.length() < 16) {
-        throw new StartupException("bearer token in " + file + " is shorter than 16 characters");
+        throw new StartupException("the token in " + key + " " + file + " is shorter than 16 characters");
       }
-      return Optional.of(token);
+      return token;
     } catch (IOException e) {
-      throw new StartupException("cannot read bearer_token_file " + file + ": " + e.getMessage());
+      throw new StartupException("cannot read " + key + " " + file + ": " + e.getMessage());
     }
   }
 
