@@ -7,10 +7,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.simapi.Kubeconfig;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 
@@ -111,14 +110,7 @@ public final class SimCluster implements AutoCloseable {
 
   /** Writes a kubeconfig pointing at this server, as a real cluster's would (written whole, then moved in place). */
   public Path writeKubeconfig(Path file) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.writeString(tmp, String.join("\n",
-        "apiVersion: v1", "kind: Config", "current-context: gpu-sim",
-        "clusters: [{name: gpu-sim, cluster: {server: '" + url() + "'}}]",
-        "contexts: [{name: gpu-sim, context: {cluster: gpu-sim, user: gpu-remediator}}]",
-        "users: [{name: gpu-remediator, user: {token: simulated-cluster}}]", ""));
-    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    return file;
+    return Kubeconfig.write(file, url());
   }
 
   /** A client of this cluster (for benchmarks in the same JVM). */

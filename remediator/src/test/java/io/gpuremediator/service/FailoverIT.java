@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.vertx.core.json.JsonArray;
@@ -180,9 +181,7 @@ class FailoverIT {
 
   /** The kubeconfig the instances reach the emulated API server with, and their bearer token. */
   private void writeKubeconfigAndToken() throws IOException {
-    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-        + "clusters: [{name: sim, cluster: {server: '" + server.url() + "'}}]\n"
-        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
+    Kubeconfig.write(dir.resolve("kubeconfig"), server.url());
     Files.writeString(dir.resolve("token"), TOKEN);
   }
 
