@@ -10,6 +10,7 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.FaultyApiProxy;
 import io.gpuremediator.testing.Nodes;
@@ -33,6 +34,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.pollinterval.IterativePollInterval;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +57,7 @@ class ApiFaultsMockTest {
   private static final String TOKEN = "api-faults-test-token";
   private static final String TAINT = "gpu-remediator.io/unhealthy";
   private static final Duration DELIVERY_DEADLINE = Duration.ofSeconds(90);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   @TempDir Path dir;
   private EmulatedApiServer server;
@@ -162,27 +167,38 @@ class ApiFaultsMockTest {
     }
   }
 
-  /** Posts until answered 2xx, with Alertmanager's exponential backoff: the answer, or empty when the deadline passed. */
-  private Optional<String> deliver(Alert alert, AtomicInteger retries) throws InterruptedException {
-    long deadline = System.nanoTime() + DELIVERY_DEADLINE.toNanos();
-    long backoff = 50;
-    while (System.nanoTime() < deadline) {
-      try {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-            .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + TOKEN)
-            .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(),
-            HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() / 100 == 2) {
-          return Optional.of(r.body());
-        }
-      } catch (IOException e) {
-        // as Alertmanager: a failed notification is retried
-      }
-      retries.incrementAndGet();
-      Thread.sleep(backoff); // the sender's own backoff between notification attempts, not a wait on state
-      backoff = Math.min(backoff * 2, 1_000);
+  /**
+   * Posts until answered 2xx, as Alertmanager retries a notification: at once, then after a backoff doubling from
+   * 50 ms to 1 s, until the deadline. The answer, or empty when the deadline passed first.
+   */
+  private Optional<String> deliver(Alert alert, AtomicInteger retries) {
+    AtomicReference<String> answer = new AtomicReference<>();
+    try {
+      await().atMost(DELIVERY_DEADLINE).pollInSameThread().pollDelay(Duration.ZERO)
+          .pollInterval(IterativePollInterval.iterative(d -> d.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF
+              : d.multipliedBy(2), Duration.ofMillis(50)))
+          .until(() -> {
+            Optional<String> accepted = postOnce(alert);
+            accepted.ifPresentOrElse(answer::set, retries::incrementAndGet);
+            return accepted.isPresent();
+          });
+      return Optional.of(answer.get());
+    } catch (ConditionTimeoutException e) {
+      return Optional.empty();
     }
-    return Optional.empty();
+  }
+
+  /** One notification: the answer when it was 2xx; empty on any other answer or a failed connection. */
+  private Optional<String> postOnce(Alert alert) throws InterruptedException {
+    try {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+          .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + TOKEN)
+          .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() / 100 == 2 ? Optional.of(r.body()) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty(); // as Alertmanager: a failed notification is retried
+    }
   }
 
   /** [times quarantined, times released], from the versions of the node the server stored. */
@@ -210,9 +226,7 @@ class ApiFaultsMockTest {
   }
 
   private void startService() throws Exception {
-    Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-        + "clusters: [{name: sim, cluster: {server: '" + proxy.url() + "'}}]\n"
-        + "contexts: [{name: sim, context: {cluster: sim, user: sim}}]\nusers: [{name: sim, user: {token: sim}}]\n");
+    Kubeconfig.write(dir.resolve("kubeconfig"), proxy.url());
     Files.writeString(dir.resolve("token"), TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
