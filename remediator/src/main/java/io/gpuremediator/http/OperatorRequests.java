@@ -5,7 +5,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Optional;
 
-/** The small JSON bodies of an operator's requests (pause, release, retry): each problem answered with a 400. */
+/** The small JSON bodies of an operator's requests (pause, resume, breaker reset, release, retry): each problem a 400. */
 final class OperatorRequests {
   /** The longest reason kept: it goes into decisions, Events and the fleet state. */
   static final int MAX_REASON = 256;
@@ -39,5 +39,23 @@ final class OperatorRequests {
       return Optional.empty();
     }
     return Optional.of(r.strip());
+  }
+
+  /** What a body whose {@code reason} is optional said: the reason, when it gave one. */
+  record OptionalReason(Optional<String> reason) {}
+
+  /**
+   * The body's optional {@code reason}: no body, or none in it, is fine; answers 400 and returns empty when the
+   * body is not a JSON object or the reason given is not a string of 1 to {@link #MAX_REASON} characters.
+   */
+  static Optional<OptionalReason> optionalReason(RoutingContext ctx) {
+    Optional<JsonObject> body = body(ctx, null);
+    if (body.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!body.get().containsKey("reason")) {
+      return Optional.of(new OptionalReason(Optional.empty()));
+    }
+    return reason(ctx, body.get()).map(r -> new OptionalReason(Optional.of(r)));
   }
 }

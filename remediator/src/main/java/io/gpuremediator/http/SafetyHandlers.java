@@ -5,7 +5,6 @@ import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import io.gpuremediator.safety.SafetySnapshot;
 import io.gpuremediator.value.Durations;
 import io.vertx.core.WorkerExecutor;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
@@ -93,49 +92,25 @@ final class SafetyHandlers {
 
   /** Ends a pause; an optional JSON body's {@code reason} says why (the status page always asks for one). */
   void resume(RoutingContext ctx) {
-    Optional<String> reason = Optional.empty();
-    if (ctx.body() != null && ctx.body().length() > 0) {
-      Optional<JsonObject> body = OperatorRequests.body(ctx, null);
-      if (body.isEmpty()) {
-        return;
-      }
-      if (body.get().containsKey("reason")) {
-        reason = OperatorRequests.reason(ctx, body.get());
-        if (reason.isEmpty()) {
-          return;
-        }
-      }
+    Optional<OperatorRequests.OptionalReason> read = OperatorRequests.optionalReason(ctx);
+    if (read.isPresent()) {
+      run(ctx, () -> {
+        gate.resume(read.get().reason());
+        return json(gate.snapshot());
+      });
     }
-    Optional<String> why = reason;
-    run(ctx, () -> {
-      gate.resume(why);
-      return json(gate.snapshot());
-    });
   }
 
+  /** Closes the breaker; an optional JSON body's {@code reason} goes with who reset it into the Event. */
   void resetBreaker(RoutingContext ctx) {
-    String by = "POST /api/v1/breaker/reset";
-    if (ctx.body() != null && ctx.body().length() > 0) {
-      try {
-        JsonObject body = ctx.body().asJsonObject();
-        Object reason = body == null ? null : body.getValue("reason");
-        if (reason != null && !(reason instanceof String)) {
-          ApiRouter.json(ctx, 400, ApiRouter.error("reason: must be a string"));
-          return;
-        }
-        if (reason != null) {
-          by = by + " (" + ((String) reason).strip() + ")";
-        }
-      } catch (DecodeException | ClassCastException e) {
-        ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
-        return;
-      }
+    Optional<OperatorRequests.OptionalReason> read = OperatorRequests.optionalReason(ctx);
+    if (read.isPresent()) {
+      String who = "POST /api/v1/breaker/reset" + read.get().reason().map(r -> " (" + r + ")").orElse("");
+      run(ctx, () -> {
+        gate.resetBreaker(who);
+        return json(gate.snapshot());
+      });
     }
-    String who = by.length() > OperatorRequests.MAX_REASON ? by.substring(0, OperatorRequests.MAX_REASON) : by;
-    run(ctx, () -> {
-      gate.resetBreaker(who);
-      return json(gate.snapshot());
-    });
   }
 
   /** Runs blocking gate work on the workers; a store failure is a 503 (try again), nothing half-done. */

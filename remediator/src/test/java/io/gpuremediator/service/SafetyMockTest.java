@@ -171,6 +171,12 @@ class SafetyMockTest {
     HttpResponse<String> noToken = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
         .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(noToken.statusCode()).isEqualTo(401);
+    for (String bad : new String[] {"{\"reason\": 7}", "{\"reason\": \"  \"}", "[1]"}) {
+      HttpResponse<String> refused = send(port, "POST", "/api/v1/breaker/reset", bad, "application/json");
+      assertThat(refused.statusCode()).as(bad).isEqualTo(400);
+    }
+    assertThat(new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body()).getJsonObject("breaker")
+        .getString("state")).as("bad input changes nothing").isEqualTo("open");
     HttpResponse<String> reset = send(port, "POST", "/api/v1/breaker/reset", "{\"reason\":\"exporter rollout fixed\"}",
         "application/json");
     assertThat(reset.statusCode()).isEqualTo(200);
