@@ -22,12 +22,10 @@ public final class BearerAuth implements PlatformHandler {
   private final Optional<byte[]> readDigest;
   private final boolean acceptsReadToken;
 
-  /** Creates the check; empty means auth is explicitly disabled. */
-  public BearerAuth(Optional<String> token) {
-    this(token.map(BearerAuth::digest), Optional.empty(), false);
-  }
-
-  /** Creates the check of the full token, which knows the read token only to say it cannot change anything. */
+  /**
+   * Creates the check of the full token (empty: auth explicitly disabled), which knows the read token only to
+   * say that it cannot change anything.
+   */
   public BearerAuth(Optional<String> token, Optional<String> readToken) {
     this(token.map(BearerAuth::digest), readToken.map(BearerAuth::digest), false);
   }

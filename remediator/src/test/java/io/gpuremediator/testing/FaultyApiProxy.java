@@ -63,11 +63,9 @@ public final class FaultyApiProxy implements AutoCloseable {
   private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
   private final AtomicInteger watchResets = new AtomicInteger();
   private final AtomicInteger nodeWatchesOpened = new AtomicInteger();
-  private final AtomicInteger forwarded = new AtomicInteger();
   private final Set<HttpConnection> nodeWatches = ConcurrentHashMap.newKeySet();
   private final AtomicLong nodeWatchDownSince = new AtomicLong(System.nanoTime());
   private final Map<String, Map<Long, JsonObject>> nodeVersions = new ConcurrentHashMap<>();
-  private volatile boolean faulty = true;
   private volatile long watchesCutUntil;
 
   private FaultyApiProxy(URI upstream, long seed) throws Exception {
@@ -87,11 +85,6 @@ public final class FaultyApiProxy implements AutoCloseable {
   /** The proxy's URL, to give the client under test. */
   public String url() {
     return "http://127.0.0.1:" + server.actualPort() + "/";
-  }
-
-  /** Turns fault injection on or off (watch outages aside). */
-  public void faulty(boolean on) {
-    this.faulty = on;
   }
 
   /** Closes every node watch now and refuses new watches (503) for {@code millis}: an outage of the watch path. */
@@ -127,11 +120,6 @@ public final class FaultyApiProxy implements AutoCloseable {
     return watchResets.get();
   }
 
-  /** Requests that reached the server. */
-  public int forwarded() {
-    return forwarded.get();
-  }
-
   /**
    * Each version of the node that a write through the proxy produced (by resourceVersion, oldest first):
    * what the server stored, whatever the client was told.
@@ -146,7 +134,7 @@ public final class FaultyApiProxy implements AutoCloseable {
       return;
     }
     req.body().onSuccess(body -> {
-      Fault fault = faulty ? draw(req.method()) : null;
+      Fault fault = draw(req.method());
       if (fault != null) {
         injected.computeIfAbsent(fault, k -> new AtomicInteger()).incrementAndGet();
       }
@@ -190,7 +178,6 @@ public final class FaultyApiProxy implements AutoCloseable {
             status(req, 502, "InternalError", "proxy: " + ar.cause(), null);
             return;
           }
-          forwarded.incrementAndGet();
           remember(req, ar.result());
           then.accept(ar.result().code, ar.result());
         });
@@ -262,8 +249,7 @@ public final class FaultyApiProxy implements AutoCloseable {
         up.textMessageHandler(down::writeTextMessage);
         up.binaryMessageHandler(down::writeBinaryMessage);
         up.closeHandler(c -> connection.close());
-        boolean reset = nodes && faulty && chance(0.5);
-        if (reset) {
+        if (nodes && chance(0.5)) {
           vertx.setTimer(1_000 + nextLong(4_000), id -> {
             if (nodeWatches.contains(connection)) {
               watchResets.incrementAndGet();
