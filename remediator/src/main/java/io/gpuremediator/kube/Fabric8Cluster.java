@@ -167,9 +167,9 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
-    Node next = rawByName.get(name);
-    boolean fromCache = next != null;
+    Node next = rawByName.get(name); // the first attempt starts from the watch cache
     for (int attempt = 1; ; attempt++) {
+      boolean fromCache = attempt == 1 && next != null;
       Node fresh = next != null ? next : get(name);
       next = null;
       NodeInfo current = NodeMapper.toInfo(fresh);
@@ -179,7 +179,6 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       if (fromCache && conditions.isEmpty() && !specChanges) {
         // Nothing to write, as the cache sees it. The cache can be behind our own last write (its answer lost
         // to a timeout or a reset, its watch event not yet here): confirm on the server before saying so.
-        fromCache = false;
         Node server = get(name);
         if (!Objects.equals(server.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion())) {
           cache(server);
@@ -187,7 +186,6 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
           continue;
         }
       }
-      fromCache = false;
       String what = "update status of node " + name;
       try {
         Node written = writeConditions(fresh, current, conditions);
