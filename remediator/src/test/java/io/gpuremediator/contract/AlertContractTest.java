@@ -50,21 +50,9 @@ class AlertContractTest {
   @BeforeAll
   @SuppressWarnings("unchecked")
   static void read() throws IOException {
-    try (Stream<Path> files = Files.list(RULES)) {
-      for (Path f : files.filter(p -> p.toString().endsWith(".rules.yml")).toList()) {
-        Map<String, Object> doc = new Yaml().load(Files.readString(f));
-        for (Map<String, Object> group : (List<Map<String, Object>>) doc.get("groups")) {
-          for (Map<String, Object> rule : (List<Map<String, Object>>) group.get("rules")) {
-            if (rule.containsKey("record")) {
-              RECORDS.put((String) rule.get("record"), (String) rule.get("expr"));
-            }
-            if (rule.containsKey("alert")) {
-              assertThat(ALERTS.put((String) rule.get("alert"), rule)).as("alert defined twice").isNull();
-            }
-          }
-        }
-      }
-    }
+    RuleFiles.Rules rules = RuleFiles.read(RULES);
+    RECORDS.putAll(rules.records());
+    ALERTS.putAll(rules.alerts());
     try (Stream<Path> files = Files.list(RULES.resolve("tests"))) {
       for (Path f : files.filter(p -> p.toString().endsWith("_test.yml")).toList()) {
         Map<String, Object> doc = new Yaml().load(Files.readString(f));

@@ -22,12 +22,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,7 +115,7 @@ class DashboardContractTest {
   @Test
   void everyMetricAPanelReadsIsExportedByTheServiceOrRecordedByTheRules() throws Exception {
     Set<String> known = new TreeSet<>(liveMetricNames());
-    known.addAll(recordedNames());
+    known.addAll(RuleFiles.read(Path.of("../rules"), Path.of("../rules/opt-in")).records().keySet());
     known.add("ALERTS");
     assertThat(known).contains("remediator_decisions_total", "remediator_step_duration_seconds_bucket",
         "remediator_alert_to_action_seconds_bucket", "gpu:dcgm_xid_errors:max");
@@ -132,11 +132,10 @@ class DashboardContractTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
   void remediationAlertsCarryTheLabelThePanelSelects() throws Exception {
-    try (Stream<Path> files = Files.list(Path.of("../rules"))) {
-      assertThat(files.filter(f -> f.toString().endsWith(".rules.yml")).anyMatch(f -> read(f).contains("remediate: \"true\"")))
-          .isTrue();
-    }
+    assertThat(RuleFiles.read(Path.of("../rules")).alerts().values())
+        .anyMatch(rule -> "true".equals(((Map<String, String>) rule.get("labels")).get("remediate")));
   }
 
   /** The metric names of a query: identifiers outside label matchers, ranges, strings and by/without lists, not called. */
@@ -155,22 +154,6 @@ class DashboardContractTest {
       boolean called = next < bare.length() && bare.charAt(next) == '(';
       if (!called && !KEYWORDS.contains(name)) {
         names.add(name);
-      }
-    }
-    return names;
-  }
-
-  private static Set<String> recordedNames() throws Exception {
-    Set<String> names = new TreeSet<>();
-    Pattern record = Pattern.compile("record:\\s*(\\S+)");
-    for (Path d : List.of(Path.of("../rules"), Path.of("../rules/opt-in"))) {
-      try (Stream<Path> files = Files.list(d)) {
-        for (Path f : files.filter(x -> x.toString().endsWith(".rules.yml")).toList()) {
-          Matcher m = record.matcher(read(f));
-          while (m.find()) {
-            names.add(m.group(1));
-          }
-        }
       }
     }
     return names;
@@ -209,13 +192,5 @@ class DashboardContractTest {
       }
     }
     return names;
-  }
-
-  private static String read(Path f) {
-    try {
-      return Files.readString(f, StandardCharsets.UTF_8);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 }
