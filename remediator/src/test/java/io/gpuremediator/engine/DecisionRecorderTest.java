@@ -19,6 +19,22 @@ class DecisionRecorderTest {
   }
 
   @Test
+  void anAppliedQuarantineIsTimedFromItsAlertsStartAndNothingElseIs() {
+    io.prometheus.client.CollectorRegistry registry = new io.prometheus.client.CollectorRegistry();
+    DecisionRecorder recorder = new DecisionRecorder(new io.gpuremediator.decision.DecisionLog(10),
+        new io.gpuremediator.metrics.RemediatorMetrics(registry));
+    Instant start = Instant.parse("2026-11-22T10:00:00Z");
+    recorder.decided(new Decision(start.plusSeconds(95), "a", start, "GpuXidHardwareError", "firing", "n1", "xid",
+        Reason.ACTIONS_APPLIED, "", List.of()));
+    recorder.decided(new Decision(start.plusSeconds(900), "b", start, "GpuXidHardwareError", "firing", "n2", "xid",
+        Reason.BREAKER_OPEN, "", List.of()));
+    recorder.decided(new Decision(start.plusSeconds(600), "a", start, "GpuXidHardwareError", "resolved", "n1", "xid",
+        Reason.RESOLVED_ACTIONS_APPLIED, "", List.of()));
+    assertThat(registry.getSampleValue("remediator_alert_to_action_seconds_count")).isEqualTo(1.0);
+    assertThat(registry.getSampleValue("remediator_alert_to_action_seconds_sum")).isEqualTo(95.0);
+  }
+
+  @Test
   void escapesInvisibleAndLineBreakingCharacters() {
     assertThat(DecisionRecorder.quote("a\u0000b\u2028c\u0085")).isEqualTo("\"a\\u0000b\\u2028c\\u0085\"");
   }
