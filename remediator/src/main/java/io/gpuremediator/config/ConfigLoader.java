@@ -75,6 +75,9 @@ public final class ConfigLoader {
     LeaderElection leader = leaderElection(m, problems);
     Limits limits = limits(m, problems);
     RemediatorConfig.Loop loop = loop(m, problems);
+    Optional<RemediatorConfig.Alertmanager> alertmanager = OutboundConfig.alertmanager(m, base, problems);
+    List<RemediatorConfig.Receiver> receivers = OutboundConfig.receivers(m, base, problems);
+    Optional<RemediatorConfig.Aws> aws = OutboundConfig.aws(m, problems);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
@@ -84,7 +87,7 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
-        kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen));
+        kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, aws));
   }
 
   private static Optional<RemediatorConfig.Listen> listen(MapReader m, String key, String value, Problems problems) {
@@ -150,8 +153,10 @@ public final class ConfigLoader {
     }).orElse(new Breaker(5, Duration.ofMinutes(10), Optional.empty()));
     Duration cooldown = s.flatMap(r -> r.parsed("cooldown", Durations::parse)).orElse(Duration.ofHours(1));
     Budget maxDraining = s.flatMap(r -> r.parsed("max_draining", Budget::parse)).orElse(new Budget(2, false));
+    Rate replaceRate = s.flatMap(r -> r.parsed("replace_rate_limit", Rate::parse))
+        .orElse(new Rate(2, Duration.ofHours(24)));
     s.ifPresent(MapReader::finish);
-    return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining);
+    return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining, replaceRate);
   }
 
   private static LeaderElection leaderElection(MapReader m, Problems problems) {

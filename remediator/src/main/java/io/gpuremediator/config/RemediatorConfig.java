@@ -25,7 +25,10 @@ public record RemediatorConfig(
     LeaderElection leaderElection,
     Limits limits,
     Loop loop,
-    Optional<Listen> statusListen) {
+    Optional<Listen> statusListen,
+    Optional<Alertmanager> alertmanager,
+    List<Receiver> receivers,
+    Optional<Aws> aws) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -41,7 +44,27 @@ public record RemediatorConfig(
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(loop, "loop");
     Objects.requireNonNull(statusListen, "statusListen");
+    Objects.requireNonNull(alertmanager, "alertmanager");
+    receivers = List.copyOf(receivers);
+    Objects.requireNonNull(aws, "aws");
   }
+
+  /** The Alertmanager silences are held in ({@code alertmanager}). */
+  public record Alertmanager(java.net.URI url, Optional<Path> bearerTokenFile) {}
+
+  /** The kinds of notification receiver. */
+  public enum ReceiverType {
+    /** Slack's incoming webhooks (and anything that takes {@code {"text": ...}}). */
+    SLACK,
+    /** A generic JSON POST of the whole notification. */
+    WEBHOOK
+  }
+
+  /** A notification receiver ({@code notify.receivers}); its URL is read from a file (it is a secret). */
+  public record Receiver(String name, ReceiverType type, Path urlFile) {}
+
+  /** Where instances are replaced ({@code cloud.aws}); credentials come from the SDK's default provider chain. */
+  public record Aws(String region, Optional<java.net.URI> endpoint) {}
 
   /**
    * How webhook and API callers authenticate: a bearer token from a file, or explicitly none; and optionally a
@@ -59,8 +82,10 @@ public record RemediatorConfig(
    * The fleet-wide limits.
    *
    * @param maxDraining nodes in stage draining at once; more wait in stage quarantined
+   * @param replaceRateLimit instance replacements fleet-wide per window
    */
-  public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown, Budget maxDraining) {}
+  public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown, Budget maxDraining,
+      Rate replaceRateLimit) {}
 
   /**
    * How the closed loop runs: how often it looks at every episode (watch events look sooner), and how long

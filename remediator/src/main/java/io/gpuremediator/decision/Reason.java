@@ -84,7 +84,25 @@ public enum Reason {
   /** A human asked for a failed step to run again. */
   STEP_RETRIED(Outcome.APPLIED),
   /** The episode's playbook is no longer loaded; nothing more runs until it is back or a human releases the node. */
-  PLAYBOOK_MISSING(Outcome.FAILED);
+  PLAYBOOK_MISSING(Outcome.FAILED),
+  /** The node's instance was marked unhealthy in its Auto Scaling group: the group replaces it. */
+  REPLACE_STARTED(Outcome.APPLIED),
+  /** The replaced node's Node object is gone: the episode is over (its last ledger is in the decision). */
+  REPLACED(Outcome.APPLIED),
+  /** More replacements than safety.replace_rate_limit allows, or paused, or the breaker is open: the node waits. */
+  REPLACE_RATE_LIMITED(Outcome.SUPPRESSED),
+  /** The node's providerID is not one we can replace (another cloud, none): nothing was called. */
+  PROVIDER_UNSUPPORTED(Outcome.FAILED),
+  /** The cloud refused the replacement (the instance is in no Auto Scaling group, say); a human decides. */
+  REPLACE_FAILED(Outcome.FAILED),
+  /** The Node object was still there when the replace step's timeout passed; a human decides. */
+  REPLACE_TIMEOUT(Outcome.FAILED),
+  /** An Alertmanager silence is held for the episode. */
+  SILENCE_CREATED(Outcome.APPLIED),
+  /** The silences of an ended episode were expired. */
+  SILENCE_EXPIRED(Outcome.APPLIED),
+  /** Alertmanager could not be asked for a silence; retried with backoff, the episode goes on without it. */
+  SILENCE_FAILED(Outcome.FAILED);
 
   private final Outcome outcome;
 

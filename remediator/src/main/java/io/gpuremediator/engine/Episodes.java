@@ -22,8 +22,9 @@ public final class Episodes {
   }
 
   /** Whether any step of the playbook runs in the background (so the alert's context must be kept). */
-  public static boolean hasLongSteps(Playbook p) {
-    return firstLongStep(p.actions()) < p.actions().size() || firstLongStep(p.onResolved()) < p.onResolved().size();
+  public static boolean hasBackgroundSteps(Playbook p) {
+    return p.actions().stream().anyMatch(ActionSpec::runsInBackground)
+        || p.onResolved().stream().anyMatch(ActionSpec::runsInBackground);
   }
 
   /** The list the episode's cursor is in. */

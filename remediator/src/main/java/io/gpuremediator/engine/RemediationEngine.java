@@ -438,7 +438,7 @@ public final class RemediationEngine {
       return ledger;
     }
     Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
-    boolean later = Episodes.hasLongSteps(playbook);
+    boolean later = Episodes.hasBackgroundSteps(playbook);
     // The same alert firing again with a new start is a new episode; the old one goes to history, so a late
     // re-send of it stays a duplicate.
     NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)

@@ -256,6 +256,12 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
   }
 
+  @Override
+  public Optional<String> providerId(String name) throws ClusterException {
+    Node node = get(name);
+    return Optional.ofNullable(node.getSpec() == null ? null : node.getSpec().getProviderID()).filter(p -> !p.isEmpty());
+  }
+
   private Node get(String name) throws ClusterException {
     try {
       Node node = client.nodes().withName(name).get();

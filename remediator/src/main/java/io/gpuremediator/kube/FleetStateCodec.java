@@ -30,6 +30,9 @@ final class FleetStateCodec {
     s.pause().ifPresent(p -> root.putObject("pause").put("reason", p.reason()).put("until", p.until().toString())
         .put("since", p.since().toString()).put("by", p.by()));
     times(root.putArray("starts"), s.starts());
+    if (!s.replacements().isEmpty()) {
+      times(root.putArray("replacements"), s.replacements());
+    }
     ObjectNode byPlaybook = root.putObject("playbook_starts");
     s.playbookStarts().forEach((k, v) -> times(byPlaybook.putArray(k), v));
     sightings(root.putObject("firing"), s.firing());
@@ -74,7 +77,7 @@ final class FleetStateCodec {
         byPlaybook.put(e.getKey(), times(e.getValue()));
       }
       return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, sightings(root.path("firing")),
-          sightings(root.path("acknowledged")));
+          sightings(root.path("acknowledged")), times(root.path("replacements")));
     } catch (java.io.IOException | RuntimeException e) {
       throw new IllegalArgumentException("fleet state is unreadable: " + e.getMessage(), e);
     }

@@ -52,7 +52,13 @@ final class LedgerCodec {
       if (!e.annotations().isEmpty()) {
         e.annotations().forEach(o.putObject("annotations")::put);
       }
+      if (!e.outbound().isEmpty()) {
+        e.outbound().forEach(o.putObject("outbound")::put);
+      }
     });
+    if (!ledger.expiring().isEmpty()) {
+      ledger.expiring().forEach(root.putArray("expiring_silences")::add);
+    }
     ArrayNode history = root.putArray("history");
     for (NodeLedger.PastEpisode p : ledger.history()) {
       history.addObject().put("fingerprint", p.fingerprint()).put("starts_at", p.startsAt().toString())
@@ -92,7 +98,7 @@ final class LedgerCodec {
         Progress progress = o.has("progress") ? decodeProgress(e.getKey(), o.path("progress")) : Progress.settled(since);
         episodes.put(e.getKey(), new Episode(e.getKey(), o.path("alertname").asText(), o.path("playbook").asText(),
             Instant.parse(o.path("starts_at").asText()), since, progress, strings(o.path("labels")),
-            strings(o.path("annotations"))));
+            strings(o.path("annotations")), strings(o.path("outbound"))));
       } catch (java.time.format.DateTimeParseException ex) {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
@@ -106,7 +112,9 @@ final class LedgerCodec {
         throw new IllegalArgumentException("a past episode has a bad time");
       }
     }
-    return NodeLedger.of(claims, episodes, history);
+    java.util.List<String> expiring = new java.util.ArrayList<>();
+    root.path("expiring_silences").forEach(id -> expiring.add(id.asText()));
+    return NodeLedger.of(claims, episodes, history, expiring);
   }
 
   private static ObjectNode encode(Progress p) {

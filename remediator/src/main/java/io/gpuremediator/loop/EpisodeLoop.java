@@ -12,6 +12,7 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
 import io.gpuremediator.playbook.ActionSpec.DrainSpec;
+import io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
@@ -71,6 +72,8 @@ public final class EpisodeLoop implements AutoCloseable {
         }
       });
   private final Workloads workloads;
+  private final ReplaceStep replaceStep;
+  private final EpisodeOutbound outbound;
   private ScheduledExecutorService ticker;
   private ExecutorService workers;
   private AutoCloseable jobWatch;
@@ -84,6 +87,17 @@ public final class EpisodeLoop implements AutoCloseable {
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, LoopListener listener,
       java.time.Clock clock) {
+    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutsidePorts.NONE);
+  }
+
+  /**
+   * Creates the loop with what it calls outside Kubernetes (silences, notifications, instance replacement).
+   *
+   * @param outside the ports of Alertmanager, the notifier, the cloud and the replacement budget
+   */
+  public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
+      Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, LoopListener listener,
+      java.time.Clock clock, OutsidePorts outside) {
     this.cluster = cluster;
     this.playbooks = playbooks;
     this.selected = selected;
@@ -95,6 +109,9 @@ public final class EpisodeLoop implements AutoCloseable {
     this.drain = new DrainStep(workloads, settings.retryDelay());
     this.diagnose = new DiagnoseStep(workloads, settings.jobNamespace());
     this.slots = new DrainSlots(settings.interval().multipliedBy(3));
+    this.replaceStep = new ReplaceStep(cluster, outside, settings.retryDelay());
+    this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decide(node, e, reason, detail,
+        List.of(), null));
   }
 
   /** Starts the timer, two worker threads, and the watch on diagnostic Jobs (a Job's change looks at its node). */
@@ -154,14 +171,22 @@ public final class EpisodeLoop implements AutoCloseable {
     Map<Stage, Integer> counts = new EnumMap<>(Stage.class);
     PlaybookSet set = playbooks.get();
     boolean lead = leading.getAsBoolean();
+    Instant now = writer.now();
+    Set<String> seen = new java.util.HashSet<>();
     for (NodeInfo n : cluster.nodes()) {
-      boolean work = false;
+      seen.add(n.name());
+      boolean work = outbound.expiryDue(n, now);
       for (Episode e : n.ledger().episodes().values()) {
         counts.merge(e.progress().stage(), 1, Integer::sum);
-        work |= hasWork(e, set);
+        work |= hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false);
       }
       if (lead && work) {
         kick(n.name());
+      }
+    }
+    for (String gone : replaceStep.tracked().keySet()) {
+      if (lead && !seen.contains(gone)) {
+        kick(gone);
       }
     }
     listener.stages(counts);
@@ -183,7 +208,11 @@ public final class EpisodeLoop implements AutoCloseable {
   /** Advances every episode of the node, now, on this thread (callers hold the node's in-flight mark). */
   void advance(String node) {
     Optional<NodeInfo> n = cluster.node(node);
-    if (n.isEmpty() || !leading.getAsBoolean()) {
+    if (!leading.getAsBoolean()) {
+      return;
+    }
+    if (n.isEmpty()) {
+      replaced(node);
       return;
     }
     PlaybookSet set = playbooks.get();
@@ -194,6 +223,62 @@ public final class EpisodeLoop implements AutoCloseable {
         LOGGER.warn("episode {} on node {}: {} (retried on the next look)", e.fingerprint(), node, ex.getMessage());
       }
     }
+    try {
+      keepOutbound(node, set);
+    } catch (ClusterException ex) {
+      LOGGER.warn("silences and notifications of node {}: {} (retried on the next look)", node, ex.getMessage());
+    }
+  }
+
+  /**
+   * Creates or renews the silences and sends the notifications the node's episodes are due, on the node read fresh
+   * (the cache may not have our own last write yet); expires the silences of its ended episodes.
+   */
+  private void keepOutbound(String node, PlaybookSet set) throws ClusterException {
+    Optional<NodeInfo> cached = cluster.node(node);
+    Instant now = writer.now();
+    boolean due = cached.isPresent() && (outbound.expiryDue(cached.get(), now) || cached.get().ledger().episodes().values()
+        .stream().anyMatch(e -> set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)));
+    if (!due) {
+      return;
+    }
+    Optional<NodeInfo> fresh = cluster.freshNode(node);
+    if (fresh.isEmpty() || !leading.getAsBoolean()) {
+      return;
+    }
+    for (Episode e : fresh.get().ledger().episodes().values()) {
+      Optional<Playbook> pb = set.named(e.playbook());
+      if (pb.isPresent() && outbound.due(e, pb.get(), now)) {
+        outbound.keep(node, e, pb.get());
+      }
+    }
+    if (!fresh.get().ledger().expiring().isEmpty()) {
+      outbound.expireEnded(fresh.get());
+    }
+  }
+
+  /** A node being replaced is gone from the cache: when the API agrees, the episode is over. */
+  private void replaced(String node) {
+    ReplaceStep.Replacing r = replaceStep.tracked().get(node);
+    if (r == null) {
+      return;
+    }
+    try {
+      if (cluster.freshNode(node).isPresent()) {
+        return;
+      }
+    } catch (ClusterException ex) {
+      LOGGER.warn("node {} being replaced: {} (asked again on the next look)", node, ex.getMessage());
+      return;
+    }
+    replaceStep.forget(node);
+    List<String> silences = new java.util.ArrayList<>(r.ledger().expiring());
+    r.ledger().episodes().values().forEach(e -> silences.addAll(e.silenceIds()));
+    outbound.expireNow(node, silences);
+    Episode e = r.episode();
+    Episode over = e.with(e.progress().inStage(Stage.REPLACED, writer.now()).noted("the Node object is gone"));
+    decide(node, over, Reason.REPLACED, "the Node object is gone: instance " + r.instance() + " was replaced; its last"
+        + " ledger: " + LedgerSummary.of(r.ledger()), List.of(), Stage.REPLACED);
   }
 
   private void advance(String node, Episode start, PlaybookSet set) throws ClusterException {
@@ -297,9 +382,79 @@ public final class EpisodeLoop implements AutoCloseable {
           + io.gpuremediator.value.Durations.format(((DrainSpec) spec).timeout()) + ")", List.of(), Stage.DRAINING);
       return written;
     }
+    if (spec instanceof ReplaceSpec) {
+      return startReplace(node, e, now);
+    }
     Task task = new Task("diagnose", p.next(), now, 1, "", Optional.empty());
     Episode next = e.with(p.inStage(Stage.DIAGNOSING, now).running(task).noted("creating the diagnostic job"));
     return replace(node, e, next);
+  }
+
+  /** Admits a replacement (the providerID names an instance, the budget allows it), then marks it on the next look. */
+  private Episode startReplace(String node, Episode e, Instant now) throws ClusterException {
+    Progress p = e.progress();
+    ReplaceStep.Admission admission = replaceStep.admit(node);
+    if (admission instanceof ReplaceStep.Admission.Unsupported u) {
+      String why = "cannot replace " + node + ": its providerID is " + u.seen() + "; nothing was called";
+      Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(why));
+      if (replace(node, e, next) != null) {
+        decide(node, next, Reason.PROVIDER_UNSUPPORTED, why, List.of(), Stage.NEEDS_HUMAN);
+      }
+      return null;
+    }
+    if (admission instanceof ReplaceStep.Admission.Refused r) {
+      String note = "waiting to replace: " + r.refusal().detail();
+      noticeOnce(node, e, r.refusal().reason(), note);
+      return p.note().equals(note) ? null : replace(node, e, e.with(p.noted(note)));
+    }
+    String instance = ((ReplaceStep.Admission.Admitted) admission).instance().instanceId();
+    Task task = new Task("replace", p.next(), now, 1, "", Optional.empty());
+    return replace(node, e, e.with(p.inStage(Stage.REPLACING, now).running(task).noted("marking instance " + instance
+        + " unhealthy")));
+  }
+
+  /** One look at a replacement: mark the instance (once), then wait for the Node object to go, or time out. */
+  private Episode lookReplace(String node, Episode e, ReplaceSpec spec, Task task, Instant now) throws ClusterException {
+    Progress p = e.progress();
+    if (task.handle().isEmpty()) {
+      StepResult result = replaceStep.mark(node, task, now);
+      if (result instanceof StepResult.Running r) {
+        Task again = task.retryAt(r.retryAt().orElse(now));
+        replace(node, e, e.with(p.running(again).noted(r.note())));
+        return null;
+      }
+      if (result instanceof StepResult.Failed f) {
+        listener.stepFinished("replace", "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
+        Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(f.note()));
+        if (replace(node, e, next) != null) {
+          decide(node, next, Reason.REPLACE_FAILED, f.note(), List.of(), Stage.NEEDS_HUMAN);
+        }
+        return null;
+      }
+      String note = ((StepResult.Succeeded) result).note();
+      String instance = note.substring(0, note.indexOf(' '));
+      Episode next = e.with(p.running(new Task("replace", task.step(), task.started(), task.attempt(), instance,
+          Optional.empty())).noted(note + "; waiting for the Node object to go"));
+      Episode written = replace(node, e, next);
+      if (written != null) {
+        replaceStep.track(node, written, cluster.node(node).map(NodeInfo::ledger).orElse(io.gpuremediator.state.NodeLedger.EMPTY));
+        decide(node, next, Reason.REPLACE_STARTED, note + "; the episode ends when the Node object is gone (timeout "
+            + io.gpuremediator.value.Durations.format(spec.timeout()) + ")", List.of(), Stage.REPLACING);
+      }
+      return null;
+    }
+    replaceStep.track(node, e, cluster.node(node).map(NodeInfo::ledger).orElse(io.gpuremediator.state.NodeLedger.EMPTY));
+    if (now.isAfter(task.started().plus(spec.timeout()))) {
+      listener.stepFinished("replace", "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
+      String why = "instance " + task.handle() + " was marked Unhealthy, but the Node object is still here after "
+          + io.gpuremediator.value.Durations.format(spec.timeout());
+      Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(why));
+      if (replace(node, e, next) != null) {
+        replaceStep.forget(node);
+        decide(node, next, Reason.REPLACE_TIMEOUT, why, List.of(), Stage.NEEDS_HUMAN);
+      }
+    }
+    return null;
   }
 
   /** One look at the long step under way. */
@@ -313,6 +468,9 @@ public final class EpisodeLoop implements AutoCloseable {
     }
     // A reloaded playbook may have fewer steps now: the task's step is then no longer there to run.
     ActionSpec spec = task.step() < list.size() ? list.get(task.step()) : null;
+    if (spec instanceof ReplaceSpec r) {
+      return lookReplace(node, e, r, task, now);
+    }
     StepResult result;
     if (spec instanceof DrainSpec d) {
       result = drain.look(node, d, task, now, blocked -> budgetEvent(node, e, task, blocked));
@@ -410,6 +568,7 @@ public final class EpisodeLoop implements AutoCloseable {
         e.progress().resolved() ? "resolved" : "firing", node, e.playbook(), reason, detail, records);
     listener.decided(d);
     if (stage != null) {
+      outbound.stageChanged(node, e, playbooks.get().named(e.playbook()), stage, reason, detail);
       String type = reason.outcome() == io.gpuremediator.decision.Outcome.FAILED ? "Warning" : "Normal";
       writer.recordEvent(new NodeEvent(node, type, eventReason(reason), capped(stage.code() + ": " + detail), writer.now()));
     }

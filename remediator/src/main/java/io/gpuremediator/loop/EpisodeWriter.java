@@ -102,6 +102,18 @@ final class EpisodeWriter {
     return cluster.modifyNode(node, edit);
   }
 
+  /** Forgets the silence ids of ended episodes that were expired; nothing when this instance no longer leads. */
+  void dropExpiring(String node, List<String> ids) throws ClusterException {
+    cluster.modifyNode(node, fresh -> {
+      if (!leading.getAsBoolean()) {
+        return new Edited<>(fresh, Boolean.FALSE);
+      }
+      NodeDraft draft = new NodeDraft(fresh, "", Phase.FIRING, clock.instant());
+      draft.ledger(fresh.ledger().withoutExpiring(ids));
+      return new Edited<>(draft.toNode(), Boolean.TRUE);
+    });
+  }
+
   /** Records Events; a failure is logged by the caller's listener, never undoes the write. */
   void recordEvents(List<NodeEvent> events) {
     for (NodeEvent e : events) {

@@ -31,6 +31,8 @@ public final class RemediatorMetrics {
   private final Gauge episodeStage;
   private final Histogram stepDuration;
   private final Histogram alertToAction;
+  private final Counter outboundRequests;
+  private final Counter notificationsDropped;
 
   /** Registers every collector in {@code registry}. */
   public RemediatorMetrics(CollectorRegistry registry) {
@@ -44,6 +46,12 @@ public final class RemediatorMetrics {
         "From an alert's startsAt to the decision that applied its firing actions (Prometheus's for:, Alertmanager's "
             + "group_wait and our decision together): the fault-to-quarantine time seen from here.")
         .buckets(10, 30, 60, 120, 180, 300, 600, 1200, 3600, 21600).register(registry);
+    outboundRequests = Counter.build("remediator_outbound_requests_total",
+        "Requests to Alertmanager, notification receivers and the cloud, by target and outcome (ok, http_<code>, timeout,"
+            + " error, gave_up, unknown_receiver, or the cloud's error code).")
+        .labelNames("target", "outcome").register(registry);
+    notificationsDropped = Counter.build("remediator_notifications_dropped_total",
+        "Notifications dropped because the send queue was full, by receiver.").labelNames("receiver").register(registry);
     alertsReceived = Counter.build("remediator_alerts_received_total", "Alerts received in webhooks, by status.")
         .labelNames("status").register(registry);
     decisions = Counter.build("remediator_decisions_total", "Decisions made, by outcome and reason code.")
@@ -163,5 +171,15 @@ public final class RemediatorMetrics {
   /** Observes a long step that ended. */
   public void stepFinished(String kind, String outcome, double seconds) {
     stepDuration.labels(kind, outcome).observe(seconds);
+  }
+
+  /** An outbound request ended. */
+  public void outboundRequest(String target, String outcome) {
+    outboundRequests.labels(target, outcome).inc();
+  }
+
+  /** A notification was dropped: its queue was full. */
+  public void notificationDropped(String receiver) {
+    notificationsDropped.labels(receiver).inc();
   }
 }

@@ -22,6 +22,14 @@ public interface Cluster {
    */
   Optional<NodeInfo> freshNode(String name) throws ClusterException;
 
+  /**
+   * The node's {@code spec.providerID} read from the API now (the instance a replacement marks); empty when it has
+   * none, or when this port is not a Kubernetes API (then nothing can be replaced).
+   */
+  default Optional<String> providerId(String name) throws ClusterException {
+    return Optional.empty();
+  }
+
   /** Every cached node. */
   List<NodeInfo> nodes();
 

@@ -27,6 +27,14 @@ public sealed interface ActionSpec {
     return false;
   }
 
+  /**
+   * Whether the loop does this step's work after the node write (a long step, a silence, a notification), so the
+   * episode keeps its alert's labels and annotations to render it.
+   */
+  default boolean runsInBackground() {
+    return isLongStep();
+  }
+
   /** Adds (or updates the value of) a taint. */
   record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
     @Override
@@ -164,6 +172,64 @@ public sealed interface ActionSpec {
 
     @Override
     public boolean isLongStep() {
+      return true;
+    }
+  }
+
+  /**
+   * Has the node's cloud instance replaced: AWS Auto Scaling {@code SetInstanceHealth(Unhealthy)} for the node's
+   * providerID; the step ends when the Node object is gone, or fails at {@code timeout}.
+   */
+  record ReplaceSpec(String provider, java.time.Duration timeout, boolean dryRun) implements ActionSpec {
+    @Override
+    public String kind() {
+      return "replace";
+    }
+
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
+  /**
+   * Holds an Alertmanager silence while the episode lasts: created when the step is reached, renewed before it
+   * ends, expired when the episode ends. Never a gate: the steps after it do not wait for Alertmanager.
+   *
+   * @param matchers what to silence; values may be templates (never a regex's)
+   * @param duration how long each silence lasts; renewed while the episode lasts
+   */
+  record SilenceSpec(java.util.List<SilenceMatcher> matchers, java.time.Duration duration, Template comment,
+      boolean dryRun) implements ActionSpec {
+    /** Copies the matchers. */
+    public SilenceSpec {
+      matchers = java.util.List.copyOf(matchers);
+    }
+
+    @Override
+    public String kind() {
+      return "silence";
+    }
+
+    @Override
+    public boolean runsInBackground() {
+      return true;
+    }
+  }
+
+  /**
+   * Sends a message to a configured receiver when the step is reached.
+   *
+   * @param stageChanges whether every later stage change of the episode also notifies this receiver
+   */
+  record NotifySpec(String receiver, Template message, boolean stageChanges, boolean dryRun) implements ActionSpec {
+    @Override
+    public String kind() {
+      return "notify";
+    }
+
+    @Override
+    public boolean runsInBackground() {
       return true;
     }
   }

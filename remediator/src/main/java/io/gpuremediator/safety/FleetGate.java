@@ -269,6 +269,48 @@ public final class FleetGate implements SafetyGate {
         || (claimKey.startsWith("taint/") && (claimKey.endsWith("/NoSchedule") || claimKey.endsWith("/NoExecute")));
   }
 
+  /**
+   * Admits one instance replacement, or says why not: paused, the breaker open, or {@code safety.replace_rate_limit}
+   * used up. The admission is stored before it is answered (under the gate's lock: replacements are rare), so no
+   * restart or new leader can let more through than the limit; a state that cannot be stored refuses.
+   */
+  public Optional<Refusal> admitReplacement(String node) {
+    lock.lock();
+    try {
+      if (!loaded) {
+        return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "fleet safety state not loaded"));
+      }
+      Instant now = clock.instant();
+      Optional<Pause> pause = activePause(now);
+      if (pause.isPresent()) {
+        return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "remediation is paused until " + pause.get().until()
+            + ": " + pause.get().reason()));
+      }
+      if (state.breaker().open()) {
+        return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "the storm breaker is open: " + state.breaker().reason()));
+      }
+      Rate rate = limits.replaceRate();
+      int used = FleetState.countWithin(state.replacements(), now, rate.window());
+      if (used >= rate.count()) {
+        return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "replace_rate_limit " + rate + " used up: " + used
+            + " replacements within " + Durations.format(rate.window())));
+      }
+      FleetState next = state.withReplacement(now).pruned(now, limits.retention());
+      synchronized (saving) {
+        store.save(next);
+      }
+      state = next;
+      LOGGER.info("instance replacement of node {} admitted ({} of {} within {})", node, used + 1, rate.count(),
+          Durations.format(rate.window()));
+      return Optional.empty();
+    } catch (FleetStoreException e) {
+      return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "the replacement could not be recorded: "
+          + e.getMessage()));
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Pauses every new remediation until {@code until}; {@code by} says who asked (shown with the pause). */
   public void pause(String reason, Instant until, String by) throws FleetStoreException {
     change(s -> s.withPause(Optional.of(new Pause(reason, until, clock.instant(), by))),

@@ -19,6 +19,7 @@ import java.util.TreeMap;
  * @param firing per node, the new episode (one the ledger did not know) last seen firing a remediation alert
  * @param acknowledged per node, the episode that was part of a storm when the breaker was reset: a human has
  *     judged it, so its re-sends never count towards a storm again
+ * @param replacements when each instance replacement was admitted, newest last (for safety.replace_rate_limit)
  */
 public record FleetState(
     Breaker breaker,
@@ -26,10 +27,17 @@ public record FleetState(
     List<Instant> starts,
     Map<String, List<Instant>> playbookStarts,
     Map<String, Sighting> firing,
-    Map<String, Sighting> acknowledged) {
+    Map<String, Sighting> acknowledged,
+    List<Instant> replacements) {
 
   /** A fleet with nothing remembered. */
   public static final FleetState EMPTY = new FleetState(Breaker.CLOSED, Optional.empty(), List.of(), Map.of(), Map.of(), Map.of());
+
+  /** A state with no replacement recorded. */
+  public FleetState(Breaker breaker, Optional<Pause> pause, List<Instant> starts, Map<String, List<Instant>> playbookStarts,
+      Map<String, Sighting> firing, Map<String, Sighting> acknowledged) {
+    this(breaker, pause, starts, playbookStarts, firing, acknowledged, List.of());
+  }
 
   /** Copies the collections. */
   public FleetState {
@@ -41,6 +49,14 @@ public record FleetState(
     playbookStarts = java.util.Collections.unmodifiableSortedMap(copy);
     firing = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(firing));
     acknowledged = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(acknowledged));
+    replacements = List.copyOf(replacements);
+  }
+
+  /** The state with an instance replacement admitted at {@code now}. */
+  public FleetState withReplacement(Instant now) {
+    List<Instant> next = new ArrayList<>(replacements);
+    next.add(now);
+    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, next);
   }
 
   /**
@@ -85,7 +101,7 @@ public record FleetState(
     List<Instant> own = new ArrayList<>(byPlaybook.getOrDefault(playbook, List.of()));
     own.add(now);
     byPlaybook.put(playbook, own);
-    return new FleetState(breaker, pause, fleet, byPlaybook, firing, acknowledged);
+    return new FleetState(breaker, pause, fleet, byPlaybook, firing, acknowledged, replacements);
   }
 
   /**
@@ -103,7 +119,7 @@ public record FleetState(
         next.merge(node, new Sighting(t, now), (a, b) -> b.startedAt().isBefore(a.startedAt()) ? new Sighting(a.startedAt(), now) : b);
       }
     });
-    return new FleetState(breaker, pause, starts, playbookStarts, next, acked);
+    return new FleetState(breaker, pause, starts, playbookStarts, next, acked, replacements);
   }
 
   /**
@@ -135,16 +151,16 @@ public record FleetState(
    */
   public FleetState withBreaker(Breaker next) {
     if (next.open()) {
-      return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged);
+      return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged, replacements);
     }
     Map<String, Sighting> acked = new TreeMap<>(acknowledged);
     acked.putAll(firing);
-    return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked);
+    return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked, replacements);
   }
 
   /** The state with another pause. */
   public FleetState withPause(Optional<Pause> next) {
-    return new FleetState(breaker, next, starts, playbookStarts, firing, acknowledged);
+    return new FleetState(breaker, next, starts, playbookStarts, firing, acknowledged, replacements);
   }
 
   /**
@@ -163,7 +179,8 @@ public record FleetState(
       }
     });
     Optional<Pause> livePause = pause.filter(p -> p.until().isAfter(now));
-    return new FleetState(breaker, livePause, fleet, byPlaybook, seenSince(firing, from), seenSince(acknowledged, from));
+    return new FleetState(breaker, livePause, fleet, byPlaybook, seenSince(firing, from), seenSince(acknowledged, from),
+        replacements.stream().filter(t -> t.isAfter(from)).toList());
   }
 
   private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {

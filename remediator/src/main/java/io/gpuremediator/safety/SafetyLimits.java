@@ -10,6 +10,7 @@ import java.util.Optional;
  *
  * @param breakerNodes the breaker opens when MORE distinct nodes than this start firing within {@code breakerWindow}
  * @param cooldown the default time after a release before the same playbook may act on the node again
+ * @param replaceRate instance replacements admitted fleet-wide per window ({@code safety.replace_rate_limit})
  */
 public record SafetyLimits(
     Budget maxUnavailable,
@@ -17,11 +18,22 @@ public record SafetyLimits(
     int breakerNodes,
     Duration breakerWindow,
     Optional<Duration> autoResetAfter,
-    Duration cooldown) {
+    Duration cooldown,
+    Rate replaceRate) {
+
+  /** The fleet default for instance replacements: 2 a day. */
+  public static final Rate DEFAULT_REPLACE_RATE = new Rate(2, Duration.ofHours(24));
+
+  /** Limits with the default replacement rate. */
+  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+      Optional<Duration> autoResetAfter, Duration cooldown) {
+    this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, DEFAULT_REPLACE_RATE);
+  }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */
   public Duration retention() {
     Duration longest = rate.window().compareTo(breakerWindow) > 0 ? rate.window() : breakerWindow;
+    longest = replaceRate.window().compareTo(longest) > 0 ? replaceRate.window() : longest;
     return longest.compareTo(Duration.ofDays(1)) > 0 ? longest : Duration.ofDays(1);
   }
 }

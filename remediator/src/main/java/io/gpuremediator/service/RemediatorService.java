@@ -19,6 +19,14 @@ import io.gpuremediator.kube.LeaderElection;
 import io.gpuremediator.loop.EpisodeLoop;
 import io.gpuremediator.loop.HumanControls;
 import io.gpuremediator.loop.LoopListener;
+import io.gpuremediator.loop.OutsidePorts;
+import io.gpuremediator.outbound.InstanceHealth;
+import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.OutboundListener;
+import io.gpuremediator.outbound.Silences;
+import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
+import io.gpuremediator.outbound.http.AlertmanagerSilences;
+import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.loop.LoopSettings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
@@ -59,6 +67,8 @@ public final class RemediatorService implements AutoCloseable {
   /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
   static final java.time.Duration LEASE_DURATION = java.time.Duration.ofSeconds(15);
   private static final long FLEET_STATE_RETRY_MILLIS = 2000;
+  /** Notifications held at most (queued, in flight, waiting to retry); more are dropped and counted. */
+  private static final int NOTIFY_QUEUE = 1000;
 
   private final RemediatorConfig config;
   private final KubeApi kube;
@@ -74,6 +84,7 @@ public final class RemediatorService implements AutoCloseable {
   private FleetGate gate;
   private LeaderElection election;
   private EpisodeLoop loop;
+  private AutoScalingInstanceHealth aws;
   private java.util.concurrent.ExecutorService eventWriter;
   private final String identity = hostname() + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
@@ -124,7 +135,7 @@ public final class RemediatorService implements AutoCloseable {
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()),
-        loopListener(decided), clock);
+        loopListener(decided), clock, outsidePorts());
     loopListener(decided).stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
     loop.start();
@@ -173,7 +184,60 @@ public final class RemediatorService implements AutoCloseable {
   private SafetyLimits limits() {
     RemediatorConfig.Safety s = config.safety();
     return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
-        s.breaker().autoResetAfter(), s.cooldown());
+        s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit());
+  }
+
+  /** Alertmanager, the notification receivers and the cloud, as configured; what is not configured refuses. */
+  private OutsidePorts outsidePorts() throws StartupException {
+    OutboundListener counted = new OutboundListener() {
+      @Override
+      public void request(String target, String outcome) {
+        metrics.outboundRequest(target, outcome);
+      }
+
+      @Override
+      public void dropped(String receiver) {
+        metrics.notificationDropped(receiver);
+      }
+    };
+    Silences silences = Silences.NOT_CONFIGURED;
+    if (config.alertmanager().isPresent()) {
+      RemediatorConfig.Alertmanager am = config.alertmanager().get();
+      Optional<String> amToken = am.bearerTokenFile().isEmpty() ? Optional.empty()
+          : Optional.of(token(am.bearerTokenFile().get(), "alertmanager.bearer_token_file"));
+      silences = new AlertmanagerSilences(vertx, am.url(), amToken, counted);
+    }
+    Map<String, WebhookNotifier.Target> targets = new java.util.HashMap<>();
+    for (RemediatorConfig.Receiver r : config.receivers()) {
+      String url = secret(r.urlFile(), "notify receiver " + r.name() + " url_file");
+      try {
+        java.net.URI u = new java.net.URI(url);
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+          throw new java.net.URISyntaxException(url, "not an http(s) URL");
+        }
+        targets.put(r.name(), new WebhookNotifier.Target(r.name(), r.type() == RemediatorConfig.ReceiverType.SLACK, u));
+      } catch (java.net.URISyntaxException e) {
+        throw new StartupException("the URL in notify receiver " + r.name() + " url_file " + r.urlFile()
+            + " is not an http(s) URL");
+      }
+    }
+    Notifier notifier = targets.isEmpty() ? Notifier.NONE
+        : new WebhookNotifier(vertx, targets, NOTIFY_QUEUE, counted, clock);
+    InstanceHealth instances = InstanceHealth.NOT_CONFIGURED;
+    if (config.aws().isPresent()) {
+      aws = AutoScalingInstanceHealth.create(config.aws().get().region(), config.aws().get().endpoint(), counted);
+      instances = aws;
+    }
+    return new OutsidePorts(silences, notifier, instances, gate::admitReplacement);
+  }
+
+  /** A secret (a URL) from its file, stripped. */
+  private static String secret(Path file, String key) throws StartupException {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      throw new StartupException("cannot read " + key + " " + file + ": " + e.getMessage());
+    }
   }
 
   /** The global dry-run writes nothing to Kubernetes, its fleet state included. */
@@ -196,7 +260,7 @@ public final class RemediatorService implements AutoCloseable {
       public void stages(Map<Stage, Integer> counts) {
         Map<String, Integer> byCode = new java.util.TreeMap<>();
         for (Stage s : Stage.values()) {
-          if (s != Stage.RELEASED) {
+          if (!s.isOver()) {
             byCode.put(s.code(), counts.getOrDefault(s, 0));
           }
         }
@@ -348,6 +412,9 @@ public final class RemediatorService implements AutoCloseable {
     }
     if (cluster != null) {
       cluster.close();
+    }
+    if (aws != null) {
+      aws.close();
     }
   }
 

@@ -21,22 +21,28 @@ public final class NodeLedger {
   /** The ledger of a node we never touched. */
   public static final NodeLedger EMPTY = new NodeLedger(new TreeMap<>(), new TreeMap<>());
 
+  /** The most silence ids kept waiting to be expired: far more than a node's episodes ever hold. */
+  public static final int EXPIRING_LIMIT = 64;
+
   /** Past episodes kept per node: enough for escalation and duplicate detection, small on the Node. */
   public static final int HISTORY_LIMIT = 32;
 
   private final SortedMap<String, Claim> claims;
   private final SortedMap<String, Episode> episodes;
   private final List<PastEpisode> history;
+  private final List<String> expiring;
 
   /** Trusts its arguments: only called with collections this class built and never shares. */
-  private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes, List<PastEpisode> history) {
+  private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes, List<PastEpisode> history,
+      List<String> expiring) {
     this.claims = Collections.unmodifiableSortedMap(claims);
     this.episodes = Collections.unmodifiableSortedMap(episodes);
     this.history = Collections.unmodifiableList(history);
+    this.expiring = Collections.unmodifiableList(expiring);
   }
 
   private NodeLedger(TreeMap<String, Claim> claims, TreeMap<String, Episode> episodes) {
-    this(claims, episodes, List.of());
+    this(claims, episodes, List.of(), List.of());
   }
 
   /**
@@ -44,9 +50,32 @@ public final class NodeLedger {
    * {@value #HISTORY_LIMIT} are kept), sorted so that the stored form is deterministic.
    */
   public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes, List<PastEpisode> history) {
+    return of(claims, episodes, history, List.of());
+  }
+
+  /** The same, with the Alertmanager silences of ended episodes still to be expired (the newest are kept). */
+  public static NodeLedger of(Map<String, Claim> claims, Map<String, Episode> episodes, List<PastEpisode> history,
+      List<String> expiring) {
     List<PastEpisode> kept = history.size() > HISTORY_LIMIT
         ? history.subList(history.size() - HISTORY_LIMIT, history.size()) : history;
-    return new NodeLedger(new TreeMap<>(claims), new TreeMap<>(episodes), new ArrayList<>(kept));
+    List<String> ids = expiring.size() > EXPIRING_LIMIT
+        ? expiring.subList(expiring.size() - EXPIRING_LIMIT, expiring.size()) : expiring;
+    return new NodeLedger(new TreeMap<>(claims), new TreeMap<>(episodes), new ArrayList<>(kept), new ArrayList<>(ids));
+  }
+
+  /**
+   * The ids of Alertmanager silences that ended episodes held, still to be expired: an episode's end (a release)
+   * moves them here in the same write, so an Alertmanager that is down then does not leave them muting the node.
+   */
+  public List<String> expiring() {
+    return expiring;
+  }
+
+  /** Without these silence ids (they were expired). */
+  public NodeLedger withoutExpiring(java.util.Collection<String> expired) {
+    List<String> left = new ArrayList<>(expiring);
+    left.removeAll(expired);
+    return of(claims, episodes, history, left);
   }
 
   /** Past episodes, oldest first. */
@@ -94,7 +123,9 @@ public final class NodeLedger {
     next.remove(fingerprint);
     List<PastEpisode> past = new ArrayList<>(history);
     past.add(new PastEpisode(active.fingerprint(), active.startsAt(), active.playbook(), active.since(), now));
-    return of(claims, next, past);
+    List<String> toExpire = new ArrayList<>(expiring);
+    toExpire.addAll(active.silenceIds());
+    return of(claims, next, past, toExpire);
   }
 
   /** Every claim, by claim key. */
@@ -126,9 +157,16 @@ public final class NodeLedger {
    * @param progress where it is in the closed loop
    * @param labels the alert's labels, kept (capped) so steps run later render the same templates
    * @param annotations the alert's annotations, likewise
+   * @param outbound what the episode did outside Kubernetes, by step key ({@link #SILENCE_PREFIX} keys hold an
+   *     Alertmanager silence as {@code "<id> <endsAt>"}; {@link #NOTIFY_PREFIX} keys mark a notification sent)
    */
   public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
-      Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations) {
+      Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations,
+      SortedMap<String, String> outbound) {
+    /** The key prefix of a held silence. */
+    public static final String SILENCE_PREFIX = "silence/";
+    /** The key prefix of a notification sent. */
+    public static final String NOTIFY_PREFIX = "notify/";
     /** The most labels or annotations an episode keeps, and the most characters of each value. */
     public static final int CONTEXT_ENTRIES = 64;
     /** The most characters of a kept label or annotation value. */
@@ -144,6 +182,7 @@ public final class NodeLedger {
       Objects.requireNonNull(progress, "progress");
       labels = capped(labels);
       annotations = capped(annotations);
+      outbound = Collections.unmodifiableSortedMap(new TreeMap<>(outbound == null ? Map.of() : outbound));
     }
 
     /** An episode whose firing steps all ran, with no alert context kept. */
@@ -151,20 +190,49 @@ public final class NodeLedger {
       this(fingerprint, alertname, playbook, startsAt, since, Progress.settled(since), Map.of(), Map.of());
     }
 
-    /** Builds from any maps (they are capped and copied). */
+    /** Builds from any maps, with nothing done outside Kubernetes yet. */
     public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
         Progress progress, Map<String, String> labels, Map<String, String> annotations) {
-      this(fingerprint, alertname, playbook, startsAt, since, progress, new TreeMap<>(labels), new TreeMap<>(annotations));
+      this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, Map.of());
+    }
+
+    /** Builds from any maps (they are capped and copied). */
+    public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
+        Progress progress, Map<String, String> labels, Map<String, String> annotations, Map<String, String> outbound) {
+      this(fingerprint, alertname, playbook, startsAt, since, progress, new TreeMap<>(labels), new TreeMap<>(annotations),
+          new TreeMap<>(outbound));
     }
 
     /** The same episode at another point of its progress. */
     public Episode with(Progress p) {
-      return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations);
+      return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations, outbound);
     }
 
-    /** The same episode run by another playbook (an escalation), from its first step. */
+    /** The same episode run by another playbook (an escalation), from its first step; what it holds outside stays. */
     public Episode escalatedTo(String other, Progress p) {
-      return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations);
+      return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations, outbound);
+    }
+
+    /** The same episode with an outbound entry set (a value) or removed (null). */
+    public Episode withOutbound(String key, String value) {
+      TreeMap<String, String> next = new TreeMap<>(outbound);
+      if (value == null) {
+        next.remove(key);
+      } else {
+        next.put(key, value);
+      }
+      return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, next);
+    }
+
+    /** The ids of the silences the episode holds. */
+    public List<String> silenceIds() {
+      List<String> ids = new ArrayList<>();
+      outbound.forEach((k, v) -> {
+        if (k.startsWith(SILENCE_PREFIX) && !v.isBlank()) {
+          ids.add(v.split(" ", 2)[0]);
+        }
+      });
+      return ids;
     }
 
     private static SortedMap<String, String> capped(Map<String, String> in) {
@@ -195,7 +263,7 @@ public final class NodeLedger {
     holders.add(holder);
     TreeMap<String, Claim> next = new TreeMap<>(claims);
     next.put(key, new Claim(holders, existing == null ? preexisting : existing.preexisting()));
-    return new NodeLedger(next, new TreeMap<>(episodes), history);
+    return new NodeLedger(next, new TreeMap<>(episodes), history, expiring);
   }
 
   /** Removes {@code holder} from a claim, dropping the claim when no holder is left. */
@@ -212,19 +280,19 @@ public final class NodeLedger {
     } else {
       next.put(key, new Claim(holders, existing.preexisting()));
     }
-    return new NodeLedger(next, new TreeMap<>(episodes), history);
+    return new NodeLedger(next, new TreeMap<>(episodes), history, expiring);
   }
 
   /** Records an active episode (replacing one with the same fingerprint). */
   public NodeLedger withEpisode(Episode episode) {
     TreeMap<String, Episode> next = new TreeMap<>(episodes);
     next.put(episode.fingerprint(), episode);
-    return new NodeLedger(new TreeMap<>(claims), next, history);
+    return new NodeLedger(new TreeMap<>(claims), next, history, expiring);
   }
 
   /** Whether nothing is remembered, so the annotation can go. */
   public boolean isEmpty() {
-    return claims.isEmpty() && episodes.isEmpty() && history.isEmpty();
+    return claims.isEmpty() && episodes.isEmpty() && history.isEmpty() && expiring.isEmpty();
   }
 
   /** Whether we hold any change on the node: it is quarantined by us. */
@@ -235,16 +303,16 @@ public final class NodeLedger {
   @Override
   public boolean equals(Object o) {
     return o instanceof NodeLedger other && claims.equals(other.claims) && episodes.equals(other.episodes)
-        && history.equals(other.history);
+        && history.equals(other.history) && expiring.equals(other.expiring);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(claims, episodes, history);
+    return Objects.hash(claims, episodes, history, expiring);
   }
 
   @Override
   public String toString() {
-    return "NodeLedger[claims=" + claims + ", episodes=" + episodes + ", history=" + history + "]";
+    return "NodeLedger[claims=" + claims + ", episodes=" + episodes + ", history=" + history + ", expiring=" + expiring + "]";
   }
 }

@@ -24,6 +24,10 @@ public enum Stage {
   ESCALATED,
   /** Nothing more will happen automatically; a human decides. */
   NEEDS_HUMAN,
+  /** The node's instance is marked unhealthy; its group replaces it, and the episode ends when the Node is gone. */
+  REPLACING,
+  /** The Node object is gone after a replacement (kept only in decisions). */
+  REPLACED,
   /** The release steps ran: the node is back in service (kept only in decisions and history). */
   RELEASED;
 
@@ -40,6 +44,11 @@ public enum Stage {
       }
     }
     return Optional.empty();
+  }
+
+  /** Whether the episode is over (released, or its node replaced): such a stage is only ever in decisions. */
+  public boolean isOver() {
+    return this == RELEASED || this == REPLACED;
   }
 
   /** Whether the episode waits for a human (release or retry) before anything more happens. */

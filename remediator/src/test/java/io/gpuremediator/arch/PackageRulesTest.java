@@ -40,7 +40,10 @@ class PackageRulesTest {
     allow("node", "decision", "state", "yaml");
     allow("playbook", "node", "value", "yaml");
     allow("playbook.load", "playbook", "node", "value", "yaml", "org.yaml..", "org.slf4j..");
-    allow("action", "playbook", "node", "state", "decision", "value");
+    allow("action", "playbook", "node", "state", "decision", "value", "outbound");
+    allow("outbound");
+    allow("outbound.http", "outbound", "io.vertx..", "org.slf4j..");
+    allow("outbound.aws", "outbound", "software.amazon.awssdk..");
     allow("safety", "decision", "node", "state", "value", "org.slf4j..");
     allow("config", "node", "value", "yaml", "org.yaml..");
     allow("metrics", "io.prometheus..");
@@ -50,7 +53,8 @@ class PackageRulesTest {
     allow("http", "decision", "loop", "node", "safety", "state", "value", "yaml", "webhook", "io.vertx..", "io.prometheus..",
         "org.slf4j..");
     allow("workload", "node");
-    allow("loop", "action", "decision", "engine", "node", "playbook", "state", "value", "workload", "org.slf4j..");
+    allow("loop", "action", "decision", "engine", "node", "outbound", "playbook", "state", "value", "workload",
+        "org.slf4j..");
     allow("kube", "node", "safety", "state", "workload", "io.fabric8..", "com.fasterxml.jackson..", "org.slf4j..");
   }
 
@@ -87,6 +91,12 @@ class PackageRulesTest {
   void onlyKubeImportsFabric8() {
     noClasses().that().resideOutsideOfPackage(ROOT + "kube").should().dependOnClassesThat().resideInAPackage("io.fabric8..")
         .check(main);
+  }
+
+  @Test
+  void onlyOutboundAwsImportsTheAwsSdk() {
+    noClasses().that().resideOutsideOfPackage(ROOT + "outbound.aws").should().dependOnClassesThat()
+        .resideInAPackage("software.amazon.awssdk..").check(main);
   }
 
   @Test

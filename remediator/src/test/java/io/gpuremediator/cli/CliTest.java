@@ -55,7 +55,7 @@ class CliTest {
         bad + ":3: matcher \"alertname=~\"(\"\": invalid regex: Unclosed group",
         bad + ":6: taint action: \"value\": unknown template variable \"host\" (known: labels.NAME, annotations.NAME, node, alertname, fingerprint)",
         bad + ":6: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"Maybe\"",
-        bad + ":7: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose)",
+        bad + ":7: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose, replace, silence, notify)",
         bad + ":4: unknown key \"colour\" in playbook",
         config + ":3: \"rate_limit\" in safety: \"often\" is not a rate (like 10/1h)");
   }

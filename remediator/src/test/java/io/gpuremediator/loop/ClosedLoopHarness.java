@@ -75,16 +75,28 @@ final class ClosedLoopHarness implements AutoCloseable {
   }
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
-    this(dir, drainMode, maxDraining, escalate, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true);
+    this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
+        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE);
+  }
+
+  /** These playbooks, with these ports to the world outside Kubernetes. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside);
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
-    return new ClosedLoopHarness(dir, drainMode, 1, true, server, clock, false);
+    return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
+        false, OutsidePorts.NONE);
   }
 
-  private ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate, EmulatedApiServer server,
-      MutableClock clock, boolean fresh) {
+  /** The same, with these playbooks and ports. */
+  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside) {
+    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside);
+  }
+
+  private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
+      MutableClock clock, boolean fresh, OutsidePorts outside) {
     this.server = server;
     this.client = server.client();
     this.clock = clock;
@@ -92,7 +104,7 @@ final class ClosedLoopHarness implements AutoCloseable {
     if (fresh) {
       Nodes.createFleet(client, 4);
     }
-    playbooks = load(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""));
+    playbooks = load(dir, playbooksYaml);
     cluster = KubeApi.of(client).cluster("test");
     cluster.start();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == 5);
@@ -102,7 +114,7 @@ final class ClosedLoopHarness implements AutoCloseable {
     loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator"),
-        () -> true, decisions::add, clock);
+        () -> true, decisions::add, clock, outside);
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }
 
@@ -129,11 +141,12 @@ final class ClosedLoopHarness implements AutoCloseable {
     return engine.decide(alert);
   }
 
-  /** Waits for the cache to show the node as the server has it, then advances its episodes once. */
+  /** Waits for the cache to show the node as the server has it (or, deleted, not at all), then advances its episodes once. */
   void look(String node) {
     await().atMost(Duration.ofSeconds(20)).until(() -> {
-      String server = client.nodes().withName(node).get().getMetadata().getResourceVersion();
-      return cluster.node(node).map(n -> n.resourceVersion().equals(server)).orElse(false);
+      io.fabric8.kubernetes.api.model.Node onServer = client.nodes().withName(node).get();
+      return onServer == null ? cluster.node(node).isEmpty()
+          : cluster.node(node).map(n -> n.resourceVersion().equals(onServer.getMetadata().getResourceVersion())).orElse(false);
     });
     loop.advance(node);
   }

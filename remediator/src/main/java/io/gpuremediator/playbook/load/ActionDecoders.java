@@ -60,7 +60,10 @@ final class ActionDecoders {
         new Decoder("condition", ConditionSpec.class, BOTH, ActionDecoders::condition),
         new Decoder("event", EventSpec.class, BOTH, ActionDecoders::event),
         new Decoder("drain", DrainSpec.class, BOTH, LongStepDecoders::drain),
-        new Decoder("diagnose", DiagnoseSpec.class, BOTH, LongStepDecoders::diagnose))) {
+        new Decoder("diagnose", DiagnoseSpec.class, BOTH, LongStepDecoders::diagnose),
+        new Decoder("replace", ActionSpec.ReplaceSpec.class, BOTH, OutboundStepDecoders::replace),
+        new Decoder("silence", ActionSpec.SilenceSpec.class, BOTH, OutboundStepDecoders::silence),
+        new Decoder("notify", ActionSpec.NotifySpec.class, BOTH, OutboundStepDecoders::notify))) {
       BY_NAME.put(d.name(), d);
     }
   }

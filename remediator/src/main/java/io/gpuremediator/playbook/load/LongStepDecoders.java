@@ -107,13 +107,19 @@ final class LongStepDecoders {
   }
 
   private static Optional<Duration> duration(MapReader params, String key, Duration fallback, String kind) {
+    return duration(params, key, fallback, MAX_TIMEOUT, kind);
+  }
+
+  /** An optional duration, more than 0 and at most {@code max}. */
+  static Optional<Duration> duration(MapReader params, String key, Duration fallback, Duration max, String kind) {
     if (!params.has(key)) {
       params.take(key);
       return Optional.of(fallback);
     }
     return params.parsed(key, Durations::parse).filter(d -> {
-      if (d.isZero() || d.isNegative() || d.compareTo(MAX_TIMEOUT) > 0) {
-        params.problems().add(params.at(key), kind + " action: \"" + key + "\" must be more than 0 and at most 7d");
+      if (d.isZero() || d.isNegative() || d.compareTo(max) > 0) {
+        params.problems().add(params.at(key), kind + " action: \"" + key + "\" must be more than 0 and at most "
+            + Durations.format(max));
         return false;
       }
       return true;

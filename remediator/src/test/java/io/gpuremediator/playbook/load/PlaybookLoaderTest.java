@@ -25,7 +25,7 @@ class PlaybookLoaderTest {
         Arguments.of("bad-matcher-regex.yaml", List.of(
             "5: matcher \"severity=~\"critical|(page\"\": invalid regex: Unclosed group")),
         Arguments.of("unknown-action.yaml", List.of(
-            "6: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose)")),
+            "6: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose, replace, silence, notify)")),
         Arguments.of("bad-taint-effect.yaml", List.of(
             "8: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"NoScheduleEver\"")),
         Arguments.of("unknown-template-variable.yaml", List.of(
@@ -43,6 +43,14 @@ class PlaybookLoaderTest {
             "6: condition action: \"type\": \"Ready\" is owned by the kubelet",
             "6: condition action: \"status\" must be one of True, False, Unknown, not \"Maybe\"",
             "6: condition action: \"reason\": \"gpu broken\" is not a CamelCase reason (a letter, then letters, digits, '_', ',', ':')")),
+        Arguments.of("bad-outbound-steps.yaml", List.of(
+            "5: silence action: these matchers would silence remediation alerts (remediate=\"true\"); add remediate!=\"true\"",
+            "6: silence action: these matchers would silence remediation alerts (remediate=\"true\"); add remediate!=\"true\"",
+            "7: silence action: matcher \"node=~\"{{ node }}.*\"\": a regex matcher's value must be literal (a rendered label value must not become a regex)",
+            "8: silence action: at least one matcher must be = or =~ (Alertmanager refuses a silence that matches every alert)",
+            "8: silence action: \"duration\" must be at least 5m (it is renewed before it ends)",
+            "9: replace action: \"provider\" must be aws, not \"gce\"",
+            "10: notify action: \"receiver\" must name a receiver of the service config (lower-case letters, digits and -)")),
         Arguments.of("duplicate-key.yaml", List.of("5: duplicate key \"dry_run\" in playbook")),
         Arguments.of("syntax-error.yaml", List.of("4: YAML syntax error: expected ',' or ']', but got <scalar>")),
         Arguments.of("missing-required.yaml", List.of(

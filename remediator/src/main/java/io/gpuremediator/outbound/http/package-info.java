@@ -1,0 +1,6 @@
+/**
+ * The outbound HTTP clients, on Vert.x {@code WebClient} with timeouts: Alertmanager's silences API v2 and the
+ * notification receivers (Slack-compatible and generic JSON webhooks). Every request is counted by target and
+ * outcome.
+ */
+package io.gpuremediator.outbound.http;
