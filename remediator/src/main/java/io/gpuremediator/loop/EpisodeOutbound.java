@@ -108,15 +108,22 @@ final class EpisodeOutbound {
 
   /** Renewed once two thirds of its time have passed. */
   private static Instant renewAt(String held, SilenceSpec s) {
-    return endsAt(held).minus(s.duration().dividedBy(3));
+    return Held.parse(held).endsAt().minus(s.duration().dividedBy(3));
   }
 
-  private static Instant endsAt(String held) {
-    String[] parts = held.split(" ", 2);
-    try {
-      return parts.length == 2 ? Instant.parse(parts[1]) : Instant.EPOCH;
-    } catch (java.time.format.DateTimeParseException e) {
-      return Instant.EPOCH;
+  /** A held silence as the ledger keeps it: {@code "<id> <startsAt> <endsAt>"}. */
+  private record Held(String id, Instant startsAt, Instant endsAt) {
+    static Held parse(String value) {
+      String[] parts = value.split(" ");
+      try {
+        return new Held(parts[0], Instant.parse(parts[1]), Instant.parse(parts[2]));
+      } catch (RuntimeException e) {
+        return new Held(parts[0], Instant.EPOCH, Instant.EPOCH); // unreadable: renewed at once
+      }
+    }
+
+    String value() {
+      return id + " " + startsAt + " " + endsAt;
     }
   }
 
@@ -149,13 +156,16 @@ final class EpisodeOutbound {
     String retryKey = e.fingerprint() + "/" + key;
     try {
       Instant endsAt = now.plus(s.duration());
-      SilenceRequest request = new SilenceRequest(ActionRegistry.silenceMatchers(s, ctx), now, endsAt, CREATED_BY,
+      // A renewal keeps the start it was created with: Alertmanager updates an active silence in place only then
+      // (else it expires it and answers a new one, starting now).
+      Instant startsAt = held == null ? now : Held.parse(held).startsAt();
+      SilenceRequest request = new SilenceRequest(ActionRegistry.silenceMatchers(s, ctx), startsAt, endsAt, CREATED_BY,
           ActionRegistry.silenceComment(s, ctx) + " " + marker);
       // One the ledger lost (its write failed after Alertmanager answered) is found by its marker and updated.
-      Optional<String> id = held == null ? ports.silences().findByMarker(marker) : Optional.of(held.split(" ", 2)[0]);
+      Optional<String> id = held == null ? ports.silences().findByMarker(marker) : Optional.of(Held.parse(held).id());
       String given = ports.silences().put(id, request);
       backoffs.remove(retryKey);
-      Episode next = e.withOutbound(entry, given + " " + endsAt);
+      Episode next = e.withOutbound(entry, new Held(given, startsAt, endsAt).value());
       Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
       if (written != null && held == null) {
         decider.decide(node, next, Reason.SILENCE_CREATED, "Alertmanager silence " + given + " holds "

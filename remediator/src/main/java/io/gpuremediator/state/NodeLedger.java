@@ -158,7 +158,7 @@ public final class NodeLedger {
    * @param labels the alert's labels, kept (capped) so steps run later render the same templates
    * @param annotations the alert's annotations, likewise
    * @param outbound what the episode did outside Kubernetes, by step key ({@link #SILENCE_PREFIX} keys hold an
-   *     Alertmanager silence as {@code "<id> <endsAt>"}; {@link #NOTIFY_PREFIX} keys mark a notification sent)
+   *     Alertmanager silence as {@code "<id> <startsAt> <endsAt>"}; {@link #NOTIFY_PREFIX} keys mark a notification sent)
    */
   public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
       Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations,

@@ -81,7 +81,12 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside) {
-    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside);
+    this(dir, playbooksYaml, outside, new MutableClock(Alerts.STARTS.plusSeconds(60)));
+  }
+
+  /** The same, on this clock (a real Alertmanager needs one near its own). */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside);
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */

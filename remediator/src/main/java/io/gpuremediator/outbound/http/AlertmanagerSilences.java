@@ -14,7 +14,6 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URI;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +129,7 @@ public final class AlertmanagerSilences implements Silences {
     String body = answer.bodyAsString() == null ? "" : answer.bodyAsString().strip();
     String message = "Alertmanager answered " + answer.statusCode() + " " + what + ": "
         + (body.length() > 300 ? body.substring(0, 300) + "..." : body);
-    if (answer.statusCode() == 400 || answer.statusCode() == 401 || answer.statusCode() == 403) {
+    if (answer.statusCode() / 100 == 4 && answer.statusCode() != 408 && answer.statusCode() != 429) {
       throw OutboundException.refused(message);
     }
     throw OutboundException.transientFailure(message, Optional.empty());
@@ -142,10 +141,5 @@ public final class AlertmanagerSilences implements Silences {
     } catch (RuntimeException e) {
       throw OutboundException.transientFailure("Alertmanager answered something other than JSON", Optional.empty());
     }
-  }
-
-  /** How long one call may take. */
-  public static Duration timeout() {
-    return Duration.ofMillis(TIMEOUT_MILLIS);
   }
 }
