@@ -216,13 +216,19 @@ public final class EpisodeLoop implements AutoCloseable {
       return;
     }
     PlaybookSet set = playbooks.get();
-    for (Episode e : n.get().ledger().episodes().values()) {
+    // What the steps already passed owe (the webhook's quarantine, say) goes out before the stage changes this look makes.
+    keepOutboundQuietly(node, set);
+    for (Episode e : cluster.node(node).map(c -> c.ledger().episodes().values()).orElse(java.util.List.of())) {
       try {
         advance(node, e, set);
       } catch (ClusterException ex) {
         LOGGER.warn("episode {} on node {}: {} (retried on the next look)", e.fingerprint(), node, ex.getMessage());
       }
     }
+    keepOutboundQuietly(node, set);
+  }
+
+  private void keepOutboundQuietly(String node, PlaybookSet set) {
     try {
       keepOutbound(node, set);
     } catch (ClusterException ex) {

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Sends notifications off the caller's path: {@link #send} only counts the message in and hands it to the event
  * loop, never waiting. At most {@code capacity} messages are held (queued, in flight or waiting to retry); past
- * that a message is dropped and counted. A receiver that answers 5xx, 429 or nothing is tried again after 1, 2, 4
- * and 8 s, then given up (counted). Slack receivers get {@code {"text": ...}}; webhook receivers the whole message.
+ * that a message is dropped and counted. A receiver that answers 5xx, 429 or nothing is tried again after a backoff
+ * that doubles from {@code firstBackoff} (1, 2, 4 and 8 s in the service), then given up (counted). Slack receivers get {@code {"text": ...}}; webhook receivers the whole message.
  */
 public final class WebhookNotifier implements Notifier {
   private static final long TIMEOUT_MILLIS = 5_000;
@@ -33,9 +33,16 @@ public final class WebhookNotifier implements Notifier {
   private final AtomicInteger held = new AtomicInteger();
   private final OutboundListener listener;
   private final Clock clock;
+  private final long firstBackoffMillis;
 
-  /** A notifier for these receivers, holding at most {@code capacity} messages. */
+  /** A notifier for these receivers, holding at most {@code capacity} messages, retrying after 1 s, 2 s, 4 s, 8 s. */
   public WebhookNotifier(Vertx vertx, Map<String, Target> targets, int capacity, OutboundListener listener, Clock clock) {
+    this(vertx, targets, capacity, listener, clock, java.time.Duration.ofSeconds(1));
+  }
+
+  /** The same, with the first retry after {@code firstBackoff}. */
+  public WebhookNotifier(Vertx vertx, Map<String, Target> targets, int capacity, OutboundListener listener, Clock clock,
+      java.time.Duration firstBackoff) {
     this.vertx = vertx;
     this.client = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(5000).setIdleTimeout(60)
         .setUserAgent("gpu-remediator").setFollowRedirects(false).setMaxPoolSize(4));
@@ -43,6 +50,7 @@ public final class WebhookNotifier implements Notifier {
     this.capacity = capacity;
     this.listener = listener;
     this.clock = clock;
+    this.firstBackoffMillis = Math.max(1, firstBackoff.toMillis());
   }
 
   @Override
@@ -83,7 +91,7 @@ public final class WebhookNotifier implements Notifier {
             held.decrementAndGet();
             return;
           }
-          vertx.setTimer(1000L << (attempt - 1), id -> attempt(target, body, attempt + 1));
+          vertx.setTimer(firstBackoffMillis << (attempt - 1), id -> attempt(target, body, attempt + 1));
         });
   }
 
