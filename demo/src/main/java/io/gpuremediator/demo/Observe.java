@@ -135,6 +135,30 @@ final class Observe {
     return Optional.empty();
   }
 
+  /** The remediator's silences for {@code node} in Alertmanager, in this state (active, pending, expired). */
+  List<JsonNode> silences(String node, String state) throws IOException, InterruptedException {
+    List<JsonNode> out = new ArrayList<>();
+    for (JsonNode s : p.http().get(p.alertmanagerUrl() + "/api/v2/silences", null)) {
+      boolean ours = s.path("createdBy").asText().equals("gpu-remediator");
+      boolean forNode = StreamSupport.stream(s.path("matchers").spliterator(), false)
+          .anyMatch(m -> m.path("name").asText().equals("node") && m.path("value").asText().equals(node));
+      if (ours && forNode && s.path("status").path("state").asText().equals(state)) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  /** A silence's matchers as Alertmanager's syntax writes them. */
+  static String matchers(JsonNode silence) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode m : silence.path("matchers")) {
+      String op = (m.path("isEqual").asBoolean(true) ? "=" : "!") + (m.path("isRegex").asBoolean() ? "~" : "");
+      out.add(m.path("name").asText() + (op.equals("!") ? "!=" : op) + "\"" + m.path("value").asText() + "\"");
+    }
+    return "{" + String.join(", ", out) + "}";
+  }
+
   static List<String> receivers(JsonNode alertmanagerAlert) {
     return StreamSupport.stream(alertmanagerAlert.path("receivers").spliterator(), false).map(r -> r.path("name").asText()).toList();
   }

@@ -44,7 +44,7 @@ public final class Story {
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
   private static final java.util.Set<String> LOOP_REASONS = java.util.Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
-      "released_by_human", "step_retried", "playbook_missing");
+      "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 
   private final Pipeline p;
   private final Timeline t;
@@ -105,6 +105,17 @@ public final class Story {
     Map<String, Duration> x = Milestones.await(xidAt, STEP_TIMEOUT, quarantineMilestones(XID_ALERT, xid), this::report, () -> { });
     String xidDecision = decision(xid, XID_ALERT).map(Story::outcome).orElseThrow();
     t.note("fault to quarantine " + Timeline.human(x.get("node")) + "; then the drain, in the background");
+    Map<String, Duration> courtesy = Milestones.await(xidAt, STEP_TIMEOUT, List.of(
+        new Milestone("silence", () -> see.silences(xid, "active").stream().findFirst().map(s -> "Alertmanager silence "
+            + s.path("id").asText().substring(0, 8) + "... active: " + Observe.matchers(s) + ", until "
+            + s.path("endsAt").asText().replaceAll("\\.\\d+Z$", "Z") + " (renewed while the episode lasts)"),
+            () -> "no active silence for " + xid + " in Alertmanager yet"),
+        new Milestone("oncall", () -> p.notifications().stream().filter(m -> m.startsWith(xid + " quarantined")).findFirst()
+            .map(m -> "gpu-oncall was told: \"" + m + "\""), () -> "gpu-oncall received " + p.notifications())),
+        this::report, () -> { });
+    t.note("while " + xid + " is out, Alertmanager mutes its other alerts (thermal, telemetry, ...): a known problem pages");
+    t.note("no one; never its remediation alerts (remediate!=\"true\"); and gpu-oncall hears of each stage change");
+    boolean xidSilenced = courtesy.containsKey("silence");
     String worker = see.pods(xid).stream().filter(pod -> pod.startsWith(SimCluster.JOB_NAMESPACE + "/")).findFirst().orElseThrow();
     Milestones.await(xidAt, STEP_TIMEOUT, List.of(new Milestone("drain", () -> see.stage(xid, "draining")
         .filter(n -> n.path("progress").asText().contains("PDB")).map(n -> "stage draining: " + n.path("progress").asText()),
@@ -166,10 +177,17 @@ public final class Story {
         new Milestone("back", () -> decisionFor(lost, "released").filter(d -> see.inService(lost))
             .map(d -> lost + " passed its diagnostics and is back in service: untainted, uncordoned"), () -> see.nodeStateWhy(lost)),
         new Milestone("human", () -> decisionFor(lost2, "escalated").filter(d -> see.quarantine(lost2).isPresent())
+            .filter(d -> p.notifications().stream().anyMatch(m -> m.startsWith(lost2 + " needs a human")))
             .map(d -> lost2 + " failed its diagnostics (" + tail(d.path("detail").asText()) + "); escalated to "
-                + "gpu-needs-human: still out of service, labelled for a human"), () -> see.nodeStateWhy(lost2))),
+                + "gpu-needs-human: still out of service, labelled, and gpu-oncall told"), () -> see.nodeStateWhy(lost2))),
         this::report, () -> { });
     boolean lostReleased = back.containsKey("back") && see.inService(lost);
+    Map<String, Duration> unmuted = Milestones.await(backAt, STEP_TIMEOUT, List.of(new Milestone("unmute", () ->
+        see.silences(lost, "active").isEmpty() && !see.silences(lost, "expired").isEmpty()
+            ? Optional.of("its Alertmanager silence expired with the episode: " + lost + "'s alerts page people again")
+            : Optional.empty(), () -> "silences of " + lost + ": active " + see.silences(lost, "active").size() + ", expired "
+            + see.silences(lost, "expired").size())), this::report, () -> { });
+    boolean lostUnsilenced = unmuted.containsKey("unmute");
     boolean lost2Escalated = back.containsKey("human") && see.quarantine(lost2).isPresent();
 
     t.chapter("6. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
@@ -206,9 +224,12 @@ public final class Story {
         + routed.get("receivers") + ", " + appDecisions + " remediator decisions"));
     t.plain(String.format("  %-18s %-26s %s", storm.get(0) + ".." + storm.get(storm.size() - 1).replaceAll(".*-", ""), "storm, XID 79",
         (stormTouched.isEmpty() ? "untouched" : "TOUCHED: " + stormTouched) + ": " + countBy(stormDecisions)));
+    t.plain(String.format("  %-18s %-26s %s", "gpu-oncall", "notifications", p.notifications().size() + " received (quarantines"
+        + " and stage changes); silences: " + (xidSilenced ? "held while quarantined" : "NONE HELD") + ", "
+        + (lostUnsilenced ? "expired at release" : "NOT EXPIRED")));
     return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
-        stormDecisions, stormTouched);
+        stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications());
   }
 
   private void healthyFleet() throws Exception {

@@ -19,6 +19,9 @@ import java.util.Map;
  * @param breakerState the storm breaker's state after the storm
  * @param stormDecisions each storm node's decision: outcome/reason
  * @param stormNodesTouched storm nodes tainted, cordoned, given a health condition or a ledger
+ * @param xidSilenced whether Alertmanager held an active silence of the remediator's for the XID node
+ * @param lostSilenceExpired whether the released node's silence was expired (and none left active)
+ * @param notifications what the demo's gpu-oncall receiver got, oldest first
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -32,4 +35,7 @@ public record StoryResult(
     boolean lost2Escalated,
     String breakerState,
     Map<String, String> stormDecisions,
-    List<String> stormNodesTouched) {}
+    List<String> stormNodesTouched,
+    boolean xidSilenced,
+    boolean lostSilenceExpired,
+    List<String> notifications) {}

@@ -49,6 +49,11 @@ public final class Timeline implements PipelineEvents {
   }
 
   @Override
+  public synchronized void notified(String text) {
+    at("notify", "gpu-oncall received: " + text);
+  }
+
+  @Override
   public synchronized void webhook(String body, String answer) {
     if (verbose) {
       at("webhook", "Alertmanager -> remediator, raw body:");

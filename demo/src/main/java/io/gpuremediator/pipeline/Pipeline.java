@@ -40,6 +40,7 @@ public final class Pipeline implements AutoCloseable {
   private List<SimNode> nodes;
   private KubernetesClient kube;
   private WebhookTee tee;
+  private NotifyReceiver notify;
   private String token;
   private int remediatorPort;
   private int alertmanagerPort;
@@ -92,8 +93,12 @@ public final class Pipeline implements AutoCloseable {
     kube = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
 
     remediatorPort = Ports.free();
+    alertmanagerPort = Ports.free(); // the remediator holds its silences there
+    notify = new NotifyReceiver(events);
+    Path notifyUrl = run.resolve("gpu-oncall-url");
+    Files.writeString(notifyUrl, notify.url());
     Path serviceConfig = run.resolve("remediator.yaml");
-    Files.writeString(serviceConfig, serviceConfig(tokenFile, kubeconfig));
+    Files.writeString(serviceConfig, serviceConfig(tokenFile, kubeconfig, notifyUrl));
     startUntilReady("remediator", java("-Xmx256m", "-jar", layout.remediatorJar().toString(), "serve", "--config",
         serviceConfig.toString()), remediatorPort, "/readyz");
     String webhook = remediatorUrl() + "/api/v1/alerts";
@@ -102,7 +107,6 @@ public final class Pipeline implements AutoCloseable {
       webhook = "http://127.0.0.1:" + tee.port() + "/api/v1/alerts";
     }
 
-    alertmanagerPort = Ports.free();
     Path amConfig = run.resolve("alertmanager.yml");
     Files.writeString(amConfig, RouteConfig.render(layout.alertmanagerConfig(), webhook, tokenFile, options.groupWait(),
         options.groupInterval()));
@@ -119,7 +123,7 @@ public final class Pipeline implements AutoCloseable {
         prometheusPort, "/-/ready");
   }
 
-  private String serviceConfig(Path tokenFile, Path kubeconfig) {
+  private String serviceConfig(Path tokenFile, Path kubeconfig, Path notifyUrl) {
     return String.join("\n",
         "# Generated for the demo; the shipped playbooks, every other key at its default.",
         "listen: 127.0.0.1:" + remediatorPort,
@@ -129,6 +133,8 @@ public final class Pipeline implements AutoCloseable {
         "kubernetes: {kubeconfig: " + kubeconfig + "}",
         "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}",
         "loop: {interval: 1s, retry_delay: 2s}",
+        "alertmanager: {url: \"http://127.0.0.1:" + alertmanagerPort + "\"}",
+        "notify: {receivers: [{name: gpu-oncall, type: slack, url_file: " + notifyUrl + "}]}",
         options.safetyYaml() == null ? "" : "safety: " + options.safetyYaml(), "");
   }
 
@@ -211,6 +217,11 @@ public final class Pipeline implements AutoCloseable {
     return "http://127.0.0.1:" + alertmanagerPort;
   }
 
+  /** The messages the demo's gpu-oncall receiver got, oldest first. */
+  public List<String> notifications() {
+    return notify == null ? List.of() : notify.received();
+  }
+
   public String prometheusUrl() {
     return "http://127.0.0.1:" + prometheusPort;
   }
@@ -234,5 +245,8 @@ public final class Pipeline implements AutoCloseable {
       tee.close();
     }
     processes.close();
+    if (notify != null) {
+      notify.close();
+    }
   }
 }

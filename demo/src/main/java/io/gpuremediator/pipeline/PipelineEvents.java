@@ -12,4 +12,7 @@ public interface PipelineEvents {
 
   /** A webhook reached the tee ({@code --verbose} only), before it is forwarded: when, and the raw body. */
   default void webhookArrived(java.time.Instant at, String rawBody) {}
+
+  /** A notification reached the demo's Slack-compatible receiver: its text. */
+  default void notified(String text) {}
 }

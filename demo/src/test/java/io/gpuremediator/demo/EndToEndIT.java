@@ -45,6 +45,13 @@ class EndToEndIT {
     assertThat(r.stormDecisions()).hasSize(10).allSatisfy((node, outcome) -> assertThat(outcome).startsWith("suppressed/"))
         .containsValue("suppressed/breaker_open");
     assertThat(r.stormNodesTouched()).as("storm nodes tainted or cordoned").isEmpty();
+    assertThat(r.xidSilenced()).as("the quarantined node's other alerts silenced in Alertmanager").isTrue();
+    assertThat(r.lostSilenceExpired()).as("the released node's silence expired").isTrue();
+    assertThat(r.notifications()).as("gpu-oncall told of the quarantines and stage changes")
+        .anySatisfy(m -> assertThat(m).contains(" quarantined by gpu-hardware-xid: XID 79"))
+        .anySatisfy(m -> assertThat(m).contains(" is drained (gpu-hardware-xid)"))
+        .anySatisfy(m -> assertThat(m).contains(" is released (gpu-count-dropped)"))
+        .anySatisfy(m -> assertThat(m).contains(" needs a human: diagnostics failed"));
     System.out.println("end-to-end fault-to-quarantine, XID 79 (simulator change to taint visible in the API): "
         + r.xidFaultToQuarantine().toMillis() + " ms");
   }

@@ -1,6 +1,8 @@
 package io.gpuremediator.cli;
 
 import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.service.OutboundReadiness;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookFile;
 import io.gpuremediator.playbook.load.PlaybookLoader;
@@ -47,12 +49,15 @@ final class ValidateCommand {
     }
     List<Path> playbookFiles = new ArrayList<>();
     Map<Path, List<String>> errors = new LinkedHashMap<>();
+    Map<Path, RemediatorConfig> configs = new LinkedHashMap<>();
     files.forEach(f -> errors.put(f, List.of()));
     for (Path file : files) {
       if (isPlaybookFile(file)) {
         playbookFiles.add(file);
       } else if (Files.exists(file)) {
-        errors.put(file, ConfigLoader.load(file).errors());
+        ConfigLoader.Result config = ConfigLoader.load(file);
+        errors.put(file, config.errors());
+        config.config().ifPresent(c -> configs.put(file, c));
       } else {
         errors.put(file, List.of(file + ":1: no such file"));
       }
@@ -63,6 +68,10 @@ final class ValidateCommand {
     }
     errors.forEach((file, list) -> out.println((list.isEmpty() ? "SUCCESS: " : "FAILED: ") + file));
     errors.values().forEach(list -> list.forEach(out::println));
+    if (!playbookFiles.isEmpty() && playbooks.isValid()) {
+      configs.forEach((file, config) -> OutboundReadiness.warnings(config, playbooks.set())
+          .forEach(w -> out.println("WARNING: " + file + ": " + w)));
+    }
     return errors.values().stream().allMatch(List::isEmpty) ? 0 : 1;
   }
 

@@ -408,6 +408,13 @@ public final class EpisodeLoop implements AutoCloseable {
       }
       return null;
     }
+    if (admission instanceof ReplaceStep.Admission.NotConfigured n) {
+      Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(n.why()));
+      if (replace(node, e, next) != null) {
+        decide(node, next, Reason.REPLACE_FAILED, n.why(), List.of(), Stage.NEEDS_HUMAN);
+      }
+      return null;
+    }
     if (admission instanceof ReplaceStep.Admission.Refused r) {
       String note = "waiting to replace: " + r.refusal().detail();
       noticeOnce(node, e, r.refusal().reason(), note);

@@ -48,12 +48,19 @@ final class ReplaceStep {
     /** The providerID is not one we can replace. */
     record Unsupported(String seen) implements Admission {}
 
+    /** No cloud is configured: nothing can be replaced. */
+    record NotConfigured(String why) implements Admission {}
+
     /** The budget, pause or breaker refused: wait. */
     record Refused(Refusal refusal) implements Admission {}
   }
 
   /** Reads the node's instance and asks the fleet's budget; nothing outside is called when it cannot be replaced. */
   Admission admit(String node) throws ClusterException {
+    if (ports.instances() == InstanceHealth.NOT_CONFIGURED) {
+      return new Admission.NotConfigured("cannot replace " + node + ": no cloud is configured (cloud.aws in the service"
+          + " config); nothing was called");
+    }
     ProviderId id = ProviderId.parse(cluster.providerId(node).orElse(null));
     if (id instanceof ProviderId.Unsupported u) {
       return new Admission.Unsupported(u.seen());

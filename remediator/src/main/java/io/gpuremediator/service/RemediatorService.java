@@ -113,6 +113,7 @@ public final class RemediatorService implements AutoCloseable {
       throw new StartupException("invalid playbooks: " + first.errors().get(0)
           + (first.errors().size() > 1 ? " (and " + (first.errors().size() - 1) + " more)" : ""));
     }
+    OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
     cluster = kube.cluster(hostname());

@@ -41,6 +41,41 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void decodesTheOutboundKeysAndNamesEachMistake() throws IOException {
+    RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
+        + "safety: {replace_rate_limit: 1/12h}\n"
+        + "alertmanager: {url: \"http://alertmanager-operated.monitoring:9093\", bearer_token_file: am-token}\n"
+        + "notify:\n  receivers:\n    - {name: gpu-oncall, type: slack, url_file: slack-url}\n"
+        + "    - {name: bot, type: webhook, url_file: /etc/bot-url}\n"
+        + "cloud:\n  aws: {region: us-west-2, endpoint: \"http://127.0.0.1:4566\"}\n").config().orElseThrow();
+    assertThat(c.safety().replaceRateLimit()).hasToString("1/12h");
+    assertThat(c.alertmanager()).contains(new RemediatorConfig.Alertmanager(
+        java.net.URI.create("http://alertmanager-operated.monitoring:9093"), Optional.of(dir.resolve("am-token"))));
+    assertThat(c.receivers()).containsExactly(
+        new RemediatorConfig.Receiver("gpu-oncall", RemediatorConfig.ReceiverType.SLACK, dir.resolve("slack-url")),
+        new RemediatorConfig.Receiver("bot", RemediatorConfig.ReceiverType.WEBHOOK, Path.of("/etc/bot-url")));
+    assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(java.net.URI.create("http://127.0.0.1:4566"))));
+    RemediatorConfig defaults = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
+    assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
+    assertThat(defaults.alertmanager()).isEmpty();
+    assertThat(defaults.receivers()).isEmpty();
+    assertThat(defaults.aws()).isEmpty();
+
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("auth: {bearer_token_file: token}\n"
+        + "alertmanager: {url: \"ftp://am\"}\n"
+        + "notify:\n  receivers:\n    - {name: OnCall, type: email, url_file: x}\n"
+        + "    - {name: a, type: slack, url_file: y}\n    - {name: a, type: slack, url_file: z}\n"
+        + "cloud:\n  aws: {region: moon-1, endpoint: \"http://user:pw@127.0.0.1\"}\n").errors()).containsExactly(
+        f + ":2: \"url\" in alertmanager must be an http(s) URL without credentials, not \"ftp://am\"",
+        f + ":5: notify receiver name \"OnCall\" must be lower-case letters, digits and -",
+        f + ":5: notify receiver \"type\" must be slack or webhook, not \"email\"",
+        f + ":7: notify receiver \"a\" is defined twice",
+        f + ":9: \"region\" in cloud.aws must be an AWS region such as us-west-2, not \"moon-1\"",
+        f + ":9: \"endpoint\" in cloud.aws must be an http(s) URL without credentials, not \"http://user:pw@127.0.0.1\"");
+  }
+
+  @Test
   void decodesTheLimitsAndRefusesUnsafeOnes() throws IOException {
     RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
         + "limits: {max_connections: 100, idle_timeout: 30s, client_rate: 20/1m, webhook_queue: 4}\n").config().orElseThrow();

@@ -96,7 +96,7 @@ class PlaybookLoaderTest {
     assertThat(loaded.errors()).isEmpty();
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-hardware-xid",
         "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
-        "gpu-needs-human");
+        "gpu-repeat-offender", "gpu-needs-human");
   }
 
   @Test

@@ -1,0 +1,63 @@
+package io.gpuremediator.service;
+
+import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.ActionSpec.NotifySpec;
+import io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
+import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.PlaybookSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What the playbooks ask of the world outside Kubernetes that the config does not provide: a notify step's
+ * receiver not defined, a silence step without {@code alertmanager}, a replace step without {@code cloud.aws}.
+ * Warnings, not errors: such a step is a recorded refusal (or a counted notification) when it runs, and the rest of
+ * the episode goes on; {@code validate} prints them and {@code serve} logs them at start.
+ */
+public final class OutboundReadiness {
+  private OutboundReadiness() {}
+
+  /** One sentence per missing piece, naming the playbooks that need it. */
+  public static List<String> warnings(RemediatorConfig config, PlaybookSet playbooks) {
+    Set<String> receivers = new TreeSet<>();
+    config.receivers().forEach(r -> receivers.add(r.name()));
+    java.util.Map<String, Set<String>> unknownReceivers = new java.util.TreeMap<>();
+    Set<String> silencing = new TreeSet<>();
+    Set<String> replacing = new TreeSet<>();
+    for (Playbook p : playbooks.playbooks()) {
+      List<ActionSpec> all = new ArrayList<>(p.actions());
+      all.addAll(p.onResolved());
+      for (ActionSpec spec : all) {
+        if (spec.dryRun()) {
+          continue;
+        }
+        if (spec instanceof NotifySpec n && !receivers.contains(n.receiver())) {
+          unknownReceivers.computeIfAbsent(n.receiver(), r -> new TreeSet<>()).add(p.name());
+        } else if (spec instanceof SilenceSpec && config.alertmanager().isEmpty()) {
+          silencing.add(p.name());
+        } else if (spec instanceof ReplaceSpec && config.aws().isEmpty()) {
+          replacing.add(p.name());
+        }
+      }
+    }
+    List<String> out = new ArrayList<>();
+    if (!unknownReceivers.isEmpty()) {
+      unknownReceivers.forEach((receiver, users) -> out.add("notify receiver " + receiver + " is not defined in"
+          + " notify.receivers (used by " + String.join(", ", users) + "): its messages are counted as unknown_receiver and not"
+          + " sent"));
+    }
+    if (!silencing.isEmpty()) {
+      out.add("silence steps with no alertmanager configured: " + String.join(", ", silencing)
+          + ": each is a silence_failed decision, and the episodes go on unsilenced");
+    }
+    if (!replacing.isEmpty()) {
+      out.add("replace steps with no cloud.aws configured: " + String.join(", ", replacing)
+          + ": each is a replace_failed decision, nothing is called, and the node waits for a human");
+    }
+    return out;
+  }
+}
