@@ -1,0 +1,185 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.AutoScalingStub;
+import io.gpuremediator.testing.LocalAlertmanager;
+import io.gpuremediator.testing.Nodes;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole service, configured as an operator would (alertmanager.url, notify.receivers, cloud.aws.endpoint), with
+ * the shipped playbooks, on the emulated API server, the real Alertmanager and a local Auto Scaling endpoint: a
+ * Neuron hardware error quarantines the node, silences its other alerts, tells gpu-oncall, drains it and marks its
+ * instance Unhealthy once, through an HA duplicate and a restart; the Node's deletion ends the episode as replaced
+ * and expires the silence.
+ */
+class OutboundServiceMockTest {
+  private static final String NODE = "gpu-node-1";
+  private static final String INSTANCE = "i-0123456789abcdef0";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  @TempDir Path dir;
+  private final Vertx vertx = Vertx.vertx();
+  private EmulatedApiServer server;
+  private KubernetesClient client;
+  private AutoScalingStub aws;
+  private LocalAlertmanager am;
+
+  @AfterEach
+  void stop() throws Exception {
+    System.clearProperty("aws.accessKeyId");
+    System.clearProperty("aws.secretAccessKey");
+    if (client != null) {
+      client.close();
+      server.close();
+    }
+    if (aws != null) {
+      aws.close();
+    }
+    if (am != null) {
+      am.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aNeuronErrorIsSilencedNotifiedDrainedAndReplacedOnce() throws Exception {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    client.nodes().withName(NODE).edit(n -> {
+      n.getSpec().setProviderID("aws:///us-west-2a/" + INSTANCE);
+      return n;
+    });
+    aws = new AutoScalingStub();
+    aws.instance(INSTANCE, "trn1-a");
+    am = new LocalAlertmanager(dir.resolve("am"));
+    List<String> told = new CopyOnWriteArrayList<>();
+    HttpServer slack = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+      told.add(b.toJsonObject().getString("text"));
+      req.response().end("ok");
+    })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    Files.writeString(dir.resolve("slack-url"), "http://127.0.0.1:" + slack.actualPort() + "/services/T0/B0/x\n");
+    Files.writeString(dir.resolve("token"), "outbound-test-token");
+    // The SDK's default credentials chain reads these first; on EKS it finds IRSA's web identity instead.
+    System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
+    System.setProperty("aws.secretAccessKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
+        + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+        + "alertmanager: {url: \"" + am.url() + "\"}\n"
+        + "notify: {receivers: [{name: gpu-oncall, type: slack, url_file: slack-url}]}\n"
+        + "cloud: {aws: {region: us-west-2, endpoint: \"" + aws.endpoint() + "\"}}\n");
+    Alert neuron = Alerts.alert(AlertStatus.FIRING, "NeuronHardwareError", "fe11", Map.of("node", NODE,
+        "severity", "critical", "remediate", "true"));
+
+    try (Instance first = new Instance(config)) {
+      assertThat(first.post(neuron)).contains("actions_applied");
+      assertThat(first.post(neuron)).as("the other Alertmanager of an HA pair").contains("duplicate_episode");
+      first.awaitStage("replacing");
+      await().atMost(Duration.ofSeconds(20)).until(() -> silences("active").size() == 1);
+      await().atMost(Duration.ofSeconds(20)).until(() -> told.stream().anyMatch(m -> m.contains("is replacing")));
+      assertThat(first.get("/metrics").body()).as("DescribeAutoScalingInstances, then SetInstanceHealth")
+          .contains("remediator_outbound_requests_total{target=\"aws_autoscaling\",outcome=\"ok\",} 2.0");
+    }
+    try (Instance second = new Instance(config)) {
+      second.awaitStage("replacing");
+      assertThat(aws.applied()).containsExactly(INSTANCE);
+      client.nodes().withName(NODE).delete(); // the group terminated the instance; the cloud controller removed the Node
+      await().atMost(Duration.ofSeconds(20)).until(() -> second.decisions().contains("\"reason\":\"replaced\""));
+      await().atMost(Duration.ofSeconds(20)).until(() -> silences("active").isEmpty() && silences("expired").size() == 1);
+      await().atMost(Duration.ofSeconds(20)).until(() -> told.stream().anyMatch(m -> m.startsWith(NODE + " is replaced")));
+      String metrics = second.get("/metrics").body();
+      assertThat(metrics).contains("remediator_outbound_requests_total{target=\"alertmanager\",outcome=\"ok\",}")
+          .contains("remediator_outbound_requests_total{target=\"notify:gpu-oncall\",outcome=\"ok\",}");
+    }
+    assertThat(aws.applied()).as("one SetInstanceHealth applied").containsExactly(INSTANCE);
+    assertThat(aws.setInstanceHealthRequests()).as("and one asked").isEqualTo(1);
+    assertThat(told.get(0)).startsWith(NODE + " quarantined by neuron-hardware-error: NeuronHardwareError on " + NODE);
+    assertThat(told).anySatisfy(m -> assertThat(m).startsWith(NODE + " is draining"))
+        .anySatisfy(m -> assertThat(m).startsWith(NODE + " is replacing").contains(INSTANCE + " marked Unhealthy"));
+  }
+
+  private List<JsonObject> silences(String state) throws Exception {
+    List<JsonObject> out = new java.util.ArrayList<>();
+    for (Object o : new JsonArray(am.get("/api/v2/silences"))) {
+      JsonObject s = (JsonObject) o;
+      if (s.getJsonObject("status").getString("state").equals(state) && s.getString("comment").contains(NODE)) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  /** One instance of the service, started on the config and stopped on close. */
+  private final class Instance implements AutoCloseable {
+    private final RemediatorService service;
+    private final int port;
+
+    Instance(Path config) throws Exception {
+      // The real clock: Alertmanager refuses a silence that ends in its past.
+      service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(server.client()),
+          java.time.Clock.systemUTC());
+      port = service.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
+    }
+
+    String post(Alert alert) throws Exception {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
+          .header("Authorization", "Bearer outbound-test-token").header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    HttpResponse<String> get(String path) throws Exception {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .header("Authorization", "Bearer outbound-test-token").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    void awaitStage(String stage) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> {
+        for (Object o : new JsonObject(get("/api/v1/nodes").body()).getJsonArray("nodes")) {
+          JsonObject n = (JsonObject) o;
+          if (n.getString("node").equals(NODE) && stage.equals(n.getString("stage"))) {
+            return true;
+          }
+        }
+        return false;
+      });
+    }
+
+    String decisions() throws Exception {
+      return get("/api/v1/decisions").body();
+    }
+
+    @Override
+    public void close() {
+      service.close();
+    }
+  }
+}
