@@ -90,13 +90,14 @@ public final class HumanControls {
     return onNode(node, (n, out) -> {
       for (Episode e : n.ledger().episodes().values()) {
         Progress p = e.progress();
-        if (!p.stage().isFailed() || p.stage() == Stage.NEEDS_HUMAN) {
+        if (!p.stage().isFailed() || (p.stage() == Stage.NEEDS_HUMAN && !failedReplace(e))) {
           continue;
         }
         java.time.Instant now = loop.writer().now();
         int attempt = p.task().map(t -> t.attempt() + 1).orElse(2);
         String note = "retry (attempt " + attempt + ") requested by " + who + ": " + reason;
-        // A drain goes back through max_draining; diagnostics start again at once, as a new Job.
+        // A drain goes back through max_draining, a replacement through the replacement budget (and finds an instance
+        // already marked without marking it again); diagnostics start again at once, as a new Job.
         Episode again = p.stage() == Stage.DIAGNOSTICS_FAILED
             ? e.with(p.inStage(Stage.DIAGNOSING, now).running(new Progress.Task("diagnose", p.next(), now, attempt, "",
                 Optional.empty())).noted(note))
@@ -113,6 +114,15 @@ public final class HumanControls {
       loop.kick(node);
       return new Result(Status.DONE, out, "");
     });
+  }
+
+  /** Whether the episode needs a human because its replace step failed (the cloud refused, timed out, no cloud). */
+  private boolean failedReplace(Episode e) {
+    return playbooks.get().named(e.playbook()).map(pb -> {
+      java.util.List<io.gpuremediator.playbook.ActionSpec> list = io.gpuremediator.engine.Episodes.currentList(e, pb);
+      return e.progress().next() < list.size()
+          && list.get(e.progress().next()) instanceof io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
+    }).orElse(false);
   }
 
   /**

@@ -172,7 +172,7 @@ class ReplaceMockTest {
   }
 
   @Test
-  void anInstanceInNoGroupNeedsAHuman() throws Exception {
+  void anInstanceInNoGroupNeedsAHumanWhoMayRetry() throws Exception {
     ClosedLoopHarness h = start(2);
     providerId(h, "gpu-node-0", "aws:///us-west-2b/i-0aaaaaaaaaaaaaaaa");
     h.fire(neuron("gpu-node-0"));
@@ -182,6 +182,13 @@ class ReplaceMockTest {
     assertThat(h.decisions(Reason.REPLACE_FAILED)).singleElement()
         .satisfies(d -> assertThat(d.detail()).contains("is in no Auto Scaling group"));
     assertThat(aws.setInstanceHealthRequests()).isZero();
+
+    aws.instance("i-0aaaaaaaaaaaaaaaa", "gpu-p5-b"); // the operator put it in its group
+    assertThat(h.controls.retry("gpu-node-0", "instance added to gpu-p5-b", "test").status())
+        .isEqualTo(HumanControls.Status.DONE);
+    h.lookUntil("gpu-node-0", Stage.REPLACING, 3);
+    h.look("gpu-node-0");
+    assertThat(aws.applied()).containsExactly("i-0aaaaaaaaaaaaaaaa");
   }
 
   @Test
