@@ -29,7 +29,23 @@ class CliTest {
   @Test
   void validateAcceptsTheShippedPlaybooks() {
     assertThat(run("validate", "../deploy/playbooks")).isZero();
-    assertThat(out().lines()).hasSize(7).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
+    assertThat(out().lines()).hasSize(8).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
+  }
+
+  @Test
+  void validateWarnsOfWhatThePlaybooksNeedAndTheConfigLacks() throws IOException {
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "auth: {insecure_no_auth: true}\n");
+    assertThat(run("validate", "../deploy/playbooks", config.toString())).isZero();
+    assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
+        "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by gpu-count-dropped,"
+            + " gpu-ecc-uncorrectable, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-repeat-offender,"
+            + " gpu-row-remap-failure, neuron-hardware-error): its messages are counted as unknown_receiver and not sent",
+        "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
+            + " gpu-hardware-xid, gpu-nvlink-down, gpu-repeat-offender, gpu-row-remap-failure, neuron-hardware-error: each is"
+            + " a silence_failed decision, and the episodes go on unsilenced",
+        "WARNING: " + config + ": replace steps with no cloud.aws configured: gpu-repeat-offender, neuron-hardware-error:"
+            + " each is a replace_failed decision, nothing is called, and the node waits for a human");
   }
 
   @Test
