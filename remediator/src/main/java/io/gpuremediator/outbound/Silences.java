@@ -18,19 +18,21 @@ public interface Silences {
 
   /** A port for a service configured without Alertmanager: every call is refused, saying so. */
   Silences NOT_CONFIGURED = new Silences() {
+    private static final String WHY = "no alertmanager is configured (alertmanager.url in the service config)";
+
     @Override
     public String put(Optional<String> id, SilenceRequest silence) throws OutboundException {
-      throw OutboundException.refused("no alertmanager is configured (alertmanager.url in the service config)");
+      throw OutboundException.refused(WHY);
     }
 
     @Override
     public Optional<String> findByMarker(String marker) throws OutboundException {
-      throw OutboundException.refused("no alertmanager is configured (alertmanager.url in the service config)");
+      throw OutboundException.refused(WHY);
     }
 
     @Override
     public void expire(String id) throws OutboundException {
-      throw OutboundException.refused("no alertmanager is configured (alertmanager.url in the service config)");
+      throw OutboundException.refused(WHY);
     }
   };
 }

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
-import io.gpuremediator.config.ConfigLoader;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.AutoScalingStub;
@@ -17,10 +15,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,17 +94,17 @@ class OutboundServiceMockTest {
     Alert neuron = Alerts.alert(AlertStatus.FIRING, "NeuronHardwareError", "fe11", Map.of("node", NODE,
         "severity", "critical", "remediate", "true"));
 
-    try (Instance first = new Instance(config)) {
+    try (RunningService first = instance(config)) {
       assertThat(first.post(neuron)).contains("actions_applied");
       assertThat(first.post(neuron)).as("the other Alertmanager of an HA pair").contains("duplicate_episode");
-      first.awaitStage("replacing");
+      first.awaitStage(NODE, "replacing", n -> true);
       await().atMost(Duration.ofSeconds(20)).until(() -> silences("active").size() == 1);
       await().atMost(Duration.ofSeconds(20)).until(() -> told.stream().anyMatch(m -> m.contains("is replacing")));
       assertThat(first.get("/metrics").body()).as("DescribeAutoScalingInstances, then SetInstanceHealth")
           .contains("remediator_outbound_requests_total{target=\"aws_autoscaling\",outcome=\"ok\",} 2.0");
     }
-    try (Instance second = new Instance(config)) {
-      second.awaitStage("replacing");
+    try (RunningService second = instance(config)) {
+      second.awaitStage(NODE, "replacing", n -> true);
       assertThat(aws.applied()).containsExactly(INSTANCE);
       client.nodes().withName(NODE).delete(); // the group terminated the instance; the cloud controller removed the Node
       await().atMost(Duration.ofSeconds(20)).until(() -> second.decisions().contains("\"reason\":\"replaced\""));
@@ -137,49 +132,8 @@ class OutboundServiceMockTest {
     return out;
   }
 
-  /** One instance of the service, started on the config and stopped on close. */
-  private final class Instance implements AutoCloseable {
-    private final RemediatorService service;
-    private final int port;
-
-    Instance(Path config) throws Exception {
-      // The real clock: Alertmanager refuses a silence that ends in its past.
-      service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(server.client()),
-          java.time.Clock.systemUTC());
-      port = service.start();
-      await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
-    }
-
-    String post(Alert alert) throws Exception {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Authorization", "Bearer outbound-test-token").header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(), HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    HttpResponse<String> get(String path) throws Exception {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-          .header("Authorization", "Bearer outbound-test-token").build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    void awaitStage(String stage) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> {
-        for (Object o : new JsonObject(get("/api/v1/nodes").body()).getJsonArray("nodes")) {
-          JsonObject n = (JsonObject) o;
-          if (n.getString("node").equals(NODE) && stage.equals(n.getString("stage"))) {
-            return true;
-          }
-        }
-        return false;
-      });
-    }
-
-    String decisions() throws Exception {
-      return get("/api/v1/decisions").body();
-    }
-
-    @Override
-    public void close() {
-      service.close();
-    }
+  /** The real clock: Alertmanager refuses a silence that ends in its past. */
+  private RunningService instance(Path config) throws Exception {
+    return new RunningService(config, server, java.time.Clock.systemUTC(), "outbound-test-token");
   }
 }

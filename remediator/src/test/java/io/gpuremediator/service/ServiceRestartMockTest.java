@@ -7,21 +7,13 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.config.ConfigLoader;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,25 +49,25 @@ class ServiceRestartMockTest {
         + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n");
     Alert xid = Alerts.xid(NODE, "79");
 
-    try (Instance first = new Instance(config)) {
+    try (RunningService first = instance(config)) {
       assertThat(first.post(xid)).contains("actions_applied");
-      first.awaitStage("draining", n -> n.getString("progress").contains("waiting on PDB ml-training/llm-pdb"));
+      first.awaitStage(NODE, "draining", n -> n.getString("progress").contains("waiting on PDB ml-training/llm-pdb"));
     }
-    try (Instance second = new Instance(config)) {
-      second.awaitStage("draining", n -> true);
+    try (RunningService second = instance(config)) {
+      second.awaitStage(NODE, "draining", n -> true);
       server.allow("ml-training", "llm-pdb", 1);
-      second.awaitStage("drained", n -> true);
+      second.awaitStage(NODE, "drained", n -> true);
       assertThat(second.post(Alerts.resolved(xid))).contains("resolved_actions_applied");
-      second.awaitStage("diagnosing", n -> n.getJsonObject("step").getString("running", "").equals("diagnose"));
+      second.awaitStage(NODE, "diagnosing", n -> n.getJsonObject("step").getString("running", "").equals("diagnose"));
       await().atMost(Duration.ofSeconds(20)).until(() -> client.batch().v1().jobs().inNamespace("gpu-remediator").list()
           .getItems().size() == 1);
     }
-    try (Instance third = new Instance(config)) {
-      third.awaitStage("diagnosing", n -> true);
+    try (RunningService third = instance(config)) {
+      third.awaitStage(NODE, "diagnosing", n -> true);
       Job job = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems().get(0);
       job.setStatus(new JobStatusBuilder().addNewCondition().withType("Complete").withStatus("True").endCondition().build());
       client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
-      await().atMost(Duration.ofSeconds(20)).until(() -> third.node().isEmpty());
+      await().atMost(Duration.ofSeconds(20)).until(() -> third.node(NODE).isEmpty());
       assertThat(third.decisions()).contains("\"reason\":\"released\"");
     }
     assertThat(client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).as("one Job per diagnose step")
@@ -85,53 +77,7 @@ class ServiceRestartMockTest {
     assertThat(client.nodes().withName(NODE).get().getSpec().getTaints()).isNullOrEmpty();
   }
 
-  /** One instance of the service, started on the config and stopped (with its loop and node cache) on close. */
-  private final class Instance implements AutoCloseable {
-    private final RemediatorService service;
-    private final int port;
-
-    Instance(Path config) throws Exception {
-      service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(server.client()),
-          Alerts.liveClock());
-      port = service.start();
-      await().atMost(Duration.ofSeconds(30)).until(() -> get("/readyz").statusCode() == 200);
-    }
-
-    String post(Alert alert) throws Exception {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Authorization", "Bearer restart-test-token").header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(), HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    HttpResponse<String> get(String path) throws Exception {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-          .header("Authorization", "Bearer restart-test-token").build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** The node as GET /api/v1/nodes shows it, if it is under remediation. */
-    Optional<JsonObject> node() throws Exception {
-      JsonArray nodes = new JsonObject(get("/api/v1/nodes").body()).getJsonArray("nodes");
-      for (int i = 0; i < nodes.size(); i++) {
-        JsonObject n = nodes.getJsonObject(i);
-        if (n.getString("node").equals(NODE) && n.getString("stage") != null) {
-          return Optional.of(n);
-        }
-      }
-      return Optional.empty();
-    }
-
-    void awaitStage(String stage, java.util.function.Predicate<JsonObject> also) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> node().filter(n -> stage.equals(n.getString("stage")))
-          .filter(also).isPresent());
-    }
-
-    String decisions() throws Exception {
-      return get("/api/v1/decisions").body();
-    }
-
-    @Override
-    public void close() {
-      service.close();
-    }
+  private RunningService instance(Path config) throws Exception {
+    return new RunningService(config, server, Alerts.liveClock(), "restart-test-token");
   }
 }
