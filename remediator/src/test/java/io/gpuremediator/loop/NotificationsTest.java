@@ -59,6 +59,7 @@ class NotificationsTest {
   private HttpServer receivers;
   private final List<JsonObject> slack = new CopyOnWriteArrayList<>();
   private final AtomicInteger hanging = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicReference<HttpServerRequest> hung = new java.util.concurrent.atomic.AtomicReference<>();
   private final AtomicInteger failed = new AtomicInteger();
   private final Map<String, Integer> outcomes = new ConcurrentHashMap<>();
   private WebhookNotifier notifier;
@@ -96,6 +97,7 @@ class NotificationsTest {
         slack.add(body.toJsonObject());
         req.response().end("ok");
       } else if (req.path().equals("/hangs")) {
+        hung.set(req);
         hanging.incrementAndGet(); // never answered
       } else {
         failed.incrementAndGet();
@@ -151,9 +153,11 @@ class NotificationsTest {
     h.fire(Alerts.xid(NODE, "79"));
     h.look(NODE);
     long tookMillis = (System.nanoTime() - started) / 1_000_000;
-    // The look that queued the notifications is over while the first receiver still holds its request unanswered
-    // (it never answers: the notifier gives up on each attempt after 5 s) and the second is still being retried.
+    // The look that queued the notifications is over while the hanging receiver still holds its request open: had the
+    // look waited for it, the notifier's 5 s timeout would have closed that request before the look returned.
     await().atMost(Duration.ofSeconds(10)).until(() -> hanging.get() == 1 && failed.get() >= 2);
+    assertThat(hung.get().response().closed()).as("the hanging request is still open after the look").isFalse();
+    assertThat(hung.get().response().ended()).isFalse();
     assertThat(h.episode(NODE).progress().stage().code()).isEqualTo("drained");
     assertThat(notifier.held()).isGreaterThanOrEqualTo(2);
     System.out.printf("notify: the webhook and the look that drained %s took %d ms while a receiver hung and another"
