@@ -98,7 +98,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
           .forEach(ip -> nameByIp.remove(ip, info.name()));
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
-    if (!info.ledger().episodes().isEmpty() && (previous == null || !previous.ledger().equals(info.ledger()))) {
+    boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
+    if (owes && (previous == null || !previous.ledger().equals(info.ledger()))) {
       episodesChanged.accept(info.name());
     }
   }
