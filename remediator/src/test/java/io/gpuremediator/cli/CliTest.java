@@ -27,9 +27,9 @@ class CliTest {
   }
 
   @Test
-  void validateAcceptsTheShippedPlaybooks() {
+  void validateAcceptsTheShippedPlaybooks() throws IOException {
     assertThat(run("validate", "../deploy/playbooks")).isZero();
-    assertThat(out().lines()).hasSize(8).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
+    assertThat(out().lines()).hasSize(shippedPlaybookFiles()).allMatch(l -> l.startsWith("SUCCESS: ../deploy/playbooks/"));
   }
 
   @Test
@@ -123,5 +123,12 @@ class CliTest {
   @Test
   void unknownCommandIsAUsageError() {
     assertThat(run("reboot")).isEqualTo(2);
+  }
+
+  /** The playbook files deploy/playbooks ships (its Kustomization is not one). */
+  private static int shippedPlaybookFiles() throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(Path.of("../deploy/playbooks"))) {
+      return (int) files.filter(f -> f.toString().endsWith(".yaml")).count();
+    }
   }
 }

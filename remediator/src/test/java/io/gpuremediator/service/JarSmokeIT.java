@@ -82,7 +82,7 @@ class JarSmokeIT {
     Process p = java(log, "validate", "../deploy/playbooks");
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(Files.readAllLines(log, StandardCharsets.UTF_8)).hasSize(7).allMatch(l -> l.startsWith("SUCCESS: "));
+    assertThat(Files.readAllLines(log, StandardCharsets.UTF_8)).hasSize(shippedPlaybookFiles()).allMatch(l -> l.startsWith("SUCCESS: "));
   }
 
   @Test
@@ -95,5 +95,12 @@ class JarSmokeIT {
     assertThat(p.exitValue()).isEqualTo(1);
     assertThat(Files.readAllLines(log)).containsExactly("remediator serve: invalid config: " + config
         + ":1: auth must set exactly one of bearer_token_file or insecure_no_auth: true");
+  }
+
+  /** The playbook files deploy/playbooks ships (its Kustomization is not one). */
+  private static int shippedPlaybookFiles() throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(Path.of("../deploy/playbooks"))) {
+      return (int) files.filter(f -> f.toString().endsWith(".yaml")).count();
+    }
   }
 }
