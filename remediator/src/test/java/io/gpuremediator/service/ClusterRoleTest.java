@@ -115,6 +115,8 @@ class ClusterRoleTest {
       clock.jump(Duration.ofMinutes(31));
       await().atMost(Duration.ofSeconds(20))
           .until(() -> setup.pods().inNamespace("ml-training").withName("trainer-0").get() == null);
+      // The loop records the drain's end in a write of its own after deleting the pod: resolve once it has.
+      await().atMost(Duration.ofSeconds(20)).until(() -> nodes(port).contains("\"stage\":\"drained\""));
       assertThat(post(port, Alerts.resolved(xid))).contains("resolved_actions_applied");
       // Diagnostics: the Job fails (its pod's log is read) and the episode escalates; a human releases the node.
       await().atMost(Duration.ofSeconds(20)).until(() -> !setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().isEmpty());
@@ -255,6 +257,11 @@ class ClusterRoleTest {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
         .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alerts))).build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static String nodes(int port) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/nodes"))
+        .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static int status(int port, String path) {
