@@ -36,7 +36,11 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final KubernetesClient client;
   private final String instance;
   private final Map<String, NodeInfo> byName = new ConcurrentHashMap<>();
-  private final Map<String, Node> rawByName = new ConcurrentHashMap<>();
+  /**
+   * Our own writes' answers the watch has not delivered yet: the next edit of the node starts from them. The
+   * informer's store holds every other Node; a second full copy of each would cost ~10 KB per node.
+   */
+  private final Map<String, Node> ownWrites = new ConcurrentHashMap<>();
   private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
   private SharedIndexInformer<Node> informer;
   private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
@@ -73,7 +77,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
       @Override
       public void onDelete(Node node, boolean finalStateUnknown) {
-        rawByName.remove(node.getMetadata().getName());
+        ownWrites.remove(node.getMetadata().getName());
         generation.incrementAndGet();
         NodeInfo gone = byName.remove(node.getMetadata().getName());
         if (gone != null) {
@@ -85,12 +89,17 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   private void cache(Node node) {
-    NodeInfo info = NodeMapper.toInfo(node);
-    Node older = rawByName.get(info.name());
-    if (older != null && isNewer(older, node)) {
+    String name = node.getMetadata().getName();
+    String version = node.getMetadata().getResourceVersion();
+    NodeInfo known = byName.get(name);
+    if (known != null && isNewer(known.resourceVersion(), version)) {
       return;
     }
-    rawByName.put(info.name(), node);
+    Node own = ownWrites.get(name);
+    if (own != null && own != node && !isNewer(own.getMetadata().getResourceVersion(), version)) {
+      ownWrites.remove(name, own); // the watch caught up with our write
+    }
+    NodeInfo info = NodeMapper.toInfo(node);
     generation.incrementAndGet();
     NodeInfo previous = byName.put(info.name(), info);
     if (previous != null) {
@@ -109,13 +118,20 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     this.episodesChanged = listener;
   }
 
-  /** Whether {@code a} is a later version than {@code b} (our own write's answer can beat the watch event it causes). */
-  private static boolean isNewer(Node a, Node b) {
+  /** Whether version {@code a} is later than {@code b} (our own write's answer can beat the watch event it causes). */
+  private static boolean isNewer(String a, String b) {
     try {
-      return Long.parseLong(a.getMetadata().getResourceVersion()) > Long.parseLong(b.getMetadata().getResourceVersion());
+      return Long.parseLong(a) > Long.parseLong(b);
     } catch (NumberFormatException e) {
       return false; // resourceVersions are opaque in general; then the latest delivered wins
     }
+  }
+
+  /** Caches the answer of one of our writes, and starts the node's next edit from it until the watch catches up. */
+  private Node cacheOwn(Node written) {
+    ownWrites.put(written.getMetadata().getName(), written);
+    cache(written);
+    return written;
   }
 
   @Override
@@ -168,7 +184,10 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
-    Node next = rawByName.get(name); // the first attempt starts from the watch cache
+    Node next = ownWrites.get(name); // the first attempt starts from our last write, or the watch's cache
+    if (next == null && informer != null) {
+      next = informer.getStore().getByKey(name);
+    }
     for (int attempt = 1; ; attempt++) {
       boolean fromCache = attempt == 1 && next != null;
       Node fresh = next != null ? next : get(name);
@@ -182,7 +201,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         // to a timeout or a reset, its watch event not yet here): confirm on the server before saying so.
         Node server = get(name);
         if (!Objects.equals(server.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion())) {
-          cache(server);
+          cacheOwn(server);
           next = server;
           continue;
         }
@@ -198,7 +217,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         }
         what = "update node " + name;
         if (specChanges) {
-          cache(client.nodes().resource(NodeMapper.withSpec(written, edited.node())).update());
+          cacheOwn(client.nodes().resource(NodeMapper.withSpec(written, edited.node())).update());
         }
       } catch (KubernetesClientException e) {
         retryOnConflict(e, attempt, what);
@@ -234,9 +253,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
         current.unschedulable(), merged, current.internalIps(), current.resourceVersion(), current.ledger(),
         current.ledgerError());
-    Node written = client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus();
-    cache(written);
-    return written;
+    return cacheOwn(client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus());
   }
 
   private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {
