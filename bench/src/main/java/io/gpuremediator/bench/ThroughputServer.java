@@ -31,7 +31,8 @@ public final class ThroughputServer {
     Files.writeString(portFile, Integer.toString(port));
   }
 
-  private static int bare() throws Exception {
+  /** A bare Vert.x endpoint on one event loop that only parses the webhook JSON and counts its alerts; its port. */
+  static int bare() throws Exception {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     Router router = Router.router(vertx);
     router.post("/api/v1/alerts").handler(BodyHandler.create(false).setBodyLimit(4 << 20)).handler(ctx -> {
