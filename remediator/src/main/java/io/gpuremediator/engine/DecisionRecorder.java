@@ -2,11 +2,16 @@ package io.gpuremediator.engine;
 
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Logs every decision on one line, keeps it for the API and counts it. */
+/**
+ * Keeps every decision for the API, counts it, and logs it on one line: at INFO what changed a node, was refused or
+ * failed; at DEBUG what was ignored or only a dry-run (a 200-alert dry-run webhook is 200 lines; they are all in
+ * {@code GET /api/v1/decisions}, in {@code remediator_decisions_total}, and summed in the webhook's own line).
+ */
 public final class DecisionRecorder implements DecisionListener {
   private static final Logger LOGGER = LoggerFactory.getLogger("io.gpuremediator.decision");
 
@@ -26,8 +31,13 @@ public final class DecisionRecorder implements DecisionListener {
     if (d.reason() == io.gpuremediator.decision.Reason.ACTIONS_APPLIED) {
       metrics.actedAfter(java.time.Duration.between(d.startsAt(), d.time()).toMillis() / 1000.0);
     }
-    if (LOGGER.isInfoEnabled()) {
-      LOGGER.info(line(d));
+    boolean routine = d.outcome() == Outcome.DRY_RUN || d.outcome() == Outcome.IGNORED;
+    if (routine ? LOGGER.isDebugEnabled() : LOGGER.isInfoEnabled()) {
+      if (routine) {
+        LOGGER.debug(line(d));
+      } else {
+        LOGGER.info(line(d));
+      }
     }
   }
 

@@ -58,7 +58,14 @@ public final class WebhookHandler implements Handler<RoutingContext> {
         answer(ctx, 400, new JsonObject().put("error", done.result().error()), started);
       } else {
         WebhookResult result = done.result().result();
-        answer(ctx, result.shouldRetry() ? 503 : 200, summary(result), started);
+        String answer = summary(result);
+        if (LOGGER.isInfoEnabled()) {
+          // One line per webhook: its decisions by outcome (those that changed or refused something have lines of their own).
+          int outcomes = answer.indexOf(",\"retry\"");
+          LOGGER.info("webhook: {} alerts decided in {} ms: {}", result.decisions().size(),
+              (System.nanoTime() - started) / 1_000_000, answer.substring(answer.indexOf("\"outcomes\"") + 11, outcomes));
+        }
+        answer(ctx, result.shouldRetry() ? 503 : 200, answer, started);
       }
     });
   }

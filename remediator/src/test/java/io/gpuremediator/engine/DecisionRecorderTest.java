@@ -35,6 +35,32 @@ class DecisionRecorderTest {
   }
 
   @Test
+  void whatChangedOrWasRefusedIsLoggedAtInfoWhatWasIgnoredOrOnlyADryRunAtDebug() {
+    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+        .getLogger("io.gpuremediator.decision");
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+        new ch.qos.logback.core.read.ListAppender<>();
+    seen.start();
+    logger.addAppender(seen);
+    ch.qos.logback.classic.Level before = logger.getLevel();
+    logger.setLevel(ch.qos.logback.classic.Level.DEBUG);
+    try {
+      DecisionRecorder recorder = new DecisionRecorder(new io.gpuremediator.decision.DecisionLog(10),
+          new io.gpuremediator.metrics.RemediatorMetrics(new io.prometheus.client.CollectorRegistry()));
+      for (Reason r : List.of(Reason.ACTIONS_APPLIED, Reason.BREAKER_OPEN, Reason.KUBE_UNAVAILABLE, Reason.DRY_RUN_GLOBAL,
+          Reason.NO_PLAYBOOK)) {
+        recorder.decided(new Decision(Instant.EPOCH, "a", Instant.EPOCH, "A", "firing", "n1", "p", r, "", List.of()));
+      }
+      assertThat(seen.list).extracting(e -> e.getLevel() + " " + e.getFormattedMessage().split(" ")[2]).containsExactly(
+          "INFO reason=actions_applied", "INFO reason=breaker_open", "INFO reason=kube_unavailable",
+          "DEBUG reason=dry_run_global", "DEBUG reason=no_playbook");
+    } finally {
+      logger.detachAppender(seen);
+      logger.setLevel(before);
+    }
+  }
+
+  @Test
   void escapesInvisibleAndLineBreakingCharacters() {
     assertThat(DecisionRecorder.quote("a\u0000b\u2028c\u0085")).isEqualTo("\"a\\u0000b\\u2028c\\u0085\"");
   }
