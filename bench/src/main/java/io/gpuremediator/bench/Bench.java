@@ -50,6 +50,7 @@ public final class Bench {
     System.setErr(new java.io.PrintStream(new java.io.FileOutputStream(work.resolve("in-process.log").toFile()), true));
     try {
       sections(jar, playbooks, work, Path.of(args.length > 3 ? args[3] : "."));
+      System.exit(0); // the in-process servers' threads would keep the JVM alive
     } catch (Exception e) {
       e.printStackTrace();
       System.out.println("\nbench FAILED: " + e.getMessage() + " (stack trace in " + work.resolve("in-process.log") + ")");
@@ -76,8 +77,9 @@ public final class Bench {
     }
 
     if (runs("latency")) {
-      System.out.println("\n== webhook-to-taint latency after 200 warm-up webhooks: POST of one firing alert until the taint is read back from the"
-          + " mock API server (service, mock API and client in one JVM on both cores; sequential)");
+      System.out.println("\n== webhook-to-taint latency after 200 warm-up webhooks: POST of one firing alert until its 200 (answered once the"
+          + " node is written; the taint is then checked), each followed by a floor sample (service, mock API and client in one"
+          + " JVM on both cores; sequential)");
       latency(playbooks, work);
       profile(latencyProfile, root.resolve("bench/results/latency"), "webhook to taint, one alert at a time (service, mock"
           + " API server and client in one JVM)");
