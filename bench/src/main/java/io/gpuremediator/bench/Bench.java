@@ -313,26 +313,16 @@ public final class Bench {
 
   /** The same storms posted to the bare parsing endpoint; the sorted times of all but the first 5 rounds. */
   private static List<Double> parseRounds(int port, int rounds) throws Exception {
-    List<Double> ms = new ArrayList<>();
-    for (int round = 0; round < rounds; round++) {
-      String body = Payloads.xidStorm(STORM, java.time.Instant.now().toString());
-      long t0 = System.nanoTime();
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200 || !r.body().contains("\"alerts\":" + STORM)) {
-        throw new IllegalStateException("bare endpoint: " + r.statusCode() + " " + r.body());
-      }
-      if (round >= 5) {
-        ms.add((System.nanoTime() - t0) / 1e6);
-      }
-    }
-    Collections.sort(ms);
-    return ms;
+    return stormRounds(port, rounds, "\"alerts\":" + STORM, false);
   }
 
   /** Storms refused whole, the breaker reset between rounds; the sorted times of all but the first 5 rounds. */
   private static List<Double> stormRounds(int port, int rounds) throws Exception {
+    return stormRounds(port, rounds, "\"suppressed\":" + STORM, true);
+  }
+
+  /** Storms posted {@code rounds} times, each answer checked for {@code expect}; sorted times but the first 5 rounds'. */
+  private static List<Double> stormRounds(int port, int rounds, String expect, boolean resetBreaker) throws Exception {
     List<Double> ms = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
       String body = Payloads.xidStorm(STORM, java.time.Instant.now().toString());
@@ -341,14 +331,17 @@ public final class Bench {
           .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
           HttpResponse.BodyHandlers.ofString());
       double took = (System.nanoTime() - t0) / 1e6;
-      if (r.statusCode() != 200 || !r.body().contains("\"suppressed\":" + STORM)) {
-        throw new IllegalStateException("storm not refused whole: " + r.statusCode() + " " + r.body().substring(0, 200));
+      if (r.statusCode() != 200 || !r.body().contains(expect)) {
+        throw new IllegalStateException("storm answered " + r.statusCode() + ", not with " + expect + ": "
+            + r.body().substring(0, Math.min(200, r.body().length())));
       }
       if (round >= 5) {
         ms.add(took);
       }
-      HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
-          .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+      if (resetBreaker) {
+        HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+      }
     }
     Collections.sort(ms);
     return ms;
