@@ -189,6 +189,24 @@ class AlertmanagerSilencesTest {
   }
 
   @Test
+  void anAlertmanagerRestartedWithoutItsDataGetsTheSilenceBackAtTheRenewal() throws Exception {
+    int port = LocalAlertmanager.freePort();
+    LocalAlertmanager first = new LocalAlertmanager(dir.resolve("am-1"), port);
+    ClosedLoopHarness h = harness(first.url());
+    h.fire(xid());
+    h.look(NODE);
+    String lost = heldId(h.episode(NODE));
+    first.close();
+    LocalAlertmanager second = new LocalAlertmanager(dir.resolve("am-2"), port); // a new data directory: nothing kept
+    open.add(second);
+    assertThat(silences(second, "active")).isEmpty();
+    h.clock.advance(Duration.ofMinutes(45));
+    h.look(NODE);
+    assertThat(silences(second, "active")).singleElement()
+        .satisfies(s -> assertThat(s.getString("id")).isNotEqualTo(lost).isEqualTo(heldId(h.episode(NODE))));
+  }
+
+  @Test
   void anAlertmanagerThatIsDownHoldsNothingUpAndIsAskedAgainWithBackoff() throws Exception {
     int port = LocalAlertmanager.freePort();
     ClosedLoopHarness h = harness(java.net.URI.create("http://127.0.0.1:" + port));

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * Alertmanager's silences, API v2. Blocking calls for the loop's threads (never called on an event loop): each
  * waits at most {@value #TIMEOUT_MILLIS} ms. Alertmanager 0.25 answers 500, not 404, when asked to expire a silence
- * it does not know: that, and an already expired one, count as expired.
+ * it does not know: that, and an already expired one, count as expired. A renewal of a silence it no longer knows
+ * (404: it lost its data) creates it again.
  */
 public final class AlertmanagerSilences implements Silences {
   private static final String TARGET = "alertmanager";
@@ -53,6 +54,11 @@ public final class AlertmanagerSilences implements Silences {
         .put("endsAt", silence.endsAt().toString()).put("createdBy", silence.createdBy()).put("comment", silence.comment());
     id.ifPresent(i -> body.put("id", i));
     HttpResponse<Buffer> answer = send(request(io.vertx.core.http.HttpMethod.POST, "/api/v2/silences").sendJsonObject(body));
+    if (id.isPresent() && answer.statusCode() == 404) {
+      // Alertmanager no longer knows it (restarted without its data): create it anew rather than fail forever.
+      body.remove("id");
+      answer = send(request(io.vertx.core.http.HttpMethod.POST, "/api/v2/silences").sendJsonObject(body));
+    }
     expectOk(answer, "creating a silence");
     String given = json(answer).getString("silenceID", "");
     if (given.isEmpty()) {
