@@ -400,20 +400,8 @@ public final class EpisodeLoop implements AutoCloseable {
   private Episode startReplace(String node, Episode e, Instant now) throws ClusterException {
     Progress p = e.progress();
     ReplaceStep.Admission admission = replaceStep.admit(node);
-    if (admission instanceof ReplaceStep.Admission.Unsupported u) {
-      String why = "cannot replace " + node + ": its providerID is " + u.seen() + "; nothing was called";
-      Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(why));
-      if (replace(node, e, next) != null) {
-        decide(node, next, Reason.PROVIDER_UNSUPPORTED, why, List.of(), Stage.NEEDS_HUMAN);
-      }
-      return null;
-    }
-    if (admission instanceof ReplaceStep.Admission.NotConfigured n) {
-      Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(n.why()));
-      if (replace(node, e, next) != null) {
-        decide(node, next, Reason.REPLACE_FAILED, n.why(), List.of(), Stage.NEEDS_HUMAN);
-      }
-      return null;
+    if (admission instanceof ReplaceStep.Admission.Impossible i) {
+      return needsHuman(node, e, i.reason(), i.why(), now);
     }
     if (admission instanceof ReplaceStep.Admission.Refused r) {
       String note = "waiting to replace: " + r.refusal().detail();
@@ -430,42 +418,45 @@ public final class EpisodeLoop implements AutoCloseable {
   private Episode lookReplace(String node, Episode e, ReplaceSpec spec, Task task, Instant now) throws ClusterException {
     Progress p = e.progress();
     if (task.handle().isEmpty()) {
-      StepResult result = replaceStep.mark(node, task, now);
-      if (result instanceof StepResult.Running r) {
-        Task again = task.retryAt(r.retryAt().orElse(now));
-        replace(node, e, e.with(p.running(again).noted(r.note())));
+      ReplaceStep.Mark mark = replaceStep.mark(node, now);
+      if (mark.result() instanceof StepResult.Running r) {
+        replace(node, e, e.with(p.running(task.retryAt(r.retryAt().orElse(now))).noted(r.note())));
         return null;
       }
-      if (result instanceof StepResult.Failed f) {
+      if (mark.result() instanceof StepResult.Failed f) {
         listener.stepFinished("replace", "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
-        Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(f.note()));
-        if (replace(node, e, next) != null) {
-          decide(node, next, Reason.REPLACE_FAILED, f.note(), List.of(), Stage.NEEDS_HUMAN);
-        }
-        return null;
+        return needsHuman(node, e, Reason.REPLACE_FAILED, f.note(), now);
       }
-      String note = ((StepResult.Succeeded) result).note();
-      String instance = note.substring(0, note.indexOf(' '));
-      Episode next = e.with(p.running(new Task("replace", task.step(), task.started(), task.attempt(), instance,
+      String note = ((StepResult.Succeeded) mark.result()).note();
+      Episode next = e.with(p.running(new Task("replace", task.step(), task.started(), task.attempt(), mark.instance(),
           Optional.empty())).noted(note + "; waiting for the Node object to go"));
       Episode written = replace(node, e, next);
       if (written != null) {
-        replaceStep.track(node, written, cluster.node(node).map(NodeInfo::ledger).orElse(io.gpuremediator.state.NodeLedger.EMPTY));
+        replaceStep.track(node, written, ledgerOf(node));
         decide(node, next, Reason.REPLACE_STARTED, note + "; the episode ends when the Node object is gone (timeout "
             + io.gpuremediator.value.Durations.format(spec.timeout()) + ")", List.of(), Stage.REPLACING);
       }
       return null;
     }
-    replaceStep.track(node, e, cluster.node(node).map(NodeInfo::ledger).orElse(io.gpuremediator.state.NodeLedger.EMPTY));
+    replaceStep.track(node, e, ledgerOf(node));
     if (now.isAfter(task.started().plus(spec.timeout()))) {
       listener.stepFinished("replace", "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
-      String why = "instance " + task.handle() + " was marked Unhealthy, but the Node object is still here after "
-          + io.gpuremediator.value.Durations.format(spec.timeout());
-      Episode next = e.with(p.inStage(Stage.NEEDS_HUMAN, now).noted(why));
-      if (replace(node, e, next) != null) {
-        replaceStep.forget(node);
-        decide(node, next, Reason.REPLACE_TIMEOUT, why, List.of(), Stage.NEEDS_HUMAN);
-      }
+      replaceStep.forget(node);
+      return needsHuman(node, e, Reason.REPLACE_TIMEOUT, "instance " + task.handle() + " was marked Unhealthy, but the"
+          + " Node object is still here after " + io.gpuremediator.value.Durations.format(spec.timeout()), now);
+    }
+    return null;
+  }
+
+  private io.gpuremediator.state.NodeLedger ledgerOf(String node) {
+    return cluster.node(node).map(NodeInfo::ledger).orElse(io.gpuremediator.state.NodeLedger.EMPTY);
+  }
+
+  /** Stops the episode for a human ({@code needs_human}), deciding why; nothing when fenced out. */
+  private Episode needsHuman(String node, Episode e, Reason reason, String why, Instant now) throws ClusterException {
+    Episode next = e.with(e.progress().inStage(Stage.NEEDS_HUMAN, now).noted(why));
+    if (replace(node, e, next) != null) {
+      decide(node, next, reason, why, List.of(), Stage.NEEDS_HUMAN);
     }
     return null;
   }

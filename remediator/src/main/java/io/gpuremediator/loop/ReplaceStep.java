@@ -1,5 +1,6 @@
 package io.gpuremediator.loop;
 
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -23,8 +24,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * again, and the port's look-up first finds it already unhealthy, so one episode sends one SetInstanceHealth.
  */
 final class ReplaceStep {
-  private static final Duration MAX_RETRY = Duration.ofMinutes(5);
-
   private final Cluster cluster;
   private final OutsidePorts ports;
   private final Duration retryDelay;
@@ -45,11 +44,8 @@ final class ReplaceStep {
     /** Go: the instance to mark. */
     record Admitted(ProviderId.Aws instance) implements Admission {}
 
-    /** The providerID is not one we can replace. */
-    record Unsupported(String seen) implements Admission {}
-
-    /** No cloud is configured: nothing can be replaced. */
-    record NotConfigured(String why) implements Admission {}
+    /** It can never be replaced as things are (another cloud, no cloud configured): a human decides. */
+    record Impossible(Reason reason, String why) implements Admission {}
 
     /** The budget, pause or breaker refused: wait. */
     record Refused(Refusal refusal) implements Admission {}
@@ -58,35 +54,44 @@ final class ReplaceStep {
   /** Reads the node's instance and asks the fleet's budget; nothing outside is called when it cannot be replaced. */
   Admission admit(String node) throws ClusterException {
     if (ports.instances() == InstanceHealth.NOT_CONFIGURED) {
-      return new Admission.NotConfigured("cannot replace " + node + ": no cloud is configured (cloud.aws in the service"
-          + " config); nothing was called");
+      return new Admission.Impossible(Reason.REPLACE_FAILED, "cannot replace " + node + ": no cloud is configured"
+          + " (cloud.aws in the service config); nothing was called");
     }
     ProviderId id = ProviderId.parse(cluster.providerId(node).orElse(null));
     if (id instanceof ProviderId.Unsupported u) {
-      return new Admission.Unsupported(u.seen());
+      return new Admission.Impossible(Reason.PROVIDER_UNSUPPORTED, "cannot replace " + node + ": its providerID is "
+          + u.seen() + "; nothing was called");
     }
     Optional<Refusal> no = ports.replaceBudget().admit(node);
     return no.<Admission>map(Admission.Refused::new).orElseGet(() -> new Admission.Admitted((ProviderId.Aws) id));
   }
 
+  /**
+   * What marking found.
+   *
+   * @param instance the instance marked (or found already marked); empty unless {@code result} succeeded
+   */
+  record Mark(StepResult result, String instance) {}
+
   /** Marks the instance unhealthy: succeeded names it, running says when to try again, failed says why not. */
-  StepResult mark(String node, Task task, Instant now) throws ClusterException {
+  Mark mark(String node, Instant now) throws ClusterException {
     ProviderId id = ProviderId.parse(cluster.providerId(node).orElse(null));
     if (!(id instanceof ProviderId.Aws aws)) {
-      return new StepResult.Failed("cannot replace " + node + ": its providerID is now " + ((ProviderId.Unsupported) id).seen());
+      return new Mark(new StepResult.Failed("cannot replace " + node + ": its providerID is now "
+          + ((ProviderId.Unsupported) id).seen()), "");
     }
     try {
       InstanceHealth.Marked marked = ports.instances().markUnhealthy(aws);
-      return new StepResult.Succeeded(aws.instanceId() + (marked == InstanceHealth.Marked.ALREADY_UNHEALTHY
-          ? " was already marked Unhealthy (nothing sent)" : " marked Unhealthy in its Auto Scaling group"));
+      return new Mark(new StepResult.Succeeded(aws.instanceId() + (marked == InstanceHealth.Marked.ALREADY_UNHEALTHY
+          ? " was already marked Unhealthy (nothing sent)" : " marked Unhealthy in its Auto Scaling group")), aws.instanceId());
     } catch (OutboundException e) {
       if (!e.retriable()) {
-        return new StepResult.Failed("instance " + aws.instanceId() + " of " + node + " not replaced: " + e.getMessage());
+        return new Mark(new StepResult.Failed("instance " + aws.instanceId() + " of " + node + " not replaced: "
+            + e.getMessage()), "");
       }
-      Duration wait = e.retryAfter().filter(d -> d.compareTo(retryDelay) > 0).orElse(retryDelay);
-      wait = wait.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : wait;
-      return new StepResult.Running("marking " + aws.instanceId() + " unhealthy: " + e.getMessage() + "; retried at "
-          + now.plus(wait), Optional.of(now.plus(wait)));
+      Instant again = now.plus(retryDelay);
+      return new Mark(new StepResult.Running("marking " + aws.instanceId() + " unhealthy: " + e.getMessage()
+          + "; retried at " + again, Optional.of(again)), "");
     }
   }
 
@@ -101,7 +106,7 @@ final class ReplaceStep {
   }
 
   /** Forgets a node (its Node object is gone, or the episode left stage replacing). */
-  Optional<Replacing> forget(String node) {
-    return Optional.ofNullable(replacing.remove(node));
+  void forget(String node) {
+    replacing.remove(node);
   }
 }

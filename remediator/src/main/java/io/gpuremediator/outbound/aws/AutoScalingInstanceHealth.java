@@ -90,12 +90,12 @@ public final class AutoScalingInstanceHealth implements InstanceHealth, AutoClos
       String message = "Auto Scaling answered " + e.statusCode() + " " + code
           + (e.awsErrorDetails() == null ? "" : ": " + e.awsErrorDetails().errorMessage());
       if (BUSY.contains(code) || e.isThrottlingException() || e.statusCode() >= 500) {
-        throw OutboundException.transientFailure(message, Optional.empty());
+        throw OutboundException.transientFailure(message);
       }
       throw OutboundException.refused(message);
     } catch (SdkException e) {
       listener.request(TARGET, "error");
-      throw OutboundException.transientFailure("Auto Scaling not reached: " + e.getMessage(), Optional.empty());
+      throw OutboundException.transientFailure("Auto Scaling not reached: " + e.getMessage());
     }
   }
 

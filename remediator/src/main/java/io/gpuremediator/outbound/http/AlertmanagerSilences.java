@@ -62,7 +62,7 @@ public final class AlertmanagerSilences implements Silences {
     expectOk(answer, "creating a silence");
     String given = json(answer).getString("silenceID", "");
     if (given.isEmpty()) {
-      throw OutboundException.transientFailure("Alertmanager answered a silence without silenceID", Optional.empty());
+      throw OutboundException.transientFailure("Alertmanager answered a silence without silenceID");
     }
     return given;
   }
@@ -75,7 +75,7 @@ public final class AlertmanagerSilences implements Silences {
     try {
       all = answer.bodyAsJsonArray();
     } catch (RuntimeException e) {
-      throw OutboundException.transientFailure("Alertmanager listed silences in a form we cannot read", Optional.empty());
+      throw OutboundException.transientFailure("Alertmanager listed silences in a form we cannot read");
     }
     for (Object o : all) {
       if (o instanceof JsonObject s && s.getString("comment", "").endsWith(marker)) {
@@ -116,15 +116,15 @@ public final class AlertmanagerSilences implements Silences {
       return answer;
     } catch (TimeoutException e) {
       listener.request(TARGET, "timeout");
-      throw OutboundException.transientFailure("Alertmanager did not answer within " + TIMEOUT_MILLIS + " ms", Optional.empty());
+      throw OutboundException.transientFailure("Alertmanager did not answer within " + TIMEOUT_MILLIS + " ms");
     } catch (ExecutionException e) {
       boolean timeout = e.getCause() instanceof TimeoutException
           || String.valueOf(e.getCause()).contains("timeout");
       listener.request(TARGET, timeout ? "timeout" : "error");
-      throw OutboundException.transientFailure("Alertmanager not reached: " + e.getCause().getMessage(), Optional.empty());
+      throw OutboundException.transientFailure("Alertmanager not reached: " + e.getCause().getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw OutboundException.transientFailure("interrupted", Optional.empty());
+      throw OutboundException.transientFailure("interrupted");
     }
   }
 
@@ -138,14 +138,14 @@ public final class AlertmanagerSilences implements Silences {
     if (answer.statusCode() / 100 == 4 && answer.statusCode() != 408 && answer.statusCode() != 429) {
       throw OutboundException.refused(message);
     }
-    throw OutboundException.transientFailure(message, Optional.empty());
+    throw OutboundException.transientFailure(message);
   }
 
   private static JsonObject json(HttpResponse<Buffer> answer) throws OutboundException {
     try {
       return answer.bodyAsJsonObject();
     } catch (RuntimeException e) {
-      throw OutboundException.transientFailure("Alertmanager answered something other than JSON", Optional.empty());
+      throw OutboundException.transientFailure("Alertmanager answered something other than JSON");
     }
   }
 }
