@@ -271,10 +271,13 @@ public final class FleetGate implements SafetyGate {
 
   /**
    * Admits one instance replacement, or says why not: paused, the breaker open, or {@code safety.replace_rate_limit}
-   * used up. The admission is stored before it is answered (under the gate's lock: replacements are rare), so no
-   * restart or new leader can let more through than the limit; a state that cannot be stored refuses.
+   * used up. The admission is counted under the gate's lock, then stored (outside it, as every start is) before it is
+   * answered, so no restart or new leader can let more through than the limit; a state that cannot be stored refuses
+   * (the admission stays counted: fail closed).
    */
   public Optional<Refusal> admitReplacement(String node) {
+    Rate rate = limits.replaceRate();
+    int used;
     lock.lock();
     try {
       if (!loaded) {
@@ -289,26 +292,26 @@ public final class FleetGate implements SafetyGate {
       if (state.breaker().open()) {
         return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "the storm breaker is open: " + state.breaker().reason()));
       }
-      Rate rate = limits.replaceRate();
-      int used = FleetState.countWithin(state.replacements(), now, rate.window());
+      used = FleetState.countWithin(state.replacements(), now, rate.window());
       if (used >= rate.count()) {
         return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "replace_rate_limit " + rate + " used up: " + used
             + " replacements within " + Durations.format(rate.window())));
       }
-      FleetState next = state.withReplacement(now).pruned(now, limits.retention());
-      synchronized (saving) {
-        store.save(next);
-      }
-      state = next;
-      LOGGER.info("instance replacement of node {} admitted ({} of {} within {})", node, used + 1, rate.count(),
-          Durations.format(rate.window()));
-      return Optional.empty();
-    } catch (FleetStoreException e) {
-      return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "the replacement could not be recorded: "
-          + e.getMessage()));
+      state = state.withReplacement(now).pruned(now, limits.retention());
     } finally {
       lock.unlock();
     }
+    try {
+      synchronized (saving) {
+        store.save(state);
+      }
+    } catch (FleetStoreException e) {
+      return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "the replacement could not be recorded: "
+          + e.getMessage()));
+    }
+    LOGGER.info("instance replacement of node {} admitted ({} of {} within {})", node, used + 1, rate.count(),
+        Durations.format(rate.window()));
+    return Optional.empty();
   }
 
   /** Pauses every new remediation until {@code until}; {@code by} says who asked (shown with the pause). */

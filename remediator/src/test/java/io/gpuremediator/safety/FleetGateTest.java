@@ -270,4 +270,41 @@ class FleetGateTest {
     assertThat(check("n4")).isEmpty();
     assertThat(store.load().starts()).hasSize(2);
   }
+
+  @Test
+  void aReplacementIsStoredBeforeItIsAdmittedAndOneThatCannotBeStoredIsRefusedButStaysCounted() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+    List<FleetState> saved = new ArrayList<>();
+    FleetStore flaky = new FleetStore() {
+      @Override
+      public FleetState load() {
+        return FleetState.EMPTY;
+      }
+
+      @Override
+      public void save(FleetState next) throws FleetStoreException {
+        if (down.get()) {
+          throw new FleetStoreException("ConfigMap write timed out", null);
+        }
+        saved.add(next);
+      }
+
+      @Override
+      public void announce(String reason, String message) {}
+    };
+    FleetGate g = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("10/1h").value(), 5, Duration.ofMinutes(10),
+        Optional.empty(), Duration.ofHours(1), Rate.parse("2/24h").value()), flaky, () -> List.copyOf(fleet),
+        EVERY_CALL::incrementAndGet, SafetyListener.NONE, clock);
+    g.load();
+    assertThat(g.admitReplacement("gpu-node-1")).isEmpty();
+    assertThat(saved).singleElement().satisfies(st -> assertThat(st.replacements()).containsExactly(T0));
+    down.set(true);
+    assertThat(g.admitReplacement("gpu-node-2")).hasValueSatisfying(r -> {
+      assertThat(r.reason()).isEqualTo(Reason.SAFETY_STATE_UNAVAILABLE);
+      assertThat(r.detail()).contains("ConfigMap write timed out");
+    });
+    down.set(false);
+    assertThat(g.admitReplacement("gpu-node-3")).as("the unstored admission still counts: fail closed")
+        .hasValueSatisfying(r -> assertThat(r.detail()).isEqualTo("replace_rate_limit 2/24h used up: 2 replacements within 24h"));
+  }
 }
