@@ -131,7 +131,7 @@ final class EpisodeOutbound {
   Episode keep(String node, Episode start, Playbook pb) throws ClusterException {
     Episode e = start;
     Instant now = writer.now();
-    TemplateContext ctx = new TemplateContext(e.labels(), e.annotations(), node, e.alertname(), e.fingerprint());
+    TemplateContext ctx = EpisodeWriter.context(node, e);
     for (Reached r : reached(e, pb)) {
       if (e == null) {
         return null;
@@ -178,8 +178,7 @@ final class EpisodeOutbound {
       decider.decide(node, e, Reason.SILENCE_FAILED, "silence step " + key + " not held: " + ex.getMessage());
       return e;
     } catch (OutboundException ex) {
-      Backoff b = backoffs.merge(retryKey, new Backoff(1, now.plus(FIRST_BACKOFF)),
-          (old, fresh) -> new Backoff(old.failures() + 1, now.plus(backoff(old.failures() + 1))));
+      Backoff b = failed(retryKey, now);
       if (b.failures() == 1) {
         decider.decide(node, e, Reason.SILENCE_FAILED, "silence step " + key + ": " + ex.getMessage()
             + (ex.retriable() ? "; retried with backoff, the episode goes on" : "; retried every " + MAX_BACKOFF.toMinutes()
@@ -191,6 +190,12 @@ final class EpisodeOutbound {
       LOGGER.warn("silence {} for node {}: {} (attempt {})", key, node, ex.getMessage(), b.failures());
       return e;
     }
+  }
+
+  /** Counts one more failure of {@code retryKey}: asked again after a backoff doubling from 1 s to 5 min. */
+  private Backoff failed(String retryKey, Instant now) {
+    return backoffs.merge(retryKey, new Backoff(1, now.plus(FIRST_BACKOFF)),
+        (old, fresh) -> new Backoff(old.failures() + 1, now.plus(backoff(old.failures() + 1))));
   }
 
   private static Duration backoff(int failures) {
@@ -260,8 +265,7 @@ final class EpisodeOutbound {
           LOGGER.warn("silence {} on node {} cannot be expired: {}; forgotten", id, n.name(), ex.getMessage());
           continue;
         }
-        Backoff b = backoffs.merge(retryKey, new Backoff(1, now.plus(FIRST_BACKOFF)),
-            (old, fresh) -> new Backoff(old.failures() + 1, now.plus(backoff(old.failures() + 1))));
+        Backoff b = failed(retryKey, now);
         LOGGER.warn("silence {} on node {} not expired yet: {} (attempt {})", id, n.name(), ex.getMessage(), b.failures());
       }
     }

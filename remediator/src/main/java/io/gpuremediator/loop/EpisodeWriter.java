@@ -63,8 +63,7 @@ final class EpisodeWriter {
    */
   Optional<Written> runSteps(String node, Episode expected, List<ActionSpec> specs, Phase phase, Optional<Episode> after,
       String skippedLongStep) throws ClusterException, RenderException {
-    TemplateContext ctx = new TemplateContext(expected.labels(), expected.annotations(), node, expected.alertname(),
-        expected.fingerprint());
+    TemplateContext ctx = context(node, expected);
     List<Step> steps = new ArrayList<>(specs.size());
     for (ActionSpec spec : specs) {
       steps.add(ActionRegistry.prepare(spec, ctx));
@@ -84,6 +83,11 @@ final class EpisodeWriter {
       }
       return new Written(after, records, draft.events());
     }, after.orElse(null));
+  }
+
+  /** The templates' view of an episode's alert (its kept labels and annotations) on this node. */
+  static TemplateContext context(String node, Episode e) {
+    return new TemplateContext(e.labels(), e.annotations(), node, e.alertname(), e.fingerprint());
   }
 
   private Optional<Written> edit(String node, Episode expected, Phase phase, StepsOnDraft work, Episode next)
