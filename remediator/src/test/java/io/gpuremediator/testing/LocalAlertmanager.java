@@ -64,7 +64,6 @@ public final class LocalAlertmanager implements AutoCloseable {
       } catch (IOException e) {
         last = e.toString();
       }
-      Thread.onSpinWait();
       process.waitFor(100, TimeUnit.MILLISECONDS);
     }
     close();
