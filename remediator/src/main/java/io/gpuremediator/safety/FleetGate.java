@@ -44,6 +44,10 @@ public final class FleetGate implements SafetyGate {
   private final Clock clock;
   private final ReentrantLock lock = new ReentrantLock();
   private final Object saving = new Object();
+  /** Runs the stores and announcements that follow a start or a breaker change, in order, off the caller's path. */
+  private final java.util.concurrent.Executor background;
+  /** Set when the newest state still has to be stored; the background write that clears it stores what is newest then. */
+  private final java.util.concurrent.atomic.AtomicBoolean unsaved = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile FleetState state = FleetState.EMPTY;
   private volatile boolean loaded;
 
@@ -55,6 +59,19 @@ public final class FleetGate implements SafetyGate {
    */
   public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes,
       java.util.function.LongSupplier generation, SafetyListener listener, Clock clock) {
+    this(limits, store, selectedNodes, generation, listener, clock, Runnable::run);
+  }
+
+  /**
+   * Creates the gate.
+   *
+   * @param background runs the ConfigMap writes and Events that follow a quarantine start or the breaker opening
+   *     (one at a time, in order): the webhook that caused them is answered without waiting for them.
+   *     {@code Runnable::run} writes on the caller's thread.
+   */
+  public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes,
+      java.util.function.LongSupplier generation, SafetyListener listener, Clock clock, java.util.concurrent.Executor background) {
+    this.background = background;
     this.limits = limits;
     this.store = store;
     this.selectedNodes = selectedNodes;
@@ -153,10 +170,10 @@ public final class FleetGate implements SafetyGate {
         next = next.withBreaker(new Breaker(true, now, reason));
         LOGGER.error("STORM BREAKER OPEN: {}. No new quarantine until POST /api/v1/breaker/reset{}", reason,
             limits.autoResetAfter().map(d -> " or auto-reset after " + Durations.format(d)).orElse(""));
-        store.announce("RemediationBreakerOpen", "Storm breaker opened: " + reason
-            + ". No new quarantine until a human resets it.");
         listener.breaker(true);
         persist(next);
+        String opened = "Storm breaker opened: " + reason + ". No new quarantine until a human resets it.";
+        later(() -> store.announce("RemediationBreakerOpen", opened));
       } else {
         // Observations alone are kept in memory and stored with the next start or breaker change: a webhook
         // must not cost a ConfigMap write. A new leader therefore starts its storm window from the starts it reads.
@@ -343,8 +360,8 @@ public final class FleetGate implements SafetyGate {
       FleetState next = op.apply(state);
       synchronized (saving) {
         store.save(next);
+        state = next; // inside: a background write waiting for the monitor then stores this, never what it replaced
       }
-      state = next;
       LOGGER.warn("{}: {}", reason, message);
       store.announce(reason, message);
     } finally {
@@ -356,9 +373,10 @@ public final class FleetGate implements SafetyGate {
     Breaker b = state.breaker();
     if (b.open() && limits.autoResetAfter().isPresent() && !b.openedAt().plus(limits.autoResetAfter().get()).isAfter(now)) {
       LOGGER.warn("storm breaker auto-reset after {}", Durations.format(limits.autoResetAfter().get()));
-      store.announce("RemediationBreakerReset", "Storm breaker auto-reset after " + Durations.format(limits.autoResetAfter().get()));
       listener.breaker(false);
       persist(state.withBreaker(Breaker.CLOSED));
+      String reset = "Storm breaker auto-reset after " + Durations.format(limits.autoResetAfter().get());
+      later(() -> store.announce("RemediationBreakerReset", reset));
     }
   }
 
@@ -372,14 +390,33 @@ public final class FleetGate implements SafetyGate {
     save();
   }
 
-  /** Stores the latest state; writes are serialised apart from the gate's lock, each storing what is newest then. */
+  /**
+   * Stores the newest state in the background: writes are serialised apart from the gate's lock, and changes that
+   * come while one is under way are stored together by the next (a 50-node burst of starts costs a few writes, not 50).
+   * A crash before the write loses only the starts of the last moments: every episode is on its node's ledger.
+   */
   private void save() {
-    synchronized (saving) {
-      try {
-        store.save(state);
-      } catch (FleetStoreException e) {
-        LOGGER.error("fleet safety state not stored ({}); kept in memory", e.getMessage());
+    if (unsaved.getAndSet(true)) {
+      return; // a write is already due; it will store this change too
+    }
+    later(() -> {
+      unsaved.set(false);
+      synchronized (saving) {
+        try {
+          store.save(state);
+        } catch (FleetStoreException e) {
+          LOGGER.error("fleet safety state not stored ({}); kept in memory", e.getMessage());
+        }
       }
+    });
+  }
+
+  /** Runs {@code work} in the background, or here when the background has stopped (the service closing). */
+  private void later(Runnable work) {
+    try {
+      background.execute(work);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      work.run();
     }
   }
 

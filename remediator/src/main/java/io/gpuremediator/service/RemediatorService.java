@@ -86,6 +86,12 @@ public final class RemediatorService implements AutoCloseable {
   private EpisodeLoop loop;
   private AutoScalingInstanceHealth aws;
   private java.util.concurrent.ExecutorService eventWriter;
+  /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
+  private final java.util.concurrent.ExecutorService stateWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "remediator-fleet-state");
+    t.setDaemon(true);
+    return t;
+  });
   private final String identity = hostname() + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
@@ -121,7 +127,7 @@ public final class RemediatorService implements AutoCloseable {
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
     gate = new FleetGate(limits(), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
-        cluster::generation, metricsListener(), clock);
+        cluster::generation, metricsListener(), clock, stateWriter);
     eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "remediator-refusal-events");
       t.setDaemon(true);
@@ -398,18 +404,27 @@ public final class RemediatorService implements AutoCloseable {
     if (loop != null) {
       loop.close();
     }
-    if (election != null) {
-      election.close();
-    }
-    if (eventWriter != null) {
-      eventWriter.shutdown();
-    }
     if (vertx != null) {
       try {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       } catch (Exception e) {
         LOGGER.warn("Vert.x did not close cleanly: {}", e.toString());
       }
+    }
+    // No webhook is answered any more: store the last starts while this instance still holds the Lease.
+    stateWriter.shutdown();
+    try {
+      if (!stateWriter.awaitTermination(5, TimeUnit.SECONDS)) {
+        LOGGER.warn("the fleet state's last write did not finish within 5 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (election != null) {
+      election.close();
+    }
+    if (eventWriter != null) {
+      eventWriter.shutdown();
     }
     if (cluster != null) {
       cluster.close();
@@ -418,6 +433,7 @@ public final class RemediatorService implements AutoCloseable {
       aws.close();
     }
   }
+
 
   /** The service could not start; the message is the one-line reason. */
   public static final class StartupException extends Exception {

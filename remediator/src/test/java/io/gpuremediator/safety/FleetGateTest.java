@@ -71,6 +71,50 @@ class FleetGateTest {
   }
 
   @Test
+  void startsAndTheBreakerAreStoredAfterTheCallerReturnsAndABurstCostsOneWrite() throws Exception {
+    List<Runnable> later = new ArrayList<>();
+    int[] writes = {0};
+    FleetStore counting = new FleetStore() {
+      @Override
+      public FleetState load() {
+        return store.load();
+      }
+
+      @Override
+      public void save(FleetState state) {
+        writes[0]++;
+        store.save(state);
+      }
+
+      @Override
+      public void announce(String reason, String message) {
+        store.announce(reason, message);
+      }
+    };
+    FleetGate g = new FleetGate(new SafetyLimits(new Budget(100, true), Rate.parse("100/1h").value(), 5, Duration.ofMinutes(10),
+        Optional.empty(), Duration.ofHours(1)), counting, () -> List.copyOf(fleet), EVERY_CALL::incrementAndGet,
+        SafetyListener.NONE, clock, later::add);
+    g.load();
+    for (int i = 0; i < 3; i++) {
+      Candidate c = candidate("n" + i, "gpu-hardware-xid");
+      assertThat(g.reserve(c)).isEmpty();
+      g.settle(c, true);
+    }
+    Map<String, Instant> storm = new HashMap<>();
+    IntStream.range(0, 6).forEach(i -> storm.put("n" + i, T0));
+    g.observe(storm);
+    assertThat(writes[0]).as("nothing stored on the caller's thread").isZero();
+    assertThat(store.announcements()).isEmpty();
+    assertThat(g.check(candidate("n9", "gpu-hardware-xid"))).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+
+    new ArrayList<>(later).forEach(Runnable::run);
+    assertThat(writes[0]).as("three starts and the breaker in one write").isEqualTo(1);
+    assertThat(store.load().starts()).hasSize(3);
+    assertThat(store.load().breaker().open()).isTrue();
+    assertThat(store.announcements()).singleElement().asString().startsWith("RemediationBreakerOpen");
+  }
+
+  @Test
   void anUnloadedGateRefusesEverything() {
     FleetGate cold = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("3/1h").value(), 5,
         Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), store, () -> fleet, EVERY_CALL::incrementAndGet,

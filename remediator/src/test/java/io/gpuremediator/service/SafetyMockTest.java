@@ -145,6 +145,12 @@ class SafetyMockTest {
     assertThat(reason(post(follower, Alerts.xid("gpu-node-3", "48")), 0)).isEqualTo("actions_applied");
   }
 
+  private boolean breakerStoredOpen() {
+    ConfigMap state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
+    return state != null && state.getData().containsKey("fleet.json")
+        && new JsonObject(state.getData().get("fleet.json")).getJsonObject("breaker").getBoolean("open");
+  }
+
   @Test
   void aStormOpensTheBreakerWhichIsStoredInTheConfigMapAndResetOnlyByTheApi() throws Exception {
     RemediatorService s = service("{max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}");
@@ -157,10 +163,10 @@ class SafetyMockTest {
     assertThat(IntStream.range(0, 10).filter(i ->
         Boolean.TRUE.equals(client.nodes().withName("gpu-node-" + i).get().getSpec().getUnschedulable()))).isEmpty();
 
-    ConfigMap state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
-    assertThat(new JsonObject(state.getData().get("fleet.json")).getJsonObject("breaker").getBoolean("open")).isTrue();
-    assertThat(client.v1().events().inNamespace("gpu-remediator").list().getItems())
-        .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("RemediationBreakerOpen"));
+    // Stored and announced after the answer, off the webhook's path.
+    await().atMost(Duration.ofSeconds(10)).until(() -> breakerStoredOpen());
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.v1().events().inNamespace("gpu-remediator").list().getItems()
+        .stream().anyMatch(e -> "RemediationBreakerOpen".equals(e.getReason())));
     await().atMost(Duration.ofSeconds(10)).until(() -> events("gpu-node-0", "RemediationSuppressed") == 1);
     JsonObject safety = new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body());
     assertThat(safety.getJsonObject("breaker").getString("state")).isEqualTo("open");
@@ -181,7 +187,7 @@ class SafetyMockTest {
         "application/json");
     assertThat(reset.statusCode()).isEqualTo(200);
     assertThat(new JsonObject(reset.body()).getJsonObject("breaker").getString("state")).isEqualTo("closed");
-    state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
+    ConfigMap state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
     assertThat(new JsonObject(state.getData().get("fleet.json")).getJsonObject("breaker").getBoolean("open")).isFalse();
   }
 
