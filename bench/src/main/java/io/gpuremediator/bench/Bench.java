@@ -78,8 +78,8 @@ public final class Bench {
 
     if (runs("latency")) {
       System.out.println("\n== webhook-to-taint latency after 200 warm-up webhooks: POST of one firing alert until its 200 (answered once the"
-          + " node is written; the taint is then checked), each followed by a floor sample (service, mock API and client in one"
-          + " JVM on both cores; sequential)");
+          + " node is written; the taint is then checked), each followed, once the episode's drain is done, by a floor sample"
+          + " (service, mock API and client in one JVM on both cores; sequential)");
       latency(playbooks, work);
       profile(latencyProfile, root.resolve("bench/results/latency"), "webhook to taint, one alert at a time (service, mock"
           + " API server and client in one JVM)");
@@ -202,6 +202,9 @@ public final class Bench {
           if (r.statusCode() != 200 || !tainted(api.client().nodes().withName(MockApiServer.nodeName(i)).get())) {
             throw new IllegalStateException("webhook " + i + " did not quarantine: " + r.statusCode() + " " + r.body());
           }
+          // The episode's background steps (its drain of a node with no pods) end before the floor sample, and the next
+          // webhook starts on a quiet server: each sample measures its own calls, not the other's leftovers.
+          awaitDrained(api.client(), MockApiServer.nodeName(i));
           double floorTook = floorQuarantine(client, MockApiServer.nodeName(n + i));
           if (i >= warmup) {
             ms.add(took);
@@ -229,6 +232,22 @@ public final class Bench {
             p99 <= 2 * f99 ? "MET" : "NOT MET");
       }
     }
+  }
+
+  /** Polls the node until its ledger says the drain is done; fails with what it saw after 30 s. */
+  private static void awaitDrained(KubernetesClient client, String name) {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    String seen = "";
+    while (System.nanoTime() < deadline) {
+      Node node = client.nodes().withName(name).get();
+      Map<String, String> annotations = node.getMetadata().getAnnotations();
+      seen = annotations == null ? "" : annotations.getOrDefault("gpu-remediator.io/state", "");
+      if (seen.contains("\"stage\":\"drained\"")) {
+        return;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+    throw new IllegalStateException("node " + name + " not drained within 30 s; its ledger: " + seen);
   }
 
   /** The three calls of one quarantine, made directly; the node is read first, outside the time (the service reads its cache). */

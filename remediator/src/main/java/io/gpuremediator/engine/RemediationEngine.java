@@ -56,6 +56,10 @@ public final class RemediationEngine {
   private final NodeEventWriter events;
   private final java.util.function.BooleanSupplier mayWrite;
   private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
+  /** Nodes a decision is writing now (its node write and then its Events), and those changed meanwhile. */
+  private final java.util.Set<String> writing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> changedWhileWriting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile java.util.function.Consumer<String> settled = node -> { };
 
   /** Creates an engine that always may write (one instance, or tests). */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
@@ -343,6 +347,7 @@ public final class RemediationEngine {
       List<ActionSpec> specs, String note) {
     ReentrantLock lock = locks[Math.floorMod(nodeName.hashCode(), LOCK_STRIPES)];
     lock.lock();
+    writing.add(nodeName);
     long started = System.nanoTime();
     try {
       Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs));
@@ -372,8 +377,30 @@ public final class RemediationEngine {
       List<ActionRecord> notRun = specs.stream().map(s -> new ActionRecord(s.kind(), "not_run", "")).toList();
       return decision(alert, nodeName, playbook.name(), reason, e.getMessage(), notRun);
     } finally {
+      writing.remove(nodeName);
       lock.unlock();
+      if (changedWhileWriting.remove(nodeName)) {
+        settled.accept(nodeName);
+      }
     }
+  }
+
+  /**
+   * Wraps {@code next} (the loop's kick, told of each node whose episodes changed) so that a change this engine is
+   * still writing (the ledger is stored, the Event not yet) is passed on once the decision is done: the background
+   * steps of a new episode start after its webhook's own writes, not against them.
+   */
+  public java.util.function.Consumer<String> afterOwnWrites(java.util.function.Consumer<String> next) {
+    settled = next;
+    return node -> {
+      if (writing.contains(node)) {
+        changedWhileWriting.add(node);
+        if (writing.contains(node) || !changedWhileWriting.remove(node)) {
+          return; // the writer passes it on when it is done
+        }
+      }
+      next.accept(node);
+    };
   }
 
   private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,

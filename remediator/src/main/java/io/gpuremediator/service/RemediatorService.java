@@ -144,7 +144,7 @@ public final class RemediatorService implements AutoCloseable {
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()),
         loopListener(decided), clock, outsidePorts());
     loopListener(decided).stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
-    cluster.onEpisodesChanged(loop::kick);
+    cluster.onEpisodesChanged(engine.afterOwnWrites(loop::kick));
     loop.start();
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);

@@ -70,6 +70,72 @@ class RemediationEngineTest {
     return c.node(name).orElseThrow();
   }
 
+  /** The watch tells of our ledger write while the webhook is still writing (its Event follows the node write). */
+  @Test
+  void theLoopHearsOfANewEpisodeOnlyOnceItsWebhookHasWrittenItsEvents() {
+    InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
+    List<String> order = new ArrayList<>();
+    java.util.function.Consumer<String>[] watch = new java.util.function.Consumer[1];
+    io.gpuremediator.node.Cluster watched = new io.gpuremediator.node.Cluster() {
+      @Override
+      public java.util.Optional<NodeInfo> node(String name) {
+        return c.node(name);
+      }
+
+      @Override
+      public java.util.Optional<NodeInfo> nodeWithInternalIp(String ip) {
+        return c.nodeWithInternalIp(ip);
+      }
+
+      @Override
+      public java.util.Optional<NodeInfo> freshNode(String name) {
+        return c.freshNode(name);
+      }
+
+      @Override
+      public List<NodeInfo> nodes() {
+        return c.nodes();
+      }
+
+      @Override
+      public boolean isReady() {
+        return true;
+      }
+
+      @Override
+      public long generation() {
+        return c.generation();
+      }
+
+      @Override
+      public <T> T modifyNode(String name, java.util.function.Function<NodeInfo, io.gpuremediator.node.Cluster.Edited<T>> edit)
+          throws io.gpuremediator.node.ClusterException {
+        T result = c.modifyNode(name, edit);
+        order.add("node written");
+        watch[0].accept(name);
+        return result;
+      }
+
+      @Override
+      public void recordEvent(io.gpuremediator.node.NodeEvent event) {
+        order.add("event " + event.reason());
+      }
+    };
+    PlaybookSet set = shippedSet();
+    RemediationEngine e = new RemediationEngine(() -> set, watched, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), watched), false, SafetyGate.OPEN, decided::add, CLOCK);
+    watch[0] = e.afterOwnWrites(node -> order.add("loop kicked for " + node));
+
+    e.handle(Alerts.message(Alerts.xid("n1", "79")));
+    assertThat(order).first().isEqualTo("node written");
+    assertThat(order).last().isEqualTo("loop kicked for n1");
+    assertThat(order).filteredOn(s -> s.startsWith("event")).isNotEmpty();
+
+    order.clear();
+    watch[0].accept("n1");
+    assertThat(order).as("a change by anyone else is passed on at once").containsExactly("loop kicked for n1");
+  }
+
   @Test
   void anInstanceThatNoLongerLeadsWritesNothingAndAsksForARetry() {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
