@@ -7,6 +7,11 @@ public interface DecisionListener {
   /** Called once per decided alert. */
   void decided(Decision decision);
 
+  /** Called once per webhook with its decisions, in order; by default each is {@linkplain #decided decided}. */
+  default void decidedAll(java.util.List<Decision> decisions) {
+    decisions.forEach(this::decided);
+  }
+
   /** Called with how long one action took to take effect, in seconds. */
   default void actionTimed(String action, String outcome, double seconds) {}
 }

@@ -3,13 +3,16 @@ package io.gpuremediator.engine;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.decision.Outcome;
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.metrics.RemediatorMetrics;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps every decision for the API, counts it, and logs it on one line: at INFO what changed a node, was refused or
- * failed; at DEBUG what was ignored or only a dry-run (a 200-alert dry-run webhook is 200 lines; they are all in
+ * failed (a webhook's refusals for the whole fleet, as the breaker's, on one line per reason); at DEBUG what was
+ * ignored or only a dry-run (a 200-alert dry-run webhook is 200 lines; they are all in
  * {@code GET /api/v1/decisions}, in {@code remediator_decisions_total}, and summed in the webhook's own line).
  */
 public final class DecisionRecorder implements DecisionListener {
@@ -26,11 +29,56 @@ public final class DecisionRecorder implements DecisionListener {
 
   @Override
   public void decided(Decision d) {
+    record(d);
+    logLine(d);
+  }
+
+  /**
+   * Records a webhook's decisions. Refusals for the whole fleet (paused, breaker open, no state) share one line per
+   * reason, naming every node: a 200-alert storm is one line, not 200 alike.
+   */
+  @Override
+  public void decidedAll(java.util.List<Decision> decisions) {
+    Map<Reason, java.util.List<Decision>> fleetWide = new java.util.EnumMap<>(Reason.class);
+    for (Decision d : decisions) {
+      record(d);
+      if (FLEET_WIDE.contains(d.reason())) {
+        fleetWide.computeIfAbsent(d.reason(), r -> new java.util.ArrayList<>()).add(d);
+      } else {
+        logLine(d);
+      }
+    }
+    fleetWide.forEach((reason, refused) -> {
+      if (refused.size() == 1) {
+        logLine(refused.get(0));
+      } else if (LOGGER.isInfoEnabled()) {
+        LOGGER.info(groupLine(reason, refused));
+      }
+    });
+  }
+
+  private static final java.util.Set<Reason> FLEET_WIDE = java.util.EnumSet.of(Reason.BREAKER_OPEN, Reason.PAUSED,
+      Reason.SAFETY_STATE_UNAVAILABLE);
+
+  /** One logfmt line for refusals of one fleet-wide reason: how many, every node and alertname, the first detail. */
+  static String groupLine(Reason reason, java.util.List<Decision> refused) {
+    StringBuilder b = new StringBuilder(64 + refused.size() * 24).append("decisions outcome=")
+        .append(refused.get(0).outcome().code()).append(" reason=").append(reason.code()).append(" count=").append(refused.size());
+    quoted(b.append(" alertnames="), String.join(",", refused.stream().map(Decision::alertname).distinct().sorted().toList()));
+    quoted(b.append(" nodes="), String.join(",", refused.stream().map(Decision::node).distinct().toList()));
+    quoted(b.append(" detail="), refused.get(0).detail());
+    return b.toString();
+  }
+
+  private void record(Decision d) {
     log.add(d);
     metrics.decided(d.outcome().code(), d.reason().code());
-    if (d.reason() == io.gpuremediator.decision.Reason.ACTIONS_APPLIED) {
+    if (d.reason() == Reason.ACTIONS_APPLIED) {
       metrics.actedAfter(java.time.Duration.between(d.startsAt(), d.time()).toMillis() / 1000.0);
     }
+  }
+
+  private static void logLine(Decision d) {
     boolean routine = d.outcome() == Outcome.DRY_RUN || d.outcome() == Outcome.IGNORED;
     if (routine ? LOGGER.isDebugEnabled() : LOGGER.isInfoEnabled()) {
       if (routine) {

@@ -157,6 +157,13 @@ public final class RefusalEvents implements DecisionListener {
       }
 
       @Override
+      public void decidedAll(java.util.List<Decision> decisions) {
+        for (DecisionListener l : listeners) {
+          l.decidedAll(decisions);
+        }
+      }
+
+      @Override
       public void actionTimed(String action, String outcome, double seconds) {
         for (DecisionListener l : listeners) {
           l.actionTimed(action, outcome, seconds);

@@ -111,10 +111,12 @@ public final class RemediationEngine {
       gate.observe(firing);
     }
     List<Decision> decisions = new ArrayList<>(candidates.size());
-    for (Candidate c : candidates) {
-      Decision decision = evaluate(c, set);
-      listener.decided(decision);
-      decisions.add(decision);
+    try {
+      for (Candidate c : candidates) {
+        decisions.add(evaluate(c, set));
+      }
+    } finally {
+      listener.decidedAll(decisions); // what was decided is recorded even if a later alert failed
     }
     return new WebhookResult(decisions);
   }
@@ -158,7 +160,7 @@ public final class RemediationEngine {
   private Decision evaluate(Candidate c, PlaybookSet set) {
     Evaluation e = new Evaluation(c, set);
     for (DecisionStep step : List.<DecisionStep>of(this::matchPlaybook, this::requireEligibleNode,
-        this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::renderActions,
+        this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped, this::renderActions,
         this::requireReadableLedger, this::dryRun)) {
       Optional<Decision> decided = step.run(e);
       if (decided.isPresent()) {
@@ -213,6 +215,15 @@ public final class RemediationEngine {
     e.specs = e.phase == Phase.FIRING ? e.playbook.actions() : e.playbook.onResolved();
     return !e.specs.isEmpty() ? Optional.empty() : Optional.of(decision(e.alert, e.node.name(), e.playbook.name(),
         Reason.NO_ON_RESOLVED, "playbook " + e.playbook.name() + " has no on_resolved; the node stays as it is for a human",
+        List.of()));
+  }
+
+  /** Paused, the breaker open, or no state: a new episode is refused before anything is rendered (a dry-run still names it). */
+  private Optional<Decision> refuseWhileStopped(Evaluation e) {
+    if (e.phase != Phase.FIRING || dryRunReason(e.playbook, e.specs).isPresent()) {
+      return Optional.empty();
+    }
+    return gate.stopped().map(r -> decision(e.alert, e.node.name(), e.playbook.name(), r.reason(), e.note + r.detail(),
         List.of()));
   }
 

@@ -50,6 +50,9 @@ public final class FleetGate implements SafetyGate {
   private final java.util.concurrent.atomic.AtomicBoolean unsaved = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile FleetState state = FleetState.EMPTY;
   private volatile boolean loaded;
+  private volatile BreakerRefusal breakerRefusal;
+  private static final Refusal NOT_LOADED = new Refusal(Reason.SAFETY_STATE_UNAVAILABLE,
+      "fleet safety state not loaded (not leader, or its ConfigMap unreadable)");
 
   /**
    * Creates the gate.
@@ -197,17 +200,13 @@ public final class FleetGate implements SafetyGate {
   /** The first limit that refuses {@code c}, counting the reservations not yet settled (under the lock). */
   private Optional<Refusal> refusal(Candidate c) {
     if (!loaded) {
-      return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "fleet safety state not loaded (not leader, or its ConfigMap unreadable)"));
+      return Optional.of(NOT_LOADED);
     }
     Instant now = clock.instant();
     autoReset(now);
-    Optional<Pause> pause = activePause(now);
-    if (pause.isPresent()) {
-      return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": " + pause.get().reason()));
-    }
-    if (state.breaker().open()) {
-      return Optional.of(new Refusal(Reason.BREAKER_OPEN, "storm breaker open since " + state.breaker().openedAt() + " ("
-          + state.breaker().reason() + "); a human resets it with POST /api/v1/breaker/reset"));
+    Optional<Refusal> stopped = stopped(state, now);
+    if (stopped.isPresent()) {
+      return stopped;
     }
     if (c.becomesUnavailable()) {
       Optional<Refusal> capacity = capacity(c, now);
@@ -223,6 +222,40 @@ public final class FleetGate implements SafetyGate {
     }
     return Optional.empty();
   }
+
+  @Override
+  public Optional<Refusal> stopped() {
+    if (!loaded) {
+      return Optional.of(NOT_LOADED);
+    }
+    FleetState s = state;
+    Instant now = clock.instant();
+    Breaker b = s.breaker();
+    if (b.open() && limits.autoResetAfter().isPresent() && !b.openedAt().plus(limits.autoResetAfter().get()).isAfter(now)) {
+      return Optional.empty(); // the auto-reset is due: the check under the lock does it
+    }
+    return stopped(s, now);
+  }
+
+  /** The pause or the open breaker of {@code s}; the breaker's refusal is built once per opening, not per alert. */
+  private Optional<Refusal> stopped(FleetState s, Instant now) {
+    Optional<Pause> pause = s.pause().filter(p -> p.until().isAfter(now));
+    if (pause.isPresent()) {
+      return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": " + pause.get().reason()));
+    }
+    if (!s.breaker().open()) {
+      return Optional.empty();
+    }
+    BreakerRefusal known = breakerRefusal;
+    if (known == null || known.breaker() != s.breaker()) {
+      known = new BreakerRefusal(s.breaker(), new Refusal(Reason.BREAKER_OPEN, "storm breaker open since "
+          + s.breaker().openedAt() + " (" + s.breaker().reason() + "); a human resets it with POST /api/v1/breaker/reset"));
+      breakerRefusal = known;
+    }
+    return Optional.of(known.refusal());
+  }
+
+  private record BreakerRefusal(Breaker breaker, Refusal refusal) {}
 
   /** Counts selected and unavailable nodes, again only when the cache changed (under the lock). */
   private void count() {

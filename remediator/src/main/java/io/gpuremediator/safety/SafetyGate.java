@@ -45,6 +45,14 @@ public interface SafetyGate {
   Optional<Refusal> check(Candidate candidate);
 
   /**
+   * Why no new episode may start at all now (the state not loaded, a pause, the breaker open), read without the
+   * gate's lock, so a storm's 200 refusals cost no render and no lock each; empty when {@link #check} decides.
+   */
+  default Optional<Refusal> stopped() {
+    return Optional.empty();
+  }
+
+  /**
    * Admits a new episode: refuses it as {@link #check} would, or, when it takes a node out of service, holds
    * its place until {@link #settle}: the reservation counts as an unavailable node and as a quarantine start
    * for every admission after it. Every reservation must be settled.

@@ -61,6 +61,40 @@ class DecisionRecorderTest {
   }
 
   @Test
+  void aWebhooksStormRefusalsAreOneLineNamingEveryNodeAndEachStillCountedAndListed() {
+    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+        .getLogger("io.gpuremediator.decision");
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+        new ch.qos.logback.core.read.ListAppender<>();
+    seen.start();
+    logger.addAppender(seen);
+    try {
+      io.prometheus.client.CollectorRegistry registry = new io.prometheus.client.CollectorRegistry();
+      io.gpuremediator.decision.DecisionLog decisions = new io.gpuremediator.decision.DecisionLog(500);
+      DecisionRecorder recorder = new DecisionRecorder(decisions, new io.gpuremediator.metrics.RemediatorMetrics(registry));
+      List<Decision> webhook = new java.util.ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        webhook.add(new Decision(Instant.EPOCH, "f" + i, Instant.EPOCH, "GpuXidHardwareError", "firing", "gpu-node-" + i,
+            "gpu-hardware-xid", Reason.BREAKER_OPEN, "storm breaker open since ...", List.of()));
+      }
+      webhook.add(new Decision(Instant.EPOCH, "x", Instant.EPOCH, "GpuXidHardwareError", "firing", "gpu-node-7",
+          "gpu-hardware-xid", Reason.COOLDOWN, "released at ...", List.of()));
+      recorder.decidedAll(webhook);
+
+      assertThat(seen.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .hasSize(2).anySatisfy(m -> assertThat(m).startsWith("decision outcome=suppressed reason=cooldown"))
+          .anySatisfy(m -> assertThat(m).startsWith("decisions outcome=suppressed reason=breaker_open count=200"
+              + " alertnames=\"GpuXidHardwareError\" nodes=\"gpu-node-0,gpu-node-1,").contains(",gpu-node-199\"")
+              .endsWith(" detail=\"storm breaker open since ...\""));
+      assertThat(registry.getSampleValue("remediator_decisions_total", new String[] {"outcome", "reason"},
+          new String[] {"suppressed", "breaker_open"})).isEqualTo(200.0);
+      assertThat(decisions.recent(500)).hasSize(201);
+    } finally {
+      logger.detachAppender(seen);
+    }
+  }
+
+  @Test
   void escapesInvisibleAndLineBreakingCharacters() {
     assertThat(DecisionRecorder.quote("a\u0000b\u2028c\u0085")).isEqualTo("\"a\\u0000b\\u2028c\\u0085\"");
   }

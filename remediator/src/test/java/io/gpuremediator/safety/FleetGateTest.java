@@ -261,8 +261,24 @@ class FleetGateTest {
     assertThat(check("n3")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
     clock.advance(Duration.ofMinutes(29));
     assertThat(check("n3")).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+    assertThat(gate.stopped()).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
     clock.advance(Duration.ofMinutes(1));
+    assertThat(gate.stopped()).as("a due auto-reset is left to the check under the lock").isEmpty();
     assertThat(check("n3")).isEmpty();
+  }
+
+  @Test
+  void stoppedNamesAnUnloadedStateAPauseAndTheBreakerAndNothingElse() throws Exception {
+    assertThat(gate.stopped()).isEmpty();
+    gate.pause("driver upgrade", T0.plusSeconds(600), "test");
+    assertThat(gate.stopped()).map(Refusal::reason).contains(Reason.PAUSED);
+    gate.resume(Optional.empty());
+    gate.observe(Map.of("n1", T0, "n2", T0, "n3", T0, "n4", T0, "n5", T0, "n6", T0));
+    Optional<Refusal> open = gate.stopped();
+    assertThat(open).map(Refusal::reason).contains(Reason.BREAKER_OPEN);
+    assertThat(gate.stopped().orElseThrow()).as("built once per opening").isSameAs(open.orElseThrow());
+    gate.unload();
+    assertThat(gate.stopped()).map(Refusal::reason).contains(Reason.SAFETY_STATE_UNAVAILABLE);
   }
 
   @Test
