@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(Fabric8Cluster.class);
   private static final int MAX_CONFLICT_RETRIES = 5;
+  /** Nodes per page of the informer's list, as client-go's reflector pages its lists. */
+  static final long LIST_PAGE = 500;
   /** Events about nodes live in the default namespace, as the kubelet's do. */
   private static final String EVENT_NAMESPACE = "default";
 
@@ -59,7 +61,10 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    * dead cache: the service stays unready and answers 503 until the watch is back.
    */
   public void start() {
-    informer = client.nodes().runnableInformer(0);
+    // Listed 500 at a time, and each node's repeated strings shared as it is stored: 10,000 nodes listed whole
+    // took more heap than the Deployment's limit gives (all of them parsed at once, before any was stored).
+    informer = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
+    informer.itemStore(new CanonicalNodeStore());
     informer.exceptionHandler((started, t) -> {
       LOGGER.warn("node watch failed ({}); retrying", t.toString());
       return true;

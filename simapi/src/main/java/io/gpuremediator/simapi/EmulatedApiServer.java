@@ -49,6 +49,10 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private static final Pattern EVICTION = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction");
   private static final Pattern LOG = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/log(\\?.*)?");
   private static final Pattern FIELD = Pattern.compile("fieldSelector=spec\\.nodeName%3D([^&]+)");
+  private static final Pattern LIMIT = Pattern.compile("[?&]limit=(\\d+)");
+  private static final Pattern CONTINUE = Pattern.compile("[?&]continue=([^&]+)");
+  /** Paged lists in progress, by continue token. */
+  private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
   private static final String PDBS = "/apis/policy/v1/namespaces/%s/poddisruptionbudgets";
 
   private final KubernetesMixedDispatcher crud;
@@ -154,8 +158,66 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
         && (m = FIELD.matcher(path)).find()) {
       return podsOn(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
     }
+    if (request.method() == HttpMethod.GET && !path.contains("watch=") && (m = LIMIT.matcher(path)).find()) {
+      return page(request, path, Integer.parseInt(m.group(1)));
+    }
     return crud.dispatch(request);
   }
+
+  /**
+   * A paged list, as the API server answers {@code ?limit=N}: at most N items, and while more are left a
+   * {@code metadata.continue} token and {@code remainingItemCount}. Every page comes from the snapshot the first one
+   * took (the server's consistent read at the list's resourceVersion); a token used up or unknown is a 410 Expired.
+   */
+  private MockResponse page(RecordedRequest request, String path, int limit) {
+    Matcher token = CONTINUE.matcher(path);
+    ObjectNode list;
+    int from;
+    if (token.find()) {
+      String key = URLDecoder.decode(token.group(1), StandardCharsets.UTF_8);
+      Snapshot s = snapshots.remove(key);
+      if (s == null) {
+        return status(410, "Expired", "The provided continue parameter is too old to display a consistent list result.", null);
+      }
+      list = s.list();
+      from = s.next();
+    } else {
+      MockResponse whole = crud.dispatch(request(HttpMethod.GET, path.replaceAll("([?&])limit=\\d+&?", "$1")
+          .replaceAll("[?&]$", ""), null));
+      if (whole.code() != 200) {
+        return whole;
+      }
+      try {
+        list = (ObjectNode) JSON.readTree(whole.getBody().readUtf8());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      from = 0;
+    }
+    ArrayNode items = (ArrayNode) list.path("items");
+    int to = Math.min(items.size(), from + Math.max(1, limit));
+    ObjectNode page = JSON.createObjectNode();
+    list.fields().forEachRemaining(f -> {
+      if (!f.getKey().equals("items")) {
+        page.set(f.getKey(), f.getValue().deepCopy());
+      }
+    });
+    ArrayNode slice = page.putArray("items");
+    for (int i = from; i < to; i++) {
+      slice.add(items.get(i));
+    }
+    ObjectNode metadata = page.with("metadata");
+    metadata.remove(List.of("continue", "remainingItemCount"));
+    if (to < items.size()) {
+      String next = java.util.UUID.randomUUID().toString();
+      snapshots.put(next, new Snapshot(list, to));
+      metadata.put("continue", next).put("remainingItemCount", items.size() - to);
+    }
+    return json(200, page.toString());
+  }
+
+  /** A list being paged through: the whole list as first read, and where the next page starts. */
+  private record Snapshot(ObjectNode list, int next) {}
 
   private MockResponse podsOn(String node) {
     ObjectNode list = (ObjectNode) read("/api/v1/pods");
