@@ -107,10 +107,12 @@ public final class Bench {
     }
 
     if (runs("scale")) {
-      System.out.println("\n== scale: `java -jar remediator.jar serve` (dry-run, pinned to core 0) over realistic GPU nodes (60 labels,"
-          + " 20 annotations, 5 conditions, 8 GPUs); load generator on core 1, 8 requests in flight, 10 s warm-up, 15 s measured");
-      Scale.Figures small = Scale.run(jar, playbooks, work, 219);
-      Scale.Figures large = Scale.run(jar, playbooks, work, Integer.getInteger("bench.scale.nodes", 10_000));
+      List<String> flags = Scale.deployedJvmFlags(root);
+      System.out.println("\n== scale: `java " + String.join(" ", flags) + " -jar remediator.jar serve` (the image's flags under the"
+          + " Deployment's memory limit; dry-run, pinned to core 0) over realistic GPU nodes (60 labels, 20 annotations,"
+          + " 5 conditions, 8 GPUs); load generator on core 1, 8 requests in flight, 10 s warm-up, 15 s measured");
+      Scale.Figures small = Scale.run(jar, playbooks, work, 219, flags);
+      Scale.Figures large = Scale.run(jar, playbooks, work, Integer.getInteger("bench.scale.nodes", 10_000), flags);
       double ratio = large.alertsPerSecond() / small.alertsPerSecond();
       System.out.printf(Locale.ROOT, "ready with %d nodes %.1f s; target < 5 s -> %s%n", small.nodes(), small.readySeconds(),
           small.readySeconds() < 5 ? "MET" : "NOT MET");

@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The service as a process ({@code java -jar remediator.jar serve}, default JVM flags, pinned to core 0) over a
+ * The service as a process ({@code java -jar remediator.jar serve}, the JVM flags it is deployed with, pinned to core 0) over a
  * mock API server holding realistic GPU nodes: start to ready, idle RSS, heap after a full GC, and dry-run
  * decision throughput with that cache (the load generator pinned to core 1).
  */
@@ -21,7 +21,24 @@ final class Scale {
 
   record Figures(int nodes, double readySeconds, long rssMiB, long heapMiB, double alertsPerSecond) {}
 
-  static Figures run(Path jar, Path playbooks, Path work, int nodes) throws Exception {
+  /**
+   * The JVM flags the service runs with when deployed: the image's {@code JAVA_TOOL_OPTIONS} (Dockerfile) and, for the
+   * container's memory limit the JVM sizes itself by, {@code -XX:MaxRAM} set to the Deployment's limit.
+   */
+  static List<String> deployedJvmFlags(Path root) throws java.io.IOException {
+    String dockerfile = Files.readString(root.resolve("Dockerfile")).replace("\\\n", " ");
+    Matcher options = Pattern.compile("ENV JAVA_TOOL_OPTIONS=\"([^\"]*)\"").matcher(dockerfile);
+    Matcher limit = Pattern.compile("limits: \\{memory: (\\d+)Mi\\}")
+        .matcher(Files.readString(root.resolve("deploy/base/deployment.yaml")));
+    if (!options.find() || !limit.find()) {
+      throw new IllegalStateException("no JAVA_TOOL_OPTIONS in the Dockerfile or no memory limit in deploy/base/deployment.yaml");
+    }
+    List<String> flags = new java.util.ArrayList<>(List.of(options.group(1).trim().split("\\s+")));
+    flags.add("-XX:MaxRAM=" + limit.group(1) + "m");
+    return flags;
+  }
+
+  static Figures run(Path jar, Path playbooks, Path work, int nodes, List<String> jvmFlags) throws Exception {
     long created = System.nanoTime();
     try (MockApiServer api = new MockApiServer(nodes, true)) {
       double seeding = (System.nanoTime() - created) / 1e9;
@@ -36,8 +53,10 @@ final class Scale {
           + "safety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS);
       String java = ProcessHandle.current().info().command().orElse("java");
       long started = System.nanoTime();
-      Process service = new ProcessBuilder("taskset", "-c", "0", java, "-jar", jar.toString(), "serve", "--config",
-          config.toString()).redirectOutput(work.resolve("scale-" + nodes + ".log").toFile()).redirectErrorStream(true).start();
+      List<String> command = new java.util.ArrayList<>(List.of("taskset", "-c", "0", java));
+      command.addAll(jvmFlags);
+      command.addAll(List.of("-jar", jar.toString(), "serve", "--config", config.toString()));
+      Process service = new ProcessBuilder(command).redirectOutput(work.resolve("scale-" + nodes + ".log").toFile()).redirectErrorStream(true).start();
       try {
         Bench.awaitReady(port);
         double ready = (System.nanoTime() - started) / 1e9;
