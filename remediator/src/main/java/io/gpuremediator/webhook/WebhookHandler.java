@@ -126,7 +126,19 @@ public final class WebhookHandler implements Handler<RoutingContext> {
   }
 
   private static StringBuilder field(StringBuilder b, String name, String value) {
-    return b.append('"').append(name).append("\":\"").append(ENCODER.quoteAsString(value)).append('"');
+    b.append('"').append(name).append("\":\"");
+    // Codes, names and fingerprints rarely need escaping: they are copied as they are, without an escaper's buffer.
+    return (needsEscape(value) ? b.append(ENCODER.quoteAsString(value)) : b.append(value)).append('"');
+  }
+
+  private static boolean needsEscape(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c == '"' || c == '\\' || c > 0x7e) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static final com.fasterxml.jackson.core.io.JsonStringEncoder ENCODER =
