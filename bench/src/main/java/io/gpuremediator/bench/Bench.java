@@ -86,8 +86,9 @@ public final class Bench {
     }
 
     if (runs("storm")) {
-      System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes), decided and answered after 150 warm-up storms"
-          + " (breaker opened, state stored in its ConfigMap); breaker reset between rounds");
+      System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes),"
+          + " decided and answered after 150 warm-up storms (breaker opened, state stored in its ConfigMap after the answer);"
+          + " breaker reset between rounds");
       storm(playbooks, work);
       profile(stormProfile, root.resolve("bench/results/storm"), "200-alert storms refused whole (service, mock API server and"
           + " client in one JVM)");
@@ -308,7 +309,7 @@ public final class Bench {
             .withRequestRetryBackoffLimit(0).build()).build()) {
       Path config = work.resolve("storm-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
-          + "]\nleader_election: {enabled: false}\n");
+          + "]\nleader_election: {enabled: false}\n" + LOAD_LIMITS);
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
           Clock.systemUTC())) {
         int port = awaitReady(service.start());

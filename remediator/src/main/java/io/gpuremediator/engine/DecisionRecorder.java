@@ -63,8 +63,10 @@ public final class DecisionRecorder implements DecisionListener {
   /** One logfmt line for refusals of one fleet-wide reason: how many, every node and alertname, the first detail. */
   static String groupLine(Reason reason, java.util.List<Decision> refused) {
     StringBuilder b = new StringBuilder(64 + refused.size() * 24).append("decisions outcome=")
-        .append(refused.get(0).outcome().code()).append(" reason=").append(reason.code()).append(" count=").append(refused.size());
-    quoted(b.append(" alertnames="), String.join(",", refused.stream().map(Decision::alertname).distinct().sorted().toList()));
+        .append(refused.get(0).outcome().code()).append(" reason=").append(reason.code())
+        .append(" count=").append(refused.size());
+    quoted(b.append(" alertnames="),
+        String.join(",", refused.stream().map(Decision::alertname).distinct().sorted().toList()));
     quoted(b.append(" nodes="), String.join(",", refused.stream().map(Decision::node).distinct().toList()));
     quoted(b.append(" detail="), refused.get(0).detail());
     return b.toString();

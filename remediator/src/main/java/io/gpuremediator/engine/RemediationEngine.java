@@ -160,8 +160,8 @@ public final class RemediationEngine {
   private Decision evaluate(Candidate c, PlaybookSet set) {
     Evaluation e = new Evaluation(c, set);
     for (DecisionStep step : List.<DecisionStep>of(this::matchPlaybook, this::requireEligibleNode,
-        this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped, this::renderActions,
-        this::requireReadableLedger, this::dryRun)) {
+        this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
+        this::renderActions, this::requireReadableLedger, this::dryRun)) {
       Optional<Decision> decided = step.run(e);
       if (decided.isPresent()) {
         return decided.get();
@@ -218,7 +218,7 @@ public final class RemediationEngine {
         List.of()));
   }
 
-  /** Paused, the breaker open, or no state: a new episode is refused before anything is rendered (a dry-run still names it). */
+  /** Paused, the breaker open, or no state: a new episode is refused before anything is rendered (a dry-run names it). */
   private Optional<Decision> refuseWhileStopped(Evaluation e) {
     if (e.phase != Phase.FIRING || dryRunReason(e.playbook, e.specs).isPresent()) {
       return Optional.empty();
