@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The node informer's store, keeping one copy of each string that nodes repeat: label keys and values, annotation
- * keys, and the conditions' texts. A GPU node carries about 60 labels and 20 annotations whose keys (and most label
+ * keys, and the conditions' texts, in compact immutable maps. A GPU node carries about 60 labels and 20 annotations whose keys (and most label
  * values) are the same on every node; parsed from JSON, each node held its own copy of each, about half of the
  * cache's heap at 10,000 nodes. The node is rebuilt before it is stored, so no reader ever sees it change.
  */
@@ -47,13 +47,22 @@ final class CanonicalNodeStore extends BasicItemStore<Node> {
     return node;
   }
 
+  /**
+   * The map with pooled keys (and values), immutable and compact: half the bytes of a LinkedHashMap's entries, and
+   * the node cache's {@code NodeInfo} takes it as it is instead of copying it. A map with a null (which the API server
+   * never sends) is kept as a LinkedHashMap.
+   */
   private Map<String, String> shared(Map<String, String> map, boolean values) {
     if (map == null) {
       return null;
     }
     Map<String, String> copy = new LinkedHashMap<>((int) (map.size() / 0.75f) + 1);
-    map.forEach((k, v) -> copy.put(string(k), values ? string(v) : v));
-    return copy;
+    boolean nulls = false;
+    for (Map.Entry<String, String> e : map.entrySet()) {
+      nulls |= e.getKey() == null || e.getValue() == null;
+      copy.put(string(e.getKey()), values ? string(e.getValue()) : e.getValue());
+    }
+    return nulls ? copy : Map.copyOf(copy);
   }
 
   /** The pooled copy of {@code s}, pooling it when there is room. */
