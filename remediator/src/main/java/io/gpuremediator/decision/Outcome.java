@@ -15,8 +15,10 @@ public enum Outcome {
   /** The remediation could not be carried out. */
   FAILED;
 
+  private final String code = name().toLowerCase(Locale.ROOT);
+
   /** The API spelling, e.g. {@code dry_run}. */
   public String code() {
-    return name().toLowerCase(Locale.ROOT);
+    return code;
   }
 }

@@ -105,9 +105,11 @@ public enum Reason {
   SILENCE_FAILED(Outcome.FAILED);
 
   private final Outcome outcome;
+  private final String code;
 
   Reason(Outcome outcome) {
     this.outcome = outcome;
+    this.code = name().toLowerCase(Locale.ROOT);
   }
 
   /** The outcome this reason belongs to. */
@@ -117,6 +119,6 @@ public enum Reason {
 
   /** The stable snake_case code. */
   public String code() {
-    return name().toLowerCase(Locale.ROOT);
+    return code;
   }
 }

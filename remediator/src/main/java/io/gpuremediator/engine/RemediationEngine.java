@@ -60,6 +60,10 @@ public final class RemediationEngine {
   private final java.util.Set<String> writing = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final java.util.Set<String> changedWhileWriting = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile java.util.function.Consumer<String> settled = node -> { };
+  /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
+  private final List<DecisionStep> chain = List.of(this::matchPlaybook, this::requireEligibleNode,
+      this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
+      this::renderActions, this::requireReadableLedger, this::dryRun);
 
   /** Creates an engine that always may write (one instance, or tests). */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
@@ -159,10 +163,8 @@ public final class RemediationEngine {
   /** The chain of steps every alert goes through, in order; {@code engine/DESIGN.md} describes each. */
   private Decision evaluate(Candidate c, PlaybookSet set) {
     Evaluation e = new Evaluation(c, set);
-    for (DecisionStep step : List.<DecisionStep>of(this::matchPlaybook, this::requireEligibleNode,
-        this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
-        this::renderActions, this::requireReadableLedger, this::dryRun)) {
-      Optional<Decision> decided = step.run(e);
+    for (int i = 0; i < chain.size(); i++) {
+      Optional<Decision> decided = chain.get(i).run(e);
       if (decided.isPresent()) {
         return decided.get();
       }

@@ -44,7 +44,12 @@ public record Playbook(
 
   /** Whether the playbook's firing actions take the node out of service (see {@link ActionSpec#takesNodeOutOfService}). */
   public boolean takesNodeOutOfService() {
-    return actions.stream().anyMatch(ActionSpec::takesNodeOutOfService);
+    for (int i = 0; i < actions.size(); i++) { // asked for every new episode: no stream
+      if (actions.get(i).takesNodeOutOfService()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether every matcher holds for these labels. */

@@ -93,8 +93,9 @@ public record Template(String source, List<Part> parts) {
     if (parts.size() == 1 && parts.get(0) instanceof Literal l) {
       return l.text();
     }
-    StringBuilder b = new StringBuilder();
-    for (Part p : parts) {
+    StringBuilder b = new StringBuilder(source.length() + 16);
+    for (int i = 0; i < parts.size(); i++) { // indexed: a webhook renders thousands, each iterator an allocation
+      Part p = parts.get(i);
       if (p instanceof Literal l) {
         b.append(l.text());
       } else if (p instanceof Variable v) {

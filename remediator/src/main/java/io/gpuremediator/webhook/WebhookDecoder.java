@@ -36,7 +36,12 @@ public final class WebhookDecoder {
 
   /** Decodes a body. */
   public WebhookMessage decode(byte[] body) throws WebhookFormatException {
-    try (JsonParser p = factory.createParser(body)) {
+    return decode(body, 0, body.length);
+  }
+
+  /** Decodes the body held in {@code length} bytes of {@code bytes} from {@code offset} (read where it lies, not copied). */
+  public WebhookMessage decode(byte[] bytes, int offset, int length) throws WebhookFormatException {
+    try (JsonParser p = factory.createParser(bytes, offset, length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new WebhookFormatException("body: must be a JSON object");
       }
@@ -257,22 +262,34 @@ public final class WebhookDecoder {
   /** Remembers the known fields of one object, so that a repeated one is refused rather than silently overwritten. */
   private static final class Fields {
     private final String prefix;
-    private final java.util.Set<String> seen = new java.util.HashSet<>(8);
+    private int seen; // a bit per known field: one object per alert, no set
 
     Fields(String prefix) {
       this.prefix = prefix;
     }
 
     void once(String field) throws WebhookFormatException {
-      if (KNOWN.contains(field) && !seen.add(field)) {
-        throw new WebhookFormatException(prefix + field + ": appears twice");
+      Integer bit = KNOWN.get(field);
+      if (bit != null) {
+        if ((seen & (1 << bit)) != 0) {
+          throw new WebhookFormatException(prefix + field + ": appears twice");
+        }
+        seen |= 1 << bit;
       }
     }
   }
 
-  private static final java.util.Set<String> KNOWN = java.util.Set.of("version", "status", "receiver", "groupKey",
+  private static final Map<String, Integer> KNOWN = known("version", "status", "receiver", "groupKey",
       "truncatedAlerts", "groupLabels", "alerts", "labels", "annotations", "startsAt", "endsAt", "generatorURL",
       "fingerprint");
+
+  private static Map<String, Integer> known(String... fields) {
+    Map<String, Integer> bits = new HashMap<>();
+    for (int i = 0; i < fields.length; i++) {
+      bits.put(fields[i], i);
+    }
+    return Map.copyOf(bits);
+  }
 
   /** The value as it may be echoed in an error: control characters escaped, long values cut. */
   static String printable(String value) {

@@ -49,8 +49,8 @@ public final class WebhookHandler implements Handler<RoutingContext> {
     long started = System.nanoTime();
     Buffer body = ctx.body().buffer();
     WorkerExecutor executor = Boolean.TRUE.equals(ctx.get(LARGE)) ? largeWorkers : workers;
-    // Copied and decoded off the event loop: a body of megabytes takes long enough to hold up every other request.
-    executor.executeBlocking(() -> decide(body == null ? new byte[0] : body.getBytes()), false).onComplete(done -> {
+    // Decoded off the event loop (a body of megabytes takes long enough to hold up every other request), where it lies.
+    executor.executeBlocking(() -> decide(body), false).onComplete(done -> {
       if (done.failed()) {
         LOGGER.error("a webhook of {} bytes could not be decided", body == null ? 0 : body.length(), done.cause());
         answer(ctx, 503, new JsonObject().put("error", "internal error; retry"), started);
@@ -69,10 +69,10 @@ public final class WebhookHandler implements Handler<RoutingContext> {
   /** A decided webhook, or why its body is invalid. */
   private record Decided(WebhookResult result, String error) {}
 
-  private Decided decide(byte[] body) {
+  private Decided decide(Buffer body) {
     WebhookMessage message;
     try {
-      message = decoder.decode(body);
+      message = decode(body);
     } catch (WebhookFormatException e) {
       return new Decided(null, e.getMessage());
     }
@@ -80,6 +80,16 @@ public final class WebhookHandler implements Handler<RoutingContext> {
       metrics.alertReceived(alert.status().code());
     }
     return new Decided(engine.handle(message), null);
+  }
+
+  /** Decodes the body from the bytes the server received it into; a copy only when they are not on the heap. */
+  private WebhookMessage decode(Buffer body) throws WebhookFormatException {
+    if (body == null) {
+      return decoder.decode(new byte[0]);
+    }
+    io.netty.buffer.ByteBuf bytes = body.getByteBuf();
+    return bytes.hasArray() ? decoder.decode(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), bytes.readableBytes())
+        : decoder.decode(body.getBytes());
   }
 
   private void answer(RoutingContext ctx, int code, JsonObject body, long started) {
