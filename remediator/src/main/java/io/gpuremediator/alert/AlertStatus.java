@@ -10,9 +10,11 @@ public enum AlertStatus {
   /** The alert has ended. */
   RESOLVED;
 
+  private final String code = name().toLowerCase(Locale.ROOT);
+
   /** The webhook spelling. */
   public String code() {
-    return name().toLowerCase(Locale.ROOT);
+    return code;
   }
 
   /** The status with this webhook spelling. */

@@ -40,12 +40,20 @@ public final class DecisionRecorder implements DecisionListener {
   @Override
   public void decidedAll(java.util.List<Decision> decisions) {
     Map<Reason, java.util.List<Decision>> fleetWide = new java.util.EnumMap<>(Reason.class);
+    int[] byReason = new int[Reason.values().length]; // counted once per reason, not once per alert
     for (Decision d : decisions) {
-      record(d);
+      log.add(d);
+      byReason[d.reason().ordinal()]++;
+      actedAfter(d);
       if (FLEET_WIDE.contains(d.reason())) {
         fleetWide.computeIfAbsent(d.reason(), r -> new java.util.ArrayList<>()).add(d);
       } else {
         logLine(d);
+      }
+    }
+    for (Reason r : Reason.values()) {
+      if (byReason[r.ordinal()] > 0) {
+        metrics.decided(r.outcome().code(), r.code(), byReason[r.ordinal()]);
       }
     }
     fleetWide.forEach((reason, refused) -> {
@@ -75,6 +83,10 @@ public final class DecisionRecorder implements DecisionListener {
   private void record(Decision d) {
     log.add(d);
     metrics.decided(d.outcome().code(), d.reason().code());
+    actedAfter(d);
+  }
+
+  private void actedAfter(Decision d) {
     if (d.reason() == Reason.ACTIONS_APPLIED) {
       metrics.actedAfter(java.time.Duration.between(d.startsAt(), d.time()).toMillis() / 1000.0);
     }

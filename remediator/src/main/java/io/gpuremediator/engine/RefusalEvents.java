@@ -5,7 +5,6 @@ import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
-import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashMap;
@@ -30,29 +29,27 @@ public final class RefusalEvents implements DecisionListener {
 
   private final Cluster cluster;
   private final Executor executor;
-  private final Clock clock;
-  private final Map<String, Boolean> recorded = new LinkedHashMap<>(256, 0.75f, false) {
+  private final Map<Episode, Boolean> recorded = new LinkedHashMap<>(256, 0.75f, false) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<Episode, Boolean> eldest) {
       return size() > REMEMBERED;
     }
   };
-  /** Waiting Events, and whether a drain of them is scheduled (both under the queue's monitor). */
-  private final Deque<NodeEvent> queue = new ArrayDeque<>();
+  /** Waiting refusals, and whether a drain of them is scheduled (both under the queue's monitor). */
+  private final Deque<Decision> queue = new ArrayDeque<>();
   private boolean draining;
   private long dropped;
   private final Pace pace;
 
-  /** Creates the listener; {@code executor} runs the writer, paced by the wall clock. */
-  public RefusalEvents(Cluster cluster, Executor executor, Clock clock) {
-    this(cluster, executor, clock, new Pace(PER_SECOND, BURST, System::nanoTime,
+  /** Creates the listener; {@code executor} runs the paced writer; each Event is dated by its decision. */
+  public RefusalEvents(Cluster cluster, Executor executor) {
+    this(cluster, executor, new Pace(PER_SECOND, BURST, System::nanoTime,
         nanos -> java.util.concurrent.locks.LockSupport.parkNanos(nanos)));
   }
 
-  RefusalEvents(Cluster cluster, Executor executor, Clock clock, Pace pace) {
+  RefusalEvents(Cluster cluster, Executor executor, Pace pace) {
     this.cluster = cluster;
     this.executor = executor;
-    this.clock = clock;
     this.pace = pace;
   }
 
@@ -62,13 +59,10 @@ public final class RefusalEvents implements DecisionListener {
       return;
     }
     synchronized (recorded) {
-      if (recorded.put(d.fingerprint() + "@" + d.startsAt() + "/" + d.reason().code(), Boolean.TRUE) != null) {
+      if (recorded.put(new Episode(d.fingerprint(), d.startsAt(), d.reason()), Boolean.TRUE) != null) {
         return;
       }
     }
-    String message = d.alertname() + " not remediated (" + d.reason().code() + "): " + d.detail();
-    NodeEvent event = new NodeEvent(d.node(), "Warning", "RemediationSuppressed",
-        message.length() > 1024 ? message.substring(0, 1021) + "..." : message, clock.instant());
     synchronized (queue) {
       if (queue.size() >= QUEUED) {
         if (dropped++ % 1000 == 0) {
@@ -77,7 +71,7 @@ public final class RefusalEvents implements DecisionListener {
         }
         return;
       }
-      queue.add(event);
+      queue.add(d); // its Event is written by the writer, which also builds it: the webhook only queues
       if (draining) {
         return;
       }
@@ -86,16 +80,27 @@ public final class RefusalEvents implements DecisionListener {
     executor.execute(this::drain);
   }
 
+  /** One episode refused for one reason: one Event. */
+  private record Episode(String fingerprint, java.time.Instant startsAt, io.gpuremediator.decision.Reason reason) {}
+
+  /** The Event for a refusal. */
+  private static NodeEvent event(Decision d) {
+    String message = d.alertname() + " not remediated (" + d.reason().code() + "): " + d.detail();
+    return new NodeEvent(d.node(), "Warning", "RemediationSuppressed",
+        message.length() > 1024 ? message.substring(0, 1021) + "..." : message, d.time());
+  }
+
   /** Writes the waiting Events one at a time, at the pace, until none is left. */
   private void drain() {
     while (true) {
       NodeEvent event;
       synchronized (queue) {
-        event = queue.poll();
-        if (event == null) {
+        Decision next = queue.poll();
+        if (next == null) {
           draining = false;
           return;
         }
+        event = event(next);
       }
       pace.await();
       try {

@@ -225,8 +225,8 @@ public final class RemediationEngine {
     if (e.phase != Phase.FIRING || dryRunReason(e.playbook, e.specs).isPresent()) {
       return Optional.empty();
     }
-    return gate.stopped().map(r -> decision(e.alert, e.node.name(), e.playbook.name(), r.reason(), e.note + r.detail(),
-        List.of()));
+    return gate.stopped().map(r -> decision(e.alert, e.node.name(), e.playbook.name(), r.reason(),
+        e.note.isEmpty() ? r.detail() : e.note + r.detail(), List.of()));
   }
 
   /** Every action is rendered and checked before anything is written: no partial action. */

@@ -127,11 +127,6 @@ public final class RemediatorMetrics {
     return registry;
   }
 
-  /** Counts an alert received with this status. */
-  public void alertReceived(String status) {
-    alertsReceived.labels(status).inc();
-  }
-
   /** Records how long after its alert started firing an episode was acted on. */
   public void actedAfter(double seconds) {
     alertToAction.observe(Math.max(0, seconds));
@@ -139,7 +134,17 @@ public final class RemediatorMetrics {
 
   /** Counts a decision. */
   public void decided(String outcome, String reason) {
-    decisions.labels(outcome, reason).inc();
+    decided(outcome, reason, 1);
+  }
+
+  /** Counts {@code count} decisions of one outcome and reason (a webhook's, counted together). */
+  public void decided(String outcome, String reason, int count) {
+    decisions.labels(outcome, reason).inc(count);
+  }
+
+  /** Counts {@code count} received alerts of one status (a webhook's, counted together). */
+  public void alertsReceived(String status, int count) {
+    alertsReceived.labels(status).inc(count);
   }
 
   /** Counts a webhook answer and observes its duration. */

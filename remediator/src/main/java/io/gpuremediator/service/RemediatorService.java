@@ -134,7 +134,7 @@ public final class RemediatorService implements AutoCloseable {
       return t;
     });
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
-        new RefusalEvents(cluster, eventWriter, clock));
+        new RefusalEvents(cluster, eventWriter));
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
         () -> election == null || election.isLeader());
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,

@@ -76,8 +76,15 @@ public final class WebhookHandler implements Handler<RoutingContext> {
     } catch (WebhookFormatException e) {
       return new Decided(null, e.getMessage());
     }
+    int firing = 0;
     for (Alert alert : message.alerts()) {
-      metrics.alertReceived(alert.status().code());
+      firing += alert.isFiring() ? 1 : 0;
+    }
+    if (firing > 0) {
+      metrics.alertsReceived(io.gpuremediator.alert.AlertStatus.FIRING.code(), firing);
+    }
+    if (firing < message.alerts().size()) {
+      metrics.alertsReceived(io.gpuremediator.alert.AlertStatus.RESOLVED.code(), message.alerts().size() - firing);
     }
     return new Decided(engine.handle(message), null);
   }

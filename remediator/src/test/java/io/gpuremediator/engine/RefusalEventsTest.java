@@ -7,9 +7,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,14 +16,13 @@ import org.junit.jupiter.api.Test;
 
 class RefusalEventsTest {
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
-  private static final Clock CLOCK = Clock.fixed(T0, ZoneOffset.UTC);
 
   private final InMemoryCluster cluster = new InMemoryCluster(IntStream.range(0, 300)
       .mapToObj(i -> NodeInfo.named("gpu-node-" + i, Map.of())).toList());
   private final List<Runnable> scheduled = new ArrayList<>();
   private final long[] now = {0};
   private final List<Long> parks = new ArrayList<>();
-  private final RefusalEvents events = new RefusalEvents(cluster, scheduled::add, CLOCK,
+  private final RefusalEvents events = new RefusalEvents(cluster, scheduled::add,
       new RefusalEvents.Pace(RefusalEvents.PER_SECOND, RefusalEvents.BURST, () -> now[0], nanos -> {
         parks.add(nanos);
         now[0] += nanos;
