@@ -34,8 +34,9 @@ class DecisionRecorderTest {
     assertThat(registry.getSampleValue("remediator_alert_to_action_seconds_sum")).isEqualTo(95.0);
   }
 
-  @Test
-  void whatChangedOrWasRefusedIsLoggedAtInfoWhatWasIgnoredOrOnlyADryRunAtDebug() {
+  /** Runs {@code body} with the decision logger at DEBUG and its events kept in a list. */
+  private static void withDecisionLog(
+      java.util.function.Consumer<List<ch.qos.logback.classic.spi.ILoggingEvent>> body) {
     ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
         .getLogger("io.gpuremediator.decision");
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
@@ -45,15 +46,7 @@ class DecisionRecorderTest {
     ch.qos.logback.classic.Level before = logger.getLevel();
     logger.setLevel(ch.qos.logback.classic.Level.DEBUG);
     try {
-      DecisionRecorder recorder = new DecisionRecorder(new io.gpuremediator.decision.DecisionLog(10),
-          new io.gpuremediator.metrics.RemediatorMetrics(new io.prometheus.client.CollectorRegistry()));
-      for (Reason r : List.of(Reason.ACTIONS_APPLIED, Reason.BREAKER_OPEN, Reason.KUBE_UNAVAILABLE, Reason.DRY_RUN_GLOBAL,
-          Reason.NO_PLAYBOOK)) {
-        recorder.decided(new Decision(Instant.EPOCH, "a", Instant.EPOCH, "A", "firing", "n1", "p", r, "", List.of()));
-      }
-      assertThat(seen.list).extracting(e -> e.getLevel() + " " + e.getFormattedMessage().split(" ")[2]).containsExactly(
-          "INFO reason=actions_applied", "INFO reason=breaker_open", "INFO reason=kube_unavailable",
-          "DEBUG reason=dry_run_global", "DEBUG reason=no_playbook");
+      body.accept(seen.list);
     } finally {
       logger.detachAppender(seen);
       logger.setLevel(before);
@@ -61,27 +54,37 @@ class DecisionRecorderTest {
   }
 
   @Test
+  void whatChangedOrWasRefusedIsLoggedAtInfoWhatWasIgnoredOrOnlyADryRunAtDebug() {
+    withDecisionLog(seen -> {
+      DecisionRecorder recorder = new DecisionRecorder(new io.gpuremediator.decision.DecisionLog(10),
+          new io.gpuremediator.metrics.RemediatorMetrics(new io.prometheus.client.CollectorRegistry()));
+      for (Reason r : List.of(Reason.ACTIONS_APPLIED, Reason.BREAKER_OPEN, Reason.KUBE_UNAVAILABLE,
+          Reason.DRY_RUN_GLOBAL, Reason.NO_PLAYBOOK)) {
+        recorder.decided(new Decision(Instant.EPOCH, "a", Instant.EPOCH, "A", "firing", "n1", "p", r, "", List.of()));
+      }
+      assertThat(seen).extracting(e -> e.getLevel() + " " + e.getFormattedMessage().split(" ")[2]).containsExactly(
+          "INFO reason=actions_applied", "INFO reason=breaker_open", "INFO reason=kube_unavailable",
+          "DEBUG reason=dry_run_global", "DEBUG reason=no_playbook");
+    });
+  }
+
+  @Test
   void aWebhooksStormRefusalsAreOneLineNamingEveryNodeAndEachStillCountedAndListed() {
-    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-        .getLogger("io.gpuremediator.decision");
-    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
-        new ch.qos.logback.core.read.ListAppender<>();
-    seen.start();
-    logger.addAppender(seen);
-    try {
+    withDecisionLog(seen -> {
       io.prometheus.client.CollectorRegistry registry = new io.prometheus.client.CollectorRegistry();
       io.gpuremediator.decision.DecisionLog decisions = new io.gpuremediator.decision.DecisionLog(500);
-      DecisionRecorder recorder = new DecisionRecorder(decisions, new io.gpuremediator.metrics.RemediatorMetrics(registry));
+      DecisionRecorder recorder = new DecisionRecorder(decisions,
+          new io.gpuremediator.metrics.RemediatorMetrics(registry));
       List<Decision> webhook = new java.util.ArrayList<>();
       for (int i = 0; i < 200; i++) {
-        webhook.add(new Decision(Instant.EPOCH, "f" + i, Instant.EPOCH, "GpuXidHardwareError", "firing", "gpu-node-" + i,
-            "gpu-hardware-xid", Reason.BREAKER_OPEN, "storm breaker open since ...", List.of()));
+        webhook.add(new Decision(Instant.EPOCH, "f" + i, Instant.EPOCH, "GpuXidHardwareError", "firing",
+            "gpu-node-" + i, "gpu-hardware-xid", Reason.BREAKER_OPEN, "storm breaker open since ...", List.of()));
       }
       webhook.add(new Decision(Instant.EPOCH, "x", Instant.EPOCH, "GpuXidHardwareError", "firing", "gpu-node-7",
           "gpu-hardware-xid", Reason.COOLDOWN, "released at ...", List.of()));
       recorder.decidedAll(webhook);
 
-      assertThat(seen.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+      assertThat(seen).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
           .hasSize(2).anySatisfy(m -> assertThat(m).startsWith("decision outcome=suppressed reason=cooldown"))
           .anySatisfy(m -> assertThat(m).startsWith("decisions outcome=suppressed reason=breaker_open count=200"
               + " alertnames=\"GpuXidHardwareError\" nodes=\"gpu-node-0,gpu-node-1,").contains(",gpu-node-199\"")
@@ -89,9 +92,7 @@ class DecisionRecorderTest {
       assertThat(registry.getSampleValue("remediator_decisions_total", new String[] {"outcome", "reason"},
           new String[] {"suppressed", "breaker_open"})).isEqualTo(200.0);
       assertThat(decisions.recent(500)).hasSize(201);
-    } finally {
-      logger.detachAppender(seen);
-    }
+    });
   }
 
   @Test
