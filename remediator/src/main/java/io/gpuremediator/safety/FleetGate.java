@@ -46,7 +46,7 @@ public final class FleetGate implements SafetyGate {
   private final Object saving = new Object();
   /** Runs the stores and announcements that follow a start or a breaker change, in order, off the caller's path. */
   private final java.util.concurrent.Executor background;
-  /** Set when the newest state still has to be stored; the background write that clears it stores what is newest then. */
+  /** Set while the newest state waits to be stored; the background write that clears it stores what is newest then. */
   private final java.util.concurrent.atomic.AtomicBoolean unsaved = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile FleetState state = FleetState.EMPTY;
   private volatile boolean loaded;
@@ -73,7 +73,8 @@ public final class FleetGate implements SafetyGate {
    *     {@code Runnable::run} writes on the caller's thread.
    */
   public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes,
-      java.util.function.LongSupplier generation, SafetyListener listener, Clock clock, java.util.concurrent.Executor background) {
+      java.util.function.LongSupplier generation, SafetyListener listener, Clock clock,
+      java.util.concurrent.Executor background) {
     this.background = background;
     this.limits = limits;
     this.store = store;
@@ -230,9 +231,8 @@ public final class FleetGate implements SafetyGate {
     }
     FleetState s = state;
     Instant now = clock.instant();
-    Breaker b = s.breaker();
-    if (b.open() && limits.autoResetAfter().isPresent() && !b.openedAt().plus(limits.autoResetAfter().get()).isAfter(now)) {
-      return Optional.empty(); // the auto-reset is due: the check under the lock does it
+    if (autoResetDue(s.breaker(), now)) {
+      return Optional.empty(); // the check under the lock does the reset
     }
     return stopped(s, now);
   }
@@ -241,7 +241,8 @@ public final class FleetGate implements SafetyGate {
   private Optional<Refusal> stopped(FleetState s, Instant now) {
     Optional<Pause> pause = s.pause().filter(p -> p.until().isAfter(now));
     if (pause.isPresent()) {
-      return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": " + pause.get().reason()));
+      return Optional.of(new Refusal(Reason.PAUSED, "remediation paused until " + pause.get().until() + ": "
+          + pause.get().reason()));
     }
     if (!s.breaker().open()) {
       return Optional.empty();
@@ -249,7 +250,8 @@ public final class FleetGate implements SafetyGate {
     BreakerRefusal known = breakerRefusal;
     if (known == null || known.breaker() != s.breaker()) {
       known = new BreakerRefusal(s.breaker(), new Refusal(Reason.BREAKER_OPEN, "storm breaker open since "
-          + s.breaker().openedAt() + " (" + s.breaker().reason() + "); a human resets it with POST /api/v1/breaker/reset"));
+          + s.breaker().openedAt() + " (" + s.breaker().reason() + "); a human resets it with POST"
+          + " /api/v1/breaker/reset"));
       breakerRefusal = known;
     }
     return Optional.of(known.refusal());
@@ -403,14 +405,19 @@ public final class FleetGate implements SafetyGate {
   }
 
   private void autoReset(Instant now) {
-    Breaker b = state.breaker();
-    if (b.open() && limits.autoResetAfter().isPresent() && !b.openedAt().plus(limits.autoResetAfter().get()).isAfter(now)) {
+    if (autoResetDue(state.breaker(), now)) {
       LOGGER.warn("storm breaker auto-reset after {}", Durations.format(limits.autoResetAfter().get()));
       listener.breaker(false);
       persist(state.withBreaker(Breaker.CLOSED));
       String reset = "Storm breaker auto-reset after " + Durations.format(limits.autoResetAfter().get());
       later(() -> store.announce("RemediationBreakerReset", reset));
     }
+  }
+
+  /** Whether {@code b} is open and its {@code auto_reset_after} has passed. */
+  private boolean autoResetDue(Breaker b, Instant now) {
+    return b.open() && limits.autoResetAfter().isPresent()
+        && !b.openedAt().plus(limits.autoResetAfter().get()).isAfter(now);
   }
 
   private Optional<Pause> activePause(Instant now) {
