@@ -36,12 +36,7 @@ public final class WebhookDecoder {
 
   /** Decodes a body. */
   public WebhookMessage decode(byte[] body) throws WebhookFormatException {
-    return decode(body, 0, body.length);
-  }
-
-  /** Decodes the body held in {@code length} bytes of {@code bytes} from {@code offset} (read where it lies, not copied). */
-  public WebhookMessage decode(byte[] bytes, int offset, int length) throws WebhookFormatException {
-    try (JsonParser p = factory.createParser(bytes, offset, length)) {
+    try (JsonParser p = factory.createParser(body)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new WebhookFormatException("body: must be a JSON object");
       }

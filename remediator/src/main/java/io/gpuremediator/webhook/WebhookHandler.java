@@ -49,7 +49,7 @@ public final class WebhookHandler implements Handler<RoutingContext> {
     long started = System.nanoTime();
     Buffer body = ctx.body().buffer();
     WorkerExecutor executor = Boolean.TRUE.equals(ctx.get(LARGE)) ? largeWorkers : workers;
-    // Decoded off the event loop (a body of megabytes takes long enough to hold up every other request), where it lies.
+    // Copied and decoded off the event loop: a body of megabytes takes long enough to hold up every other request.
     executor.executeBlocking(() -> decide(body), false).onComplete(done -> {
       if (done.failed()) {
         LOGGER.error("a webhook of {} bytes could not be decided", body == null ? 0 : body.length(), done.cause());
@@ -89,14 +89,8 @@ public final class WebhookHandler implements Handler<RoutingContext> {
     return new Decided(engine.handle(message), null);
   }
 
-  /** Decodes the body from the bytes the server received it into; a copy only when they are not on the heap. */
   private WebhookMessage decode(Buffer body) throws WebhookFormatException {
-    if (body == null) {
-      return decoder.decode(new byte[0]);
-    }
-    io.netty.buffer.ByteBuf bytes = body.getByteBuf();
-    return bytes.hasArray() ? decoder.decode(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), bytes.readableBytes())
-        : decoder.decode(body.getBytes());
+    return decoder.decode(body == null ? new byte[0] : body.getBytes());
   }
 
   private void answer(RoutingContext ctx, int code, JsonObject body, long started) {
