@@ -76,37 +76,7 @@ class RemediationEngineTest {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
     List<String> order = new ArrayList<>();
     java.util.function.Consumer<String>[] watch = new java.util.function.Consumer[1];
-    io.gpuremediator.node.Cluster watched = new io.gpuremediator.node.Cluster() {
-      @Override
-      public java.util.Optional<NodeInfo> node(String name) {
-        return c.node(name);
-      }
-
-      @Override
-      public java.util.Optional<NodeInfo> nodeWithInternalIp(String ip) {
-        return c.nodeWithInternalIp(ip);
-      }
-
-      @Override
-      public java.util.Optional<NodeInfo> freshNode(String name) {
-        return c.freshNode(name);
-      }
-
-      @Override
-      public List<NodeInfo> nodes() {
-        return c.nodes();
-      }
-
-      @Override
-      public boolean isReady() {
-        return true;
-      }
-
-      @Override
-      public long generation() {
-        return c.generation();
-      }
-
+    io.gpuremediator.node.Cluster watched = new io.gpuremediator.testing.ForwardingCluster(c) {
       @Override
       public <T> T modifyNode(String name, java.util.function.Function<NodeInfo, io.gpuremediator.node.Cluster.Edited<T>> edit)
           throws io.gpuremediator.node.ClusterException {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
-import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
@@ -14,6 +13,7 @@ import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Fleets;
+import io.gpuremediator.testing.ForwardingCluster;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.value.Budget;
 import java.nio.file.Path;
@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,45 +43,10 @@ class StaleCacheTest {
     NodeInfo stale = new NodeInfo(released.name(), released.labels(), released.annotations(), released.taints(), true,
         released.conditions(), released.internalIps(), "1", NodeLedger.of(Map.of(), Map.of("fp1", e), List.of()),
         Optional.empty());
-    Cluster behind = new Cluster() {
+    Cluster behind = new ForwardingCluster(truth) {
       @Override
       public Optional<NodeInfo> node(String name) {
         return name.equals("gpu-node-0") ? Optional.of(stale) : truth.node(name);
-      }
-
-      @Override
-      public Optional<NodeInfo> freshNode(String name) {
-        return truth.freshNode(name);
-      }
-
-      @Override
-      public Optional<NodeInfo> nodeWithInternalIp(String ip) {
-        return truth.nodeWithInternalIp(ip);
-      }
-
-      @Override
-      public List<NodeInfo> nodes() {
-        return truth.nodes();
-      }
-
-      @Override
-      public boolean isReady() {
-        return true;
-      }
-
-      @Override
-      public long generation() {
-        return truth.generation();
-      }
-
-      @Override
-      public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
-        return truth.modifyNode(name, edit);
-      }
-
-      @Override
-      public void recordEvent(NodeEvent event) {
-        truth.recordEvent(event);
       }
     };
     InMemoryWorkloads workloads = new InMemoryWorkloads();
