@@ -93,15 +93,15 @@ public final class RefusalEvents implements DecisionListener {
   /** Writes the waiting Events one at a time, at the pace, until none is left. */
   private void drain() {
     while (true) {
-      NodeEvent event;
+      Decision next;
       synchronized (queue) {
-        Decision next = queue.poll();
+        next = queue.poll();
         if (next == null) {
           draining = false;
           return;
         }
-        event = event(next);
       }
+      NodeEvent event = event(next); // built outside the monitor the webhooks queue under
       pace.await();
       try {
         cluster.recordEvent(event);
@@ -112,7 +112,7 @@ public final class RefusalEvents implements DecisionListener {
   }
 
   /** How many Events wait to be written. */
-  public int waiting() {
+  int waiting() {
     synchronized (queue) {
       return queue.size();
     }

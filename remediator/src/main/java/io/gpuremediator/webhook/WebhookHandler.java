@@ -72,7 +72,7 @@ public final class WebhookHandler implements Handler<RoutingContext> {
   private Decided decide(Buffer body) {
     WebhookMessage message;
     try {
-      message = decode(body);
+      message = decoder.decode(body == null ? new byte[0] : body.getBytes());
     } catch (WebhookFormatException e) {
       return new Decided(null, e.getMessage());
     }
@@ -87,10 +87,6 @@ public final class WebhookHandler implements Handler<RoutingContext> {
       metrics.alertsReceived(io.gpuremediator.alert.AlertStatus.RESOLVED.code(), message.alerts().size() - firing);
     }
     return new Decided(engine.handle(message), null);
-  }
-
-  private WebhookMessage decode(Buffer body) throws WebhookFormatException {
-    return decoder.decode(body == null ? new byte[0] : body.getBytes());
   }
 
   private void answer(RoutingContext ctx, int code, JsonObject body, long started) {

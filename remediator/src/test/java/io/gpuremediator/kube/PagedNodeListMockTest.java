@@ -1,6 +1,7 @@
 package io.gpuremediator.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -55,12 +56,9 @@ class PagedNodeListMockTest {
       next = page.getMetadata().getContinue();
     }
     assertThat(names).hasSize(NODES).doesNotContain("late");
-    try {
-      client.nodes().list(new ListOptionsBuilder().withLimit(500L).withContinue(token).build());
-      throw new AssertionError("a used continue token was accepted");
-    } catch (KubernetesClientException e) {
-      assertThat(e.getCode()).isEqualTo(410);
-    }
+    assertThatThrownBy(() -> client.nodes().list(new ListOptionsBuilder().withLimit(500L).withContinue(token).build()))
+        .as("a used continue token").isInstanceOfSatisfying(KubernetesClientException.class,
+            e -> assertThat(e.getCode()).isEqualTo(410));
   }
 
   @Test
