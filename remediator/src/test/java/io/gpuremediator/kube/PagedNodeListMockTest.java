@@ -40,7 +40,7 @@ class PagedNodeListMockTest {
   }
 
   @Test
-  void theEmulatedServerPagesAListFromOneSnapshotAndExpiresAUsedToken() {
+  void theEmulatedServerPagesAListFromOneSnapshotAndExpiresAnUnknownToken() {
     NodeList first = client.nodes().list(new ListOptionsBuilder().withLimit(500L).build());
     assertThat(first.getItems()).hasSize(500);
     assertThat(first.getMetadata().getRemainingItemCount()).isEqualTo(701L);
@@ -56,9 +56,15 @@ class PagedNodeListMockTest {
       next = page.getMetadata().getContinue();
     }
     assertThat(names).hasSize(NODES).doesNotContain("late");
-    assertThatThrownBy(() -> client.nodes().list(new ListOptionsBuilder().withLimit(500L).withContinue(token).build()))
-        .as("a used continue token").isInstanceOfSatisfying(KubernetesClientException.class,
+    NodeList again = client.nodes().list(new ListOptionsBuilder().withLimit(500L).withContinue(token).build());
+    assertThat(again.getItems()).as("a token used again: the same page of the same snapshot").hasSize(500)
+        .extracting(n -> n.getMetadata().getName()).doesNotContain("late");
+    assertThat(again.getMetadata().getRemainingItemCount()).isEqualTo(201L);
+    assertThatThrownBy(() -> client.nodes().list(new ListOptionsBuilder().withLimit(500L).withContinue("no-such-token")
+        .build())).as("an unknown or expired token").isInstanceOfSatisfying(KubernetesClientException.class,
             e -> assertThat(e.getCode()).isEqualTo(410));
+    assertThat(client.nodes().list(new ListOptionsBuilder().withLimit(0L).build()).getItems())
+        .as("limit=0 is no limit").hasSize(NODES + 1);
   }
 
   @Test

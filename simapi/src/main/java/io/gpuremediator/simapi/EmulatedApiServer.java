@@ -51,8 +51,14 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private static final Pattern FIELD = Pattern.compile("fieldSelector=spec\\.nodeName%3D([^&]+)");
   private static final Pattern LIMIT = Pattern.compile("[?&]limit=(\\d+)");
   private static final Pattern CONTINUE = Pattern.compile("[?&]continue=([^&]+)");
-  /** Paged lists in progress, by continue token. */
-  private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
+  /** Paged lists in progress, by continue token; the oldest expire (under the map's monitor). */
+  private static final int SNAPSHOTS = 64;
+  private final Map<String, Snapshot> snapshots = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Snapshot> eldest) {
+      return size() > SNAPSHOTS;
+    }
+  };
   private static final String PDBS = "/apis/policy/v1/namespaces/%s/poddisruptionbudgets";
 
   private final KubernetesMixedDispatcher crud;
@@ -159,7 +165,8 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
       return podsOn(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
     }
     if (request.method() == HttpMethod.GET && !path.contains("watch=") && (m = LIMIT.matcher(path)).find()) {
-      return page(request, path, Integer.parseInt(m.group(1)));
+      int limit = Integer.parseInt(m.group(1));
+      return limit > 0 ? page(path, limit) : crud.dispatch(request); // limit=0: no limit, as the API server reads it
     }
     return crud.dispatch(request);
   }
@@ -167,15 +174,19 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   /**
    * A paged list, as the API server answers {@code ?limit=N}: at most N items, and while more are left a
    * {@code metadata.continue} token and {@code remainingItemCount}. Every page comes from the snapshot the first one
-   * took (the server's consistent read at the list's resourceVersion); a token used up or unknown is a 410 Expired.
+   * took (the server's consistent read at the list's resourceVersion), and a token may be used again until it expires
+   * (etcd's compaction there; here, once {@value #SNAPSHOTS} newer pages were served): then it is a 410 Expired.
    */
-  private MockResponse page(RecordedRequest request, String path, int limit) {
+  private MockResponse page(String path, int limit) {
     Matcher token = CONTINUE.matcher(path);
     ObjectNode list;
     int from;
     if (token.find()) {
       String key = URLDecoder.decode(token.group(1), StandardCharsets.UTF_8);
-      Snapshot s = snapshots.remove(key);
+      Snapshot s;
+      synchronized (snapshots) {
+        s = snapshots.get(key);
+      }
       if (s == null) {
         return status(410, "Expired", "The provided continue parameter is too old to display a consistent list result.", null);
       }
@@ -210,7 +221,9 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     metadata.remove(List.of("continue", "remainingItemCount"));
     if (to < items.size()) {
       String next = java.util.UUID.randomUUID().toString();
-      snapshots.put(next, new Snapshot(list, to));
+      synchronized (snapshots) {
+        snapshots.put(next, new Snapshot(list, to));
+      }
       metadata.put("continue", next).put("remainingItemCount", items.size() - to);
     }
     return json(200, page.toString());
