@@ -10,9 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The node informer's store, keeping one copy of each string that nodes repeat: label keys and values, annotation
- * keys, and the conditions' texts, in compact immutable maps. A GPU node carries about 60 labels and 20 annotations whose keys (and most label
- * values) are the same on every node; parsed from JSON, each node held its own copy of each, about half of the
- * cache's heap at 10,000 nodes. The node is rebuilt before it is stored, so no reader ever sees it change.
+ * keys, and the conditions' texts, in compact immutable maps. A GPU node carries about 60 labels and 20 annotations
+ * whose keys (and most label values) are the same on every node; parsed from JSON, each node held its own copy of
+ * each, about half of the cache's heap at 10,000 nodes. The node is rebuilt before it is stored, so no reader ever
+ * sees it change.
  */
 final class CanonicalNodeStore extends BasicItemStore<Node> {
   /** Past this many distinct strings (unique values: hostnames, IPs) strings are kept as they come. */

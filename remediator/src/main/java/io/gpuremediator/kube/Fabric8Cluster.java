@@ -31,7 +31,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(Fabric8Cluster.class);
   private static final int MAX_CONFLICT_RETRIES = 5;
   /** Nodes per page of the informer's list, as client-go's reflector pages its lists. */
-  static final long LIST_PAGE = 500;
+  private static final long LIST_PAGE = 500;
   /** Events about nodes live in the default namespace, as the kubelet's do. */
   private static final String EVENT_NAMESPACE = "default";
 
