@@ -200,13 +200,9 @@ public final class Bench {
           if (i == warmup) {
             recording.start();
           }
-          long t0 = System.nanoTime();
-          HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-              .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Payloads.single("firing", i)))
-              .build(), HttpResponse.BodyHandlers.ofString());
-          double took = (System.nanoTime() - t0) / 1e6;
-          if (r.statusCode() != 200 || !tainted(api.client().nodes().withName(MockApiServer.nodeName(i)).get())) {
-            throw new IllegalStateException("webhook " + i + " did not quarantine: " + r.statusCode() + " " + r.body());
+          double took = post(port, Payloads.single("firing", i), "\"reason\":\"actions_applied\"");
+          if (!tainted(api.client().nodes().withName(MockApiServer.nodeName(i)).get())) {
+            throw new IllegalStateException("webhook " + i + " answered actions_applied but its node is not tainted");
           }
           // The episode's background steps (its drain of a node with no pods) end before the floor sample, and the next
           // webhook starts on a quiet server: each sample measures its own calls, not the other's leftovers.
@@ -388,7 +384,7 @@ public final class Bench {
         HttpResponse.BodyHandlers.ofString());
     double took = (System.nanoTime() - t0) / 1e6;
     if (r.statusCode() != 200 || !r.body().contains(expect)) {
-      throw new IllegalStateException("storm answered " + r.statusCode() + ", not with " + expect + ": "
+      throw new IllegalStateException("webhook answered " + r.statusCode() + ", not with " + expect + ": "
           + r.body().substring(0, Math.min(200, r.body().length())));
     }
     return took;
