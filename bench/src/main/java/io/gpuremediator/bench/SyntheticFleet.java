@@ -109,14 +109,15 @@ final class SyntheticFleet {
         + "job=\"kube-state-metrics\",instance=\"10.9.0.1:8080\"}", GPUS);
   }
 
-  /** The hourly record of each node's GPU capacity ({@code node:gpus_capacity:max1h}), read back over a day. */
-  List<Series> hourlyCapacity() {
-    return perNode("node:gpus_capacity:max1h", n -> "{node=\"" + node(n) + "\"}", GPUS);
+  /** The hourly record of the most GPUs each node reported ({@code node:dcgm_gpus:max1h}), read back over a day. */
+  List<Series> hourlyGpuCount() {
+    return perNode("node:dcgm_gpus:max1h", n -> "{node=\"" + node(n) + "\"}", GPUS);
   }
 
   /**
    * What the recording rules read back over a range would hold after running for the whole history: the XID
-   * codes GPUs hold ({@code gpu:dcgm_xid_errors:max} records non-zero codes only).
+   * codes GPUs hold ({@code gpu:dcgm_xid_errors:max} records non-zero codes only), each node's GPU count and each
+   * GPU's NVLink proof.
    */
   List<List<Series>> recorded() {
     List<Series> xids = new ArrayList<>();
@@ -129,7 +130,14 @@ final class SyntheticFleet {
         }
       }
     }
-    return List.of(xids);
+    List<Series> nvlink = new ArrayList<>();
+    for (int n = 0; n < nodes; n++) {
+      for (int g = 0; g < GPUS; g++) {
+        nvlink.add(new Series("gpu:dcgm_nvlink:had_active", "{node=\"" + node(n) + "\",gpu=\"" + g + "\"}", t -> 1));
+      }
+    }
+    // The GPU count of each node and the proof that each GPU has NVLink, which rules read back over an hour and 15 minutes.
+    return List.of(xids, perNode("node:dcgm_gpus:count", n -> "{node=\"" + node(n) + "\"}", GPUS), nvlink);
   }
 
   /** The families split by the node their series are about: one scrape target per node, as in a cluster. */
