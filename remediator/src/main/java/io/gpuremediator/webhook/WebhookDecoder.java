@@ -226,19 +226,15 @@ public final class WebhookDecoder {
     }
   }
 
-  /** Whether the text is a Prometheus label name: {@code [a-zA-Z_][a-zA-Z0-9_]*}. */
+  /**
+   * Whether the text is a label name Alertmanager accepts: since Prometheus 3 and Alertmanager 0.28 any non-empty
+   * UTF-8 text ({@code host.name}, {@code k8s.cluster.name}, {@code foo🙂}), not only {@code [a-zA-Z_][a-zA-Z0-9_]*}.
+   * Alertmanager never retries a 4xx, so refusing a name it accepted would stop every remediation in the body. Text
+   * that is not UTF-8 never gets here: the JSON parser refuses it. What a label renders into a Kubernetes field is
+   * validated there, whatever its name.
+   */
   static boolean isLabelName(String s) {
-    if (s.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
+    return !s.isEmpty();
   }
 
   private static boolean isFingerprint(String s) {

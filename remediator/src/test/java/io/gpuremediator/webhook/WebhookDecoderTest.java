@@ -50,6 +50,40 @@ class WebhookDecoderTest {
     assertThat(m.alerts()).extracting(a -> a.status()).containsExactly(AlertStatus.FIRING, AlertStatus.RESOLVED);
   }
 
+  /**
+   * Alertmanager 0.28+ and Prometheus 3 accept any UTF-8 label name. The envelope is a real Alertmanager body and the
+   * label sets are real ones (tests/real/alertmanager/, sources in tests/real/SOURCES.md): Grafana's {@code foo🙂}, and
+   * OpenTelemetry's dotted names as Alertmanager 0.31 delivers them, here also as external labels of a shared Alertmanager.
+   */
+  @Test
+  void acceptsEveryLabelNameAlertmanagerAcceptsInARealBody() throws Exception {
+    java.nio.file.Path real = java.nio.file.Path.of("../tests/real/alertmanager");
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(real.resolve("0.2x-resolved-body.json").toFile());
+    com.fasterxml.jackson.databind.node.ObjectNode grafana =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(real.resolve("utf8-labels-grafana-webhook.json").toFile());
+    com.fasterxml.jackson.databind.node.ObjectNode alert = (com.fasterxml.jackson.databind.node.ObjectNode) body.path("alerts").get(0);
+    alert.set("labels", grafana);
+    String otel = java.nio.file.Files.readString(real.resolve("utf8-otel-labels-am-0.31.txt")).strip();
+    com.fasterxml.jackson.databind.node.ObjectNode dotted = json.createObjectNode();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("([^{}=, ]+)=\"([^\"]*)\"").matcher(otel);
+    while (m.find()) {
+      dotted.put(m.group(1), m.group(2));
+    }
+    dotted.put("node", "gpu-node-1");
+    dotted.put("k8s.cluster.name", "prod-a");
+    com.fasterxml.jackson.databind.node.ObjectNode second = alert.deepCopy();
+    second.set("labels", dotted);
+    body.withArray("alerts").add(second);
+
+    WebhookMessage m2 = decoder.decode(json.writeValueAsBytes(body));
+    assertThat(m2.alerts()).hasSize(2);
+    assertThat(m2.alerts().get(0).labels()).containsEntry("foo🙂", "bar").containsEntry("bar", "baz🙂");
+    assertThat(m2.alerts().get(1).labels()).containsEntry("host.name", "server-01").containsEntry("service.namespace", "myapp")
+        .containsEntry("k8s.cluster.name", "prod-a");
+  }
+
   static Stream<Arguments> invalid() {
     return Stream.of(
         Arguments.of("not an object", "[]", "body: must be a JSON object"),
@@ -71,8 +105,10 @@ class WebhookDecoderTest {
             "alerts[0].fingerprint: required"),
         Arguments.of("fingerprint not hex", alert(GOOD_ALERT.replace("51bd24cd1a4314bf", "../x")),
             "alerts[0].fingerprint: \"../x\" is not a hex fingerprint"),
-        Arguments.of("bad label name", alert(GOOD_ALERT.replace("\"node\":\"n1\"", "\"no de\":\"n1\"")),
-            "alerts[0].labels: \"no de\" is not a label name"),
+        Arguments.of("empty label name", alert(GOOD_ALERT.replace("\"node\":\"n1\"", "\"\":\"n1\"")),
+            "alerts[0].labels: \"\" is not a label name"),
+        Arguments.of("label name not UTF-8", alert(GOOD_ALERT.replace("\"node\":\"n1\"", "\"\\ud800\":\"n1\"")),
+            "body: malformed JSON at line 1, column 114"),
         Arguments.of("duplicate label", alert(GOOD_ALERT.replace("\"node\":\"n1\"", "\"node\":\"n1\",\"node\":\"n2\"")),
             "alerts[0].labels: \"node\" appears twice"),
         Arguments.of("duplicate known field", alert(GOOD_ALERT.replace("\"status\":\"firing\",", "\"status\":\"firing\",\"status\":\"resolved\",")),
