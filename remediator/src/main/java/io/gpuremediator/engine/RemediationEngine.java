@@ -44,6 +44,7 @@ import java.util.function.Supplier;
  * by a lock, and writes use optimistic concurrency against other writers.
  */
 public final class RemediationEngine {
+  private static final String NO_EPISODE = "no episode of this alert is active on the node";
   private static final int LOCK_STRIPES = 64;
 
   private final Supplier<PlaybookSet> playbooks;
@@ -252,7 +253,7 @@ public final class RemediationEngine {
       return Optional.empty();
     }
     Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(candidate(e.node, e.playbook)) : Optional.empty();
-    List<ActionRecord> records = simulate(e.node, e.alert, e.phase, e.steps);
+    List<ActionRecord> records = simulate(e.node, e.alert, e.phase, e.steps, e.specs);
     String detail = e.note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
         .orElse("nothing written; the actions record what would have been done");
     Decision d = decision(e.alert, e.node.name(), e.playbook.name(), dryRun.get(), detail, records);
@@ -347,11 +348,17 @@ public final class RemediationEngine {
     return Optional.empty();
   }
 
-  private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps) {
+  /**
+   * What {@link #applyAll} would record, written nowhere: in particular a resolution with no episode of its alert on the
+   * node starts no long step (no diagnose Job), so the dry-run says {@code not_run} as the live path does.
+   */
+  private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps, List<ActionSpec> specs) {
     NodeDraft draft = new NodeDraft(node, alert.fingerprint(), phase, clock.instant());
+    boolean noEpisode = phase == Phase.RESOLVED && !node.ledger().episodes().containsKey(alert.fingerprint());
     List<ActionRecord> records = new ArrayList<>(steps.size());
-    for (Step step : steps) {
-      records.add(dryRunOf(step.apply(draft)));
+    for (int i = 0; i < steps.size(); i++) {
+      records.add(noEpisode && specs.get(i).isLongStep() ? new ActionRecord(specs.get(i).kind(), "not_run", NO_EPISODE)
+          : dryRunOf(steps.get(i).apply(draft)));
     }
     return records;
   }
@@ -450,7 +457,7 @@ public final class RemediationEngine {
       if (i >= firstLong) {
         records.add(pending(steps.get(i).apply(draft.copy())));
       } else if (spec.isLongStep()) {
-        records.add(new ActionRecord(spec.kind(), "not_run", "no episode of this alert is active on the node"));
+        records.add(new ActionRecord(spec.kind(), "not_run", NO_EPISODE));
       } else {
         records.add(spec.dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
       }

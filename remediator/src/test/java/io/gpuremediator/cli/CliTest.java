@@ -96,6 +96,28 @@ class CliTest {
     assertThat(text).contains("  decision: ignored (node_not_selected): node cpu-node-1 does not match node_selector nvidia.com/gpu.present=true");
   }
 
+  /**
+   * A resolved alert whose node has no episode of it: the live path starts no long step and records {@code not_run}, so
+   * the dry-run must say the same, not plan a diagnose Job. The body is a real Alertmanager resolved body
+   * (tests/real/alertmanager/0.2x-resolved-body.json) with the alert's labels made those of a hardware XID.
+   */
+  @Test
+  void explainOfAResolutionWithNoEpisodePlansNoDiagnoseJobAsTheLivePathDoes() throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(Path.of("../tests/real/alertmanager/0.2x-resolved-body.json").toFile());
+    com.fasterxml.jackson.databind.node.ObjectNode labels = json.createObjectNode().put("alertname", "GpuXidHardwareError")
+        .put("node", "gpu-node-1").put("gpu", "3").put("xid", "79").put("severity", "critical").put("remediate", "true");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) body.path("alerts").get(0)).set("labels", labels);
+    Path payload = dir.resolve("resolved.json");
+    json.writeValue(payload.toFile(), body);
+    assertThat(run("explain", "--config", "src/test/resources/config/explain.yaml", "--alerts", payload.toString(),
+        "--nodes", "src/test/resources/config/nodes.yaml")).isZero();
+    assertThat(out()).contains("alert 1/1: GpuXidHardwareError (resolved) fingerprint=fbab788ec4c1018b")
+        .contains("  - diagnose   not_run    no episode of this alert is active on the node")
+        .doesNotContain("diagnose   dry_run");
+  }
+
   @Test
   void explainWithoutNodesSaysNodesWereAssumed() {
     assertThat(run("explain", "--config", "src/test/resources/config/explain.yaml", "--alerts",
