@@ -56,6 +56,9 @@
     text('selected', m.selected_nodes);
     text('unavailable', m.unavailable);
     text('budget-left', m.left + ' of ' + m.budget);
+    const warnings = s.warnings || [];
+    text('budget-warnings', warnings.length ? warnings.join(' ') : 'none');
+    byId('budget-warnings').className = warnings.length ? 'paused' : '';
     text('rate', s.rate_limit.used + ' used of ' + s.rate_limit.limit + ' (' + s.rate_limit.left + ' left)');
     const starts = Object.entries(s.rate_limit.playbook_starts || {}).map(([k, v]) => k + ': ' + v);
     text('playbook-starts', starts.length ? starts.join(', ') : 'none');

@@ -2,11 +2,12 @@ package io.gpuremediator.cli;
 
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.service.OutboundReadiness;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookFile;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.playbook.load.PlaybookSources;
+import io.gpuremediator.safety.BudgetWarnings;
+import io.gpuremediator.service.OutboundReadiness;
 import io.gpuremediator.yaml.Problems;
 import io.gpuremediator.yaml.YamlFile;
 import java.io.IOException;
@@ -72,6 +73,8 @@ final class ValidateCommand {
       configs.forEach((file, config) -> OutboundReadiness.warnings(config, playbooks.set())
           .forEach(w -> out.println("WARNING: " + file + ": " + w)));
     }
+    configs.forEach((file, config) -> BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining())
+        .forEach(w -> out.println("WARNING: " + file + ": " + w)));
     return errors.values().stream().allMatch(List::isEmpty) ? 0 : 1;
   }
 

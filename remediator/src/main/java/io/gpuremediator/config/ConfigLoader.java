@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Node;
 
 /** Decodes {@code remediator.yaml}. Stateless. */
 public final class ConfigLoader {
@@ -68,8 +70,7 @@ public final class ConfigLoader {
       k.finish();
       return path.map(base::resolve);
     });
-    LabelSelector selector = m.parsed("node_selector", LabelSelector::parse)
-        .orElseGet(() -> LabelSelector.parse("nvidia.com/gpu.present=true").value());
+    LabelSelector selector = nodeSelector(m, problems);
     List<String> nodeFrom = nodeFrom(m, problems);
     Safety safety = safety(m, problems);
     LeaderElection leader = leaderElection(m, problems);
@@ -88,6 +89,29 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, aws));
+  }
+
+  /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */
+  private static LabelSelector nodeSelector(MapReader m, Problems problems) {
+    if (!(m.has("node_selector") && m.at("node_selector") instanceof SequenceNode)) {
+      return m.parsed("node_selector", LabelSelector::parse).orElseGet(LabelSelector::gpuNodes);
+    }
+    List<LabelSelector> anyOf = new ArrayList<>();
+    for (Node n : m.list("node_selector").orElse(List.of())) {
+      m.scalar(n, "node_selector").ifPresent(text -> {
+        MapReader.Parsed<LabelSelector> one = LabelSelector.parse(text);
+        if (one.error() != null) {
+          problems.add(n, "\"node_selector\" entry: " + one.error());
+        } else {
+          anyOf.add(one.value());
+        }
+      });
+    }
+    if (anyOf.isEmpty()) {
+      problems.add(m.node(), "\"node_selector\" must name at least one selector (a node matching any of them is selected)");
+      return LabelSelector.gpuNodes();
+    }
+    return LabelSelector.anyOf(anyOf);
   }
 
   private static Optional<RemediatorConfig.Listen> listen(MapReader m, String key, String value, Problems problems) {

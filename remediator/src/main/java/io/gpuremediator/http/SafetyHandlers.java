@@ -1,10 +1,12 @@
 package io.gpuremediator.http;
 
+import io.gpuremediator.safety.BudgetWarnings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import io.gpuremediator.safety.SafetySnapshot;
 import io.gpuremediator.value.Durations;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -145,6 +148,7 @@ final class SafetyHandlers {
             .put("left", Math.max(0, Integer.parseInt(s.rateLimit().split("/")[0]) - s.rateUsed()))
             .put("playbook_starts", playbooks))
         .put("breaker", breaker)
+        .put("warnings", new JsonArray(new ArrayList<>(BudgetWarnings.forFleet(s.selectedNodes(), s.maxUnavailable()))))
         .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())
             .put("until", p.until().toString()).put("since", p.since().toString()).put("by", p.by()))
             .orElse(new JsonObject().put("paused", false)));

@@ -8,13 +8,42 @@ import java.util.Objects;
 
 /**
  * An equality-based Kubernetes label selector ({@code k=v}, {@code k==v}, {@code k!=v}, {@code k},
- * {@code !k}, comma-separated, all must hold), evaluated locally against a node's labels.
+ * {@code !k}, comma-separated, all must hold), evaluated locally against a node's labels; or several such
+ * selectors of which any may hold ({@code node_selector} as a list: GPU nodes are labelled differently by GPU
+ * Feature Discovery, GKE, AKS and Karpenter, and no one label selector can say "any of these").
  */
-public record LabelSelector(String text, List<Requirement> requirements) {
-  /** Makes a defensive copy. */
+public record LabelSelector(String text, List<List<Requirement>> alternatives) {
+  /**
+   * The default {@code node_selector}: the GPU labels of GPU Feature Discovery (GPU Operator), GKE GPU node pools, AKS GPU
+   * node pools, Karpenter on EKS, and EKS node groups labelled for the cluster autoscaler.
+   */
+  public static final List<String> GPU_NODES = List.of("nvidia.com/gpu.present=true", "cloud.google.com/gke-accelerator",
+      "kubernetes.azure.com/accelerator=nvidia", "karpenter.k8s.aws/instance-gpu-manufacturer=nvidia", "k8s.amazonaws.com/accelerator");
+
+  /** Makes defensive copies. */
   public LabelSelector {
     Objects.requireNonNull(text, "text");
-    requirements = List.copyOf(requirements);
+    alternatives = alternatives.stream().map(List::copyOf).toList();
+  }
+
+  /** The requirements of the first alternative (all of them, for a selector of one). */
+  public List<Requirement> requirements() {
+    return alternatives.isEmpty() ? List.of() : alternatives.get(0);
+  }
+
+  /** A selector that holds when any of {@code selectors} does; printed as a YAML flow list. */
+  public static LabelSelector anyOf(List<LabelSelector> selectors) {
+    if (selectors.size() == 1) {
+      return selectors.get(0);
+    }
+    List<List<Requirement>> all = new ArrayList<>();
+    selectors.forEach(s -> all.addAll(s.alternatives()));
+    return new LabelSelector(selectors.stream().map(LabelSelector::text).toList().toString(), all);
+  }
+
+  /** The default selector, {@link #GPU_NODES}. */
+  public static LabelSelector gpuNodes() {
+    return anyOf(GPU_NODES.stream().map(t -> parse(t).value()).toList());
   }
 
   /** One requirement of a selector. */
@@ -36,7 +65,7 @@ public record LabelSelector(String text, List<Requirement> requirements) {
         reqs.add(r);
       }
     }
-    return Parsed.ok(new LabelSelector(text.strip(), reqs));
+    return Parsed.ok(new LabelSelector(text.strip(), List.of(reqs)));
   }
 
   private static Requirement parseOne(String part) {
@@ -57,8 +86,17 @@ public record LabelSelector(String text, List<Requirement> requirements) {
     return valid ? r : null;
   }
 
-  /** Whether a node with these labels is selected. */
+  /** Whether a node with these labels is selected: every requirement of one alternative holds. */
   public boolean matches(Map<String, String> labels) {
+    for (List<Requirement> alternative : alternatives) {
+      if (allHold(alternative, labels)) {
+        return true;
+      }
+    }
+    return alternatives.isEmpty();
+  }
+
+  private static boolean allHold(List<Requirement> requirements, Map<String, String> labels) {
     for (Requirement r : requirements) {
       String actual = labels.get(r.key());
       boolean ok = switch (r.op()) {

@@ -28,6 +28,7 @@ import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.loop.LoopSettings;
+import io.gpuremediator.safety.BudgetWarnings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
@@ -120,6 +121,7 @@ public final class RemediatorService implements AutoCloseable {
           + (first.errors().size() > 1 ? " (and " + (first.errors().size() - 1) + " more)" : ""));
     }
     OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
+    BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
     cluster = kube.cluster(hostname());
@@ -128,6 +130,8 @@ public final class RemediatorService implements AutoCloseable {
     gate = new FleetGate(limits(), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, metricsListener(), clock, stateWriter);
+    int selected = (int) cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).count();
+    BudgetWarnings.forFleet(selected, config.safety().maxUnavailable().of(selected)).forEach(w -> LOGGER.warn("{}", w));
     eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "remediator-refusal-events");
       t.setDaemon(true);

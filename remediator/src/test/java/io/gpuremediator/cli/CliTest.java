@@ -45,7 +45,9 @@ class CliTest {
             + " gpu-hardware-xid, gpu-nvlink-down, gpu-repeat-offender, gpu-row-remap-failure, neuron-hardware-error: each is"
             + " a silence_failed decision, and the episodes go on unsilenced",
         "WARNING: " + config + ": replace steps with no cloud.aws configured: gpu-repeat-offender, neuron-hardware-error:"
-            + " each is a replace_failed decision, nothing is called, and the node waits for a human");
+            + " each is a replace_failed decision, nothing is called, and the node waits for a human",
+        "WARNING: " + config + ": safety.max_unavailable 10% rounds down to 0 for fewer than 10 selected nodes: on such a"
+            + " fleet nothing is ever quarantined (an integer, such as 1, allows a node in a small pool)");
   }
 
   @Test
@@ -93,7 +95,7 @@ class CliTest {
     assertThat(text).contains("  - cordon     dry_run    cordon (spec.unschedulable=true)");
     assertThat(text).contains("alert 2/3: GpuXidApplicationError (firing)");
     assertThat(text).contains("  decision: ignored (no_playbook): no playbook matches the alert's labels");
-    assertThat(text).contains("  decision: ignored (node_not_selected): node cpu-node-1 does not match node_selector nvidia.com/gpu.present=true");
+    assertThat(text).contains("  decision: ignored (node_not_selected): node cpu-node-1 does not match node_selector [nvidia.com/gpu.present=true,");
   }
 
   /**

@@ -29,7 +29,8 @@ class ConfigLoaderTest {
     assertThat(c.auth().bearerTokenFile()).contains(dir.resolve("token"));
     assertThat(c.maxBodyBytes()).isEqualTo(4_194_304);
     assertThat(c.playbooks()).containsExactly(Path.of("/etc/remediator/playbooks"));
-    assertThat(c.nodeSelector()).hasToString("nvidia.com/gpu.present=true");
+    assertThat(c.nodeSelector()).hasToString("[nvidia.com/gpu.present=true, cloud.google.com/gke-accelerator,"
+        + " kubernetes.azure.com/accelerator=nvidia, karpenter.k8s.aws/instance-gpu-manufacturer=nvidia, k8s.amazonaws.com/accelerator]");
     assertThat(c.nodeFrom()).containsExactly("node", "Hostname", "hostname", "instance");
     assertThat(c.safety().maxUnavailable()).hasToString("10%");
     assertThat(c.safety().rateLimit()).hasToString("10/1h");
