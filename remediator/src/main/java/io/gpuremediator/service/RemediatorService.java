@@ -63,6 +63,8 @@ public final class RemediatorService implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(RemediatorService.class);
   /** How often the playbook files are checked for changes. */
   static final long RELOAD_CHECK_MILLIS = 2000;
+  /** How often the selected fleet is compared with the limits (a warning is logged when that changes). */
+  static final long FLEET_WARNINGS_CHECK_MILLIS = 10_000;
   private static final int DECISION_LOG_SIZE = 1000;
   private static final int ENGINE_THREADS = 4;
   /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
@@ -130,8 +132,6 @@ public final class RemediatorService implements AutoCloseable {
     gate = new FleetGate(limits(), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, metricsListener(), clock, stateWriter);
-    int selected = (int) cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).count();
-    BudgetWarnings.forFleet(selected, config.safety().maxUnavailable().of(selected)).forEach(w -> LOGGER.warn("{}", w));
     eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "remediator-refusal-events");
       t.setDaemon(true);
@@ -153,6 +153,10 @@ public final class RemediatorService implements AutoCloseable {
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
+    FleetWarningsLog fleetWarnings = new FleetWarningsLog(cluster::isReady,
+        () -> (int) cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).count(),
+        config.safety().maxUnavailable());
+    vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
     startLeadership(workers);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : election != null && !election.isLeader() ? Optional.of("not the leader")
