@@ -152,6 +152,17 @@ class SafetyMockTest {
   }
 
   @Test
+  void aBudgetThatRoundsToZeroForTheSelectedFleetIsSaidByTheSafetyApi() throws Exception {
+    RemediatorService s = service("{max_unavailable: 5%}");
+    int port = s.start();
+    await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
+    JsonObject safety = new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body());
+    assertThat(safety.getJsonObject("max_unavailable").getInteger("budget")).isZero();
+    assertThat(safety.getJsonArray("warnings").getList()).singleElement().asString()
+        .startsWith("safety.max_unavailable allows 0 of the 10 selected nodes: nothing will be quarantined");
+  }
+
+  @Test
   void aStormOpensTheBreakerWhichIsStoredInTheConfigMapAndResetOnlyByTheApi() throws Exception {
     RemediatorService s = service("{max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}");
     int port = s.start();

@@ -107,6 +107,7 @@ class StatusPageBrowserTest {
     await().atMost(SEEN).until(() -> browser.text("table[data-stage='quarantined'] tr[data-node='gpu-node-1']") != null);
     assertThat(browser.text("#decisions tbody tr[data-node='gpu-node-1']")).contains("actions_applied");
     assertThat(browser.text("#unavailable")).isEqualTo("1");
+    assertThat(browser.text("#budget-warnings")).as("20 nodes at 50%: the budget allows 10").isEqualTo("none");
     browser.screenshot(SHOTS.resolve("quarantined.png"));
   }
 
