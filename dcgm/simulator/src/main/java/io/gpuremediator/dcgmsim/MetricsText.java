@@ -9,6 +9,10 @@ import java.util.Map;
  * (dcgm-exporter's GPU and NVLink-link formats, kube-state-metrics, node-problem-detector,
  * neuron-monitor) plus, unless turned off, the {@code node} label the scrape relabel adds. Turned off,
  * the series are exactly the exporters' own, and the production relabel config must add {@code node}.
+ *
+ * <p>dcgm-exporter runs in Kubernetes mode, as the GPU Operator and the Helm chart run it: a GPU's series name the pod
+ * using it ({@code container}, {@code namespace}, {@code pod}; empty when idle, as a real capture shows them). Every
+ * healthy GPU runs a training job; a fault kills it, so a faulted GPU's series go on without the pod, in new series.
  */
 final class MetricsText {
   private static final String DRIVER = "550.127.05";
@@ -108,6 +112,10 @@ final class MetricsText {
     if (csv.enables("DCGM_FI_DEV_SERIAL")) {
       l.put("DCGM_FI_DEV_SERIAL", String.format("1654123%06d", Math.abs((node + gpu).hashCode()) % 1_000_000));
     }
+    boolean busy = !fleet.faulted(node, gpu);
+    l.put("container", busy ? "trainer" : "");
+    l.put("namespace", busy ? "training" : "");
+    l.put("pod", busy ? node + "-trainer-" + gpu : "");
     return withNode(l, node);
   }
 

@@ -115,6 +115,13 @@ final class SimFleet {
     return Optional.ofNullable(faults.get(key(node, gpu, kind)));
   }
 
+  /** Whether any fault is injected on this GPU (or on its whole node): the job that used it has died. */
+  synchronized boolean faulted(String node, int gpu) {
+    String own = node + "/" + gpu + "/";
+    String whole = node + "/-1/";
+    return faults.keySet().stream().anyMatch(k -> k.startsWith(own) || k.startsWith(whole));
+  }
+
   synchronized long dbeCount(String node, int gpu) {
     return dbeCounts.getOrDefault(node + "/" + gpu, 0L);
   }

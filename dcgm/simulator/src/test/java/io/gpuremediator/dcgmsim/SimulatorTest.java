@@ -76,8 +76,9 @@ class SimulatorTest {
       assertThat(text).contains("# TYPE " + f.name() + " " + f.type());
     }
     assertThat(text).containsPattern("DCGM_FI_DEV_GPU_TEMP\\{DCGM_FI_DEV_SERIAL=\"\\d+\",DCGM_FI_DRIVER_VERSION=\"550.127.05\","
-        + "Hostname=\"gpu-node-1\",UUID=\"GPU-[0-9a-f-]+\",device=\"nvidia0\",gpu=\"0\",modelName=\"NVIDIA H100 80GB HBM3\","
-        + "node=\"gpu-node-1\",pci_bus_id=\"00000000:18:00.0\"} 38");
+        + "Hostname=\"gpu-node-1\",UUID=\"GPU-[0-9a-f-]+\",container=\"trainer\",device=\"nvidia0\",gpu=\"0\","
+        + "modelName=\"NVIDIA H100 80GB HBM3\",namespace=\"training\",node=\"gpu-node-1\",pci_bus_id=\"00000000:18:00.0\","
+        + "pod=\"gpu-node-1-trainer-0\"} 38");
     assertThat(text).contains("err_code=\"0\",err_msg=\"No Error\"");
     assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{device=\"nvidia0\",gpu=\"0\",gpu_uuid=\"GPU-[0-9a-f-]+\","
         + "hostname=\"gpu-node-1\",model_name=\"NVIDIA H100 80GB HBM3\",node=\"gpu-node-1\",nvlink=\"0\"");
@@ -94,6 +95,9 @@ class SimulatorTest {
     String text = get("/metrics/dcgm/gpu-node-0").body();
     assertThat(text).containsPattern("DCGM_FI_DEV_XID_ERRORS\\{[^}]*err_code=\"79\",err_msg=\"GPU has fallen off the bus\",gpu=\"3\"[^}]*} 79");
     assertThat(series(text, "DCGM_FI_DEV_GPU_TEMP")).as("the lost GPU's series vanish").isEqualTo(7);
+    // Kubernetes mode: the fault killed the job on GPU 1, so its counter goes on in a series without the pod.
+    assertThat(text).containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*container=\"\",[^}]*gpu=\"1\"[^}]*pod=\"\"} 1")
+        .containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*gpu=\"0\"[^}]*pod=\"gpu-node-0-trainer-0\"} 0");
     assertThat(text).doesNotContain("gpu=\"5\"");
     assertThat(text).containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*gpu=\"1\"[^}]*} 1");
     assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{[^}]*gpu=\"2\"[^}]*nvlink=\"3\",pci_bus_id=\"[^\"]+\"} 0");
