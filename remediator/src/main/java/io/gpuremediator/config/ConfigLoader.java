@@ -22,7 +22,6 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.SequenceNode;
-import org.yaml.snakeyaml.nodes.Node;
 
 /** Decodes {@code remediator.yaml}. Stateless. */
 public final class ConfigLoader {

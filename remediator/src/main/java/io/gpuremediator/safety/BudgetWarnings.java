@@ -9,7 +9,8 @@ import java.util.Optional;
  * Limits that silently do nothing: a percentage budget rounds down, so {@code max_unavailable: 10%} allows no node
  * at all in a pool of fewer than 10, and a {@code node_selector} that matches no node selects nothing to remediate.
  * Neither is an error (a pool grows, nodes join), but each must be said: {@code validate} says what it can without a
- * cluster, {@code serve} logs it at start, and {@code GET /api/v1/safety} and the status page show it for the fleet.
+ * cluster, {@code serve} logs it once its node watch has synced and whenever it changes, and {@code GET /api/v1/safety}
+ * and the status page show it for the fleet.
  */
 public final class BudgetWarnings {
   private BudgetWarnings() {}
