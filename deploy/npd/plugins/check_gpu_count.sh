@@ -3,7 +3,9 @@
 # `nvidia-smi --list-gpus` simply lists fewer, or fails with "GPU is lost" / "Unable to determine the device handle".
 # How many the node has: EXPECTED_GPUS when the DaemonSet sets it (one DaemonSet per node pool), else the NVIDIA
 # display and 3D controllers on the PCI bus (vendor 0x10de, class 0x0300/0x0302; NVSwitches are bridges, 0x0680),
-# which a GPU the driver lost stays on. Never one number for every node: a healthy 1- or 4-GPU node is not a lost GPU.
+# which a GPU the driver lost stays on, bound to nvidia or to no driver at all (its probe failed); one bound to another
+# driver (vfio-pci: passed through to a VM) is not this node's to count. Never one number for every node: a healthy
+# 1- or 4-GPU node is not a lost GPU.
 # MIG devices are listed indented under their GPU and are not GPUs.
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -15,6 +17,9 @@ pci_gpus() {
   local dev n=0
   for dev in "$PCI_DEVICES_DIR"/*; do
     if [ ! -r "$dev/vendor" ] || [ ! -r "$dev/class" ]; then
+      continue
+    fi
+    if [ -L "$dev/driver" ] && [ "$(basename "$(readlink "$dev/driver")")" != nvidia ]; then
       continue
     fi
     if [ "$(cat "$dev/vendor")" = "0x10de" ] && [[ "$(cat "$dev/class")" =~ ^0x030[02] ]]; then
