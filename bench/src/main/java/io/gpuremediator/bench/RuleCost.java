@@ -227,7 +227,7 @@ final class RuleCost {
           String name = g.path("name").asText();
           String at = g.path("lastEvaluation").asText();
           if (g.path("interval").asDouble() > STEP_SECONDS) {
-            continue; // evaluated rarely (hourly): measured apart, by query, in the report
+            continue; // evaluated less often than the cycle (hourly, each minute): measured apart, by query, in the report
           }
           if (g.path("file").asText().contains("/opt-in/") == optIn && !at.startsWith("0001") && !at.equals(lastSeen.put(name, at)) && !Instant.parse(at).isBefore(steady)) {
             groups.computeIfAbsent(name, k -> new Group(g.path("rules").size(), optIn, new ArrayList<>()))
@@ -281,7 +281,7 @@ final class RuleCost {
           cycles[i] += share;
         }
         sumOfWorst += share;
-        System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (evaluated every %.0f s, not within this run: its rules take"
+        System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (evaluated every %.0f s, measured apart: its rules take"
             + " %.1f ms as instant queries, median of 5, counted as %.0f/%.0f of that)%n", g.path("name").asText(), g.path("rules").size(),
             share * 1000, share * 1000, interval, seconds * 1000, (double) STEP_SECONDS, interval);
       }

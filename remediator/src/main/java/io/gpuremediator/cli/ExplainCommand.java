@@ -7,11 +7,6 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.engine.DecisionListener;
 import io.gpuremediator.engine.RemediationEngine;
-import io.gpuremediator.safety.FleetGate;
-import io.gpuremediator.safety.InMemoryFleetStore;
-import io.gpuremediator.safety.SafetyGate;
-import io.gpuremediator.safety.SafetyLimits;
-import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.engine.WebhookResult;
 import io.gpuremediator.kube.NodeFiles;
 import io.gpuremediator.node.Cluster;
@@ -21,6 +16,11 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.InMemoryFleetStore;
+import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.safety.SafetyListener;
+import io.gpuremediator.service.RemediatorService;
 import io.gpuremediator.webhook.WebhookDecoder;
 import io.gpuremediator.webhook.WebhookFormatException;
 import java.io.IOException;
@@ -101,9 +101,7 @@ final class ExplainCommand {
     if (cluster instanceof AssumedNodes) {
       return SafetyGate.OPEN;
     }
-    RemediatorConfig.Safety s = config.safety();
-    FleetGate gate = new FleetGate(new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
-        s.breaker().autoResetAfter(), s.cooldown()), new InMemoryFleetStore(),
+    FleetGate gate = new FleetGate(RemediatorService.limits(config), new InMemoryFleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, SafetyListener.NONE, Clock.systemUTC());
     try {
