@@ -1,6 +1,5 @@
 package io.gpuremediator.http;
 
-import io.gpuremediator.safety.BudgetWarnings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import io.gpuremediator.safety.SafetySnapshot;
@@ -148,7 +147,7 @@ final class SafetyHandlers {
             .put("left", Math.max(0, Integer.parseInt(s.rateLimit().split("/")[0]) - s.rateUsed()))
             .put("playbook_starts", playbooks))
         .put("breaker", breaker)
-        .put("warnings", new JsonArray(new ArrayList<>(BudgetWarnings.forFleet(s.selectedNodes(), s.maxUnavailable()))))
+        .put("warnings", new JsonArray(new ArrayList<>(s.warnings())))
         .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())
             .put("until", p.until().toString()).put("since", p.since().toString()).put("by", p.by()))
             .orElse(new JsonObject().put("paused", false)));

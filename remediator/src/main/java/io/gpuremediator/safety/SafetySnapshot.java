@@ -1,6 +1,7 @@
 package io.gpuremediator.safety;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,5 +24,10 @@ public record SafetySnapshot(
   /** Copies the map. */
   public SafetySnapshot {
     playbookStarts = Map.copyOf(playbookStarts);
+  }
+
+  /** What the selected fleet makes of the budget: no node selected, or none of them allowed out ({@link BudgetWarnings}). */
+  public List<String> warnings() {
+    return BudgetWarnings.forFleet(selectedNodes, maxUnavailable);
   }
 }

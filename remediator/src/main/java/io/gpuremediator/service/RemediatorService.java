@@ -153,9 +153,7 @@ public final class RemediatorService implements AutoCloseable {
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
-    FleetWarningsLog fleetWarnings = new FleetWarningsLog(cluster::isReady,
-        () -> (int) cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).count(),
-        config.safety().maxUnavailable());
+    FleetWarningsLog fleetWarnings = new FleetWarningsLog(cluster::isReady, gate::snapshot);
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
     startLeadership(workers);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")

@@ -2,17 +2,30 @@ package io.gpuremediator.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.safety.FleetState;
+import io.gpuremediator.safety.SafetySnapshot;
 import io.gpuremediator.value.Budget;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class FleetWarningsLogTest {
+  private static final Budget TEN_PERCENT = Budget.parse("10%").value();
+
+  /** The gate's snapshot of a fleet of {@code selected} nodes under max_unavailable 10%. */
+  private static SafetySnapshot fleetOf(int selected) {
+    return new SafetySnapshot(true, selected, 0, TEN_PERCENT.of(selected), "10/1h", 0, Map.of(), FleetState.Breaker.CLOSED, 0, 5,
+        Duration.ofMinutes(10), Optional.empty(), Optional.empty());
+  }
+
   @Test
   void saysNothingBeforeTheWatchHasSyncedThenWhatTheSelectedFleetMakesOfTheBudget() {
     AtomicBoolean synced = new AtomicBoolean(false);
     AtomicInteger selected = new AtomicInteger(0);
-    FleetWarningsLog log = new FleetWarningsLog(synced::get, selected::get, Budget.parse("10%").value());
+    FleetWarningsLog log = new FleetWarningsLog(synced::get, () -> fleetOf(selected.get()));
     assertThat(log.check()).as("an empty cache before the first list is not an empty fleet").isEmpty();
     synced.set(true);
     selected.set(6);
