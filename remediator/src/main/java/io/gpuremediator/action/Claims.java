@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.state.NodeLedger.Claim;
 import java.util.Optional;
 
@@ -36,9 +37,9 @@ final class Claims {
   /** The record for a release that changed nothing. */
   static ActionRecord unchanged(String kind, Release release, String what) {
     return switch (release) {
-      case NOT_OURS -> new ActionRecord(kind, "not_ours", what + ": not added by this alert; left in place");
-      case KEPT -> new ActionRecord(kind, "kept", what + ": still needed by another alert; left in place");
-      case PREEXISTING -> new ActionRecord(kind, "unchanged", what + ": was there before us; left in place");
+      case NOT_OURS -> new ActionRecord(kind, StepOutcome.NOT_OURS, what + ": not added by this alert; left in place");
+      case KEPT -> new ActionRecord(kind, StepOutcome.KEPT, what + ": still needed by another alert; left in place");
+      case PREEXISTING -> new ActionRecord(kind, StepOutcome.UNCHANGED, what + ": was there before us; left in place");
       case UNDO -> throw new IllegalArgumentException("an undo changes something");
     };
   }

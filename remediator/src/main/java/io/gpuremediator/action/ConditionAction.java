@@ -2,6 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.playbook.ActionSpec.ConditionSpec;
@@ -54,13 +55,13 @@ final class ConditionAction implements ActionKind<ConditionSpec> {
     String change = "set condition " + type + "=" + status + " reason=" + reason;
     if (present.isPresent() && present.get().status().equals(status) && present.get().reason().equals(reason)
         && present.get().message().equals(message)) {
-      return new ActionRecord(name(), "unchanged", "condition " + type + "=" + status + " reason=" + reason + " already set");
+      return new ActionRecord(name(), StepOutcome.UNCHANGED, "condition " + type + "=" + status + " reason=" + reason + " already set");
     }
     Instant now = draft.now();
     Instant transition = present.filter(c -> c.status().equals(status)).map(NodeCondition::lastTransitionTime)
         .orElse(now);
     NodeCondition wanted = new NodeCondition(type, status, reason, message, transition, now);
     present.ifPresentOrElse(c -> draft.conditions.set(draft.conditions.indexOf(c), wanted), () -> draft.conditions.add(wanted));
-    return new ActionRecord(name(), "applied", change);
+    return new ActionRecord(name(), StepOutcome.APPLIED, change);
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.CordonSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
@@ -27,9 +28,9 @@ final class CordonAction implements ActionKind<CordonSpec> {
     draft.ledger(draft.ledger().hold(ClaimKey.CORDON, draft.holder(), draft.unschedulable && !claimed));
     if (!draft.unschedulable) {
       draft.unschedulable = true;
-      return new ActionRecord(name(), "applied", "cordon (spec.unschedulable=true)");
+      return new ActionRecord(name(), StepOutcome.APPLIED, "cordon (spec.unschedulable=true)");
     }
     String whose = claimed ? "" : " (not by us; stays cordoned on release)";
-    return new ActionRecord(name(), "unchanged", "already cordoned" + whose);
+    return new ActionRecord(name(), StepOutcome.UNCHANGED, "already cordoned" + whose);
   }
 }

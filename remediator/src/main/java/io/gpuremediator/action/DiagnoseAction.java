@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.value.Durations;
@@ -25,6 +26,6 @@ final class DiagnoseAction implements ActionKind<DiagnoseSpec> {
     String what = "run " + String.join(" ", spec.command()) + " (" + spec.image() + ") as a Job on " + ctx.node()
         + " (timeout " + Durations.format(spec.timeout()) + "; on failure: "
         + spec.onFail().map(p -> "escalate to " + p).orElse("stay out of service for a human") + ")";
-    return draft -> new ActionRecord(name(), ActionRecord.PENDING, what);
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.DrainSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.value.Durations;
@@ -24,6 +25,6 @@ final class DrainAction implements ActionKind<DrainSpec> {
   public Step prepare(DrainSpec spec, TemplateContext ctx) {
     String what = "drain " + ctx.node() + ": " + spec.mode().code() + " pods (timeout " + Durations.format(spec.timeout())
         + ", grace period at most " + Durations.format(spec.gracePeriod()) + ", namespaces skipped: " + spec.skipNamespaces() + ")";
-    return draft -> new ActionRecord(name(), ActionRecord.PENDING, what);
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 }

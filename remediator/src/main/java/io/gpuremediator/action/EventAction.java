@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.playbook.ActionSpec.EventSpec;
@@ -25,7 +26,7 @@ final class EventAction implements ActionKind<EventSpec> {
     String message = Params.renderMessage(spec.message(), ctx);
     return draft -> {
       draft.events.add(new NodeEvent(draft.nodeName(), spec.type(), reason, message, draft.now()));
-      return new ActionRecord(name(), "applied", "record " + spec.type() + " event " + reason + ": " + message);
+      return new ActionRecord(name(), StepOutcome.APPLIED, "record " + spec.type() + " event " + reason + ": " + message);
     };
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import java.util.Map;
 
 /** Setting and removing a label or annotation of ours, with the ledger's ownership rules. */
@@ -26,10 +27,10 @@ final class KeyValues {
     draft.ledger(draft.ledger().hold(claimKey, draft.holder(), present != null && !claimed));
     if (present == null || (ours && !present.equals(value))) {
       write(draft, which).put(key, value);
-      return new ActionRecord(kind, "applied", "set " + key + "=" + value);
+      return new ActionRecord(kind, StepOutcome.APPLIED, "set " + key + "=" + value);
     }
     String whose = ours || present.equals(value) ? "" : " (not ours; left as it is)";
-    return new ActionRecord(kind, "unchanged", key + "=" + present + " already present" + whose);
+    return new ActionRecord(kind, StepOutcome.UNCHANGED, key + "=" + present + " already present" + whose);
   }
 
   /** Removes {@code key} when we set it and no other alert needs it. */
@@ -39,9 +40,9 @@ final class KeyValues {
       return Claims.unchanged(kind, release, key);
     }
     if (!read(draft, which).containsKey(key)) {
-      return new ActionRecord(kind, "unchanged", key + " already gone");
+      return new ActionRecord(kind, StepOutcome.UNCHANGED, key + " already gone");
     }
     write(draft, which).remove(key);
-    return new ActionRecord(kind, "applied", "remove " + key);
+    return new ActionRecord(kind, StepOutcome.APPLIED, "remove " + key);
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.NotifySpec;
 import io.gpuremediator.playbook.TemplateContext;
 
@@ -24,7 +25,7 @@ final class NotifyAction implements ActionKind<NotifySpec> {
     String message = Params.renderMessage(spec.message(), ctx);
     String what = "notify " + spec.receiver() + ": " + message
         + (spec.stageChanges() ? " (and on every stage change of the episode)" : "");
-    return draft -> new ActionRecord(name(), ActionRecord.PENDING, what);
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
   /** The message rendered for one alert, cut to the message limit. */

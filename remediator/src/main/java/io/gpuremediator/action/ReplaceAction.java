@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.value.Durations;
@@ -25,6 +26,6 @@ final class ReplaceAction implements ActionKind<ReplaceSpec> {
     String what = "replace " + ctx.node() + ": mark its " + spec.provider() + " instance Unhealthy in its Auto Scaling group"
         + " (SetInstanceHealth, grace period respected), then wait up to " + Durations.format(spec.timeout())
         + " for the Node object to go";
-    return draft -> new ActionRecord(name(), ActionRecord.PENDING, what);
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 }

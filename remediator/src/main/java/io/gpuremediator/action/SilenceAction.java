@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
 import io.gpuremediator.playbook.Matcher.Op;
@@ -31,7 +32,7 @@ final class SilenceAction implements ActionKind<SilenceSpec> {
     List<SilenceRequest.Matcher> matchers = matchers(spec, ctx);
     String what = "hold an Alertmanager silence {" + matchers.stream().map(SilenceAction::text).collect(Collectors.joining(", "))
         + "} for " + Durations.format(spec.duration()) + " at a time while the episode lasts; expired when it ends";
-    return draft -> new ActionRecord(name(), ActionRecord.PENDING, what);
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.Taint;
 import io.gpuremediator.playbook.ActionSpec.TaintSpec;
@@ -35,13 +36,13 @@ final class TaintAction implements ActionKind<TaintSpec> {
     draft.ledger(draft.ledger().hold(claimKey, draft.holder(), present.isPresent() && !claimed));
     if (present.isEmpty()) {
       draft.taints.add(wanted);
-      return new ActionRecord(name(), "applied", "add taint " + wanted);
+      return new ActionRecord(name(), StepOutcome.APPLIED, "add taint " + wanted);
     }
     if (ours && !present.get().value().equals(wanted.value())) {
       draft.taints.set(draft.taints.indexOf(present.get()), wanted);
-      return new ActionRecord(name(), "applied", "set taint " + present.get() + " to " + wanted);
+      return new ActionRecord(name(), StepOutcome.APPLIED, "set taint " + present.get() + " to " + wanted);
     }
     String whose = ours || claimed ? "" : " (not ours; kept on release)";
-    return new ActionRecord(name(), "unchanged", "taint " + present.get() + " already present" + whose);
+    return new ActionRecord(name(), StepOutcome.UNCHANGED, "taint " + present.get() + " already present" + whose);
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.UncordonSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
@@ -28,9 +29,9 @@ final class UncordonAction implements ActionKind<UncordonSpec> {
       return Claims.unchanged(name(), release, "cordon");
     }
     if (!draft.unschedulable) {
-      return new ActionRecord(name(), "unchanged", "already schedulable");
+      return new ActionRecord(name(), StepOutcome.UNCHANGED, "already schedulable");
     }
     draft.unschedulable = false;
-    return new ActionRecord(name(), "applied", "uncordon (spec.unschedulable=false)");
+    return new ActionRecord(name(), StepOutcome.APPLIED, "uncordon (spec.unschedulable=false)");
   }
 }

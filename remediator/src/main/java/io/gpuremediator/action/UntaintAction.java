@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.ActionSpec.UntaintSpec;
 import io.gpuremediator.playbook.TemplateContext;
@@ -47,8 +48,8 @@ final class UntaintAction implements ActionKind<UntaintSpec> {
       }
     }
     if (!removed.isEmpty()) {
-      return new ActionRecord(name(), "applied", "remove taint " + String.join(", ", removed));
+      return new ActionRecord(name(), StepOutcome.APPLIED, "remove taint " + String.join(", ", removed));
     }
-    return unchanged != null ? unchanged : new ActionRecord(name(), "unchanged", "taint " + key + " already gone");
+    return unchanged != null ? unchanged : new ActionRecord(name(), StepOutcome.UNCHANGED, "taint " + key + " already gone");
   }
 }

@@ -18,6 +18,7 @@ import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.InMemoryFleetStore;
+import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.service.RemediatorService;
@@ -101,7 +102,7 @@ final class ExplainCommand {
     if (cluster instanceof AssumedNodes) {
       return SafetyGate.OPEN;
     }
-    FleetGate gate = new FleetGate(RemediatorService.limits(config), new InMemoryFleetStore(),
+    FleetGate gate = new FleetGate(SafetyLimits.from(config), new InMemoryFleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, SafetyListener.NONE, Clock.systemUTC());
     try {

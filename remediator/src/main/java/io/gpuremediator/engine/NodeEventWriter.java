@@ -1,6 +1,7 @@
 package io.gpuremediator.engine;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
@@ -33,24 +34,24 @@ final class NodeEventWriter {
     int next = 0;
     for (NodeEvent event : events) {
       long started = System.nanoTime();
-      String outcome = "applied";
+      StepOutcome outcome = StepOutcome.APPLIED;
       try {
         cluster.recordEvent(event);
       } catch (ClusterException e) {
-        outcome = "failed";
+        outcome = StepOutcome.FAILED;
         failures.add(e.getMessage());
         LOGGER.warn("event {} on node {} not recorded: {}", event.reason(), event.node(), e.getMessage());
       }
-      listener.actionTimed("event", outcome, (System.nanoTime() - started) / 1e9);
+      listener.actionTimed("event", outcome.code(), (System.nanoTime() - started) / 1e9);
       next = mark(records, next, outcome);
     }
     return failures.isEmpty() ? "" : "event not recorded: " + String.join("; ", failures);
   }
 
-  private static int mark(List<ActionRecord> records, int from, String outcome) {
+  private static int mark(List<ActionRecord> records, int from, StepOutcome outcome) {
     for (int i = from; i < records.size(); i++) {
       ActionRecord r = records.get(i);
-      if (r.type().equals("event") && r.outcome().equals("applied")) {
+      if (r.type().equals("event") && r.outcome() == StepOutcome.APPLIED) {
         records.set(i, new ActionRecord(r.type(), outcome, r.change()));
         return i + 1;
       }

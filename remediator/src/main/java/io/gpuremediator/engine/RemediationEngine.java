@@ -7,6 +7,7 @@ import io.gpuremediator.action.Step;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.WebhookMessage;
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
@@ -308,17 +309,7 @@ public final class RemediationEngine {
 
   /** Whether this exact episode was already handled: firing and active, resolved and waiting, or already released. */
   private static boolean isDuplicate(NodeInfo node, Alert alert) {
-    NodeLedger.Episode active = node.ledger().episodes().get(alert.fingerprint());
-    if (active != null && active.startsAt().equals(alert.startsAt())
-        && (alert.isFiring() || active.progress().resolved() || active.progress().releasing())) {
-      return true;
-    }
-    for (NodeLedger.PastEpisode p : node.ledger().history()) {
-      if (p.fingerprint().equals(alert.fingerprint()) && p.startsAt().equals(alert.startsAt())) {
-        return true;
-      }
-    }
-    return false;
+    return node.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring());
   }
 
   private Decision duplicate(Alert alert, String node, String playbook) {
@@ -357,7 +348,7 @@ public final class RemediationEngine {
     boolean noEpisode = phase == Phase.RESOLVED && !node.ledger().episodes().containsKey(alert.fingerprint());
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (int i = 0; i < steps.size(); i++) {
-      records.add(noEpisode && specs.get(i).isLongStep() ? new ActionRecord(specs.get(i).kind(), "not_run", NO_EPISODE)
+      records.add(noEpisode && specs.get(i).isLongStep() ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, NO_EPISODE)
           : dryRunOf(steps.get(i).apply(draft)));
     }
     return records;
@@ -385,16 +376,16 @@ public final class RemediationEngine {
           .filter(t -> !t.isEmpty()).toList());
       for (ActionRecord r : records) {
         if (!r.type().equals("event")) {
-          listener.actionTimed(r.type(), r.outcome(), writeSeconds);
+          listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
         }
       }
-      boolean changed = records.stream().anyMatch(r -> r.outcome().equals("applied"));
+      boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
       Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
           : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
       return decision(alert, nodeName, playbook.name(), reason, detail, records);
     } catch (ClusterException e) {
       Reason reason = e.isTransient() ? Reason.KUBE_UNAVAILABLE : Reason.KUBE_REJECTED;
-      List<ActionRecord> notRun = specs.stream().map(s -> new ActionRecord(s.kind(), "not_run", "")).toList();
+      List<ActionRecord> notRun = specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList();
       return decision(alert, nodeName, playbook.name(), reason, e.getMessage(), notRun);
     } finally {
       writing.remove(nodeName);
@@ -457,7 +448,7 @@ public final class RemediationEngine {
       if (i >= firstLong) {
         records.add(pending(steps.get(i).apply(draft.copy())));
       } else if (spec.isLongStep()) {
-        records.add(new ActionRecord(spec.kind(), "not_run", NO_EPISODE));
+        records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, NO_EPISODE));
       } else {
         records.add(spec.dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
       }
@@ -495,11 +486,11 @@ public final class RemediationEngine {
   }
 
   private static ActionRecord pending(ActionRecord record) {
-    return new ActionRecord(record.type(), ActionRecord.PENDING, record.change());
+    return new ActionRecord(record.type(), StepOutcome.PENDING, record.change());
   }
 
   private static ActionRecord dryRunOf(ActionRecord record) {
-    return record.outcome().equals("applied") || record.outcome().equals(ActionRecord.PENDING) ? record.asDryRun() : record;
+    return record.outcome() == StepOutcome.APPLIED || record.outcome() == StepOutcome.PENDING ? record.asDryRun() : record;
   }
 
   private Decision decision(Alert alert, String node, String playbook, Reason reason, String detail,

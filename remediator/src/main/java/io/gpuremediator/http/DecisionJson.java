@@ -12,7 +12,7 @@ final class DecisionJson {
   static JsonObject of(Decision d) {
     JsonArray actions = new JsonArray();
     for (ActionRecord a : d.actions()) {
-      actions.add(new JsonObject().put("type", a.type()).put("outcome", a.outcome()).put("change", a.change()));
+      actions.add(new JsonObject().put("type", a.type()).put("outcome", a.outcome().code()).put("change", a.change()));
     }
     JsonObject o = new JsonObject()
         .put("time", d.time().toString())

@@ -5,6 +5,7 @@ import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.Cluster.Edited;
 import io.gpuremediator.node.ClusterException;
@@ -73,10 +74,10 @@ final class EpisodeWriter {
       for (int i = 0; i < specs.size(); i++) {
         ActionSpec spec = specs.get(i);
         if (spec.isLongStep() && !spec.dryRun()) {
-          records.add(new ActionRecord(spec.kind(), "not_run", skippedLongStep));
+          records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, skippedLongStep));
         } else if (spec.dryRun()) {
           ActionRecord r = steps.get(i).apply(draft.copy());
-          records.add(new ActionRecord(r.type(), "dry_run", r.change()));
+          records.add(new ActionRecord(r.type(), StepOutcome.DRY_RUN, r.change()));
         } else {
           records.add(steps.get(i).apply(draft));
         }

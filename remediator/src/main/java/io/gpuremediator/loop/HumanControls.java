@@ -132,25 +132,23 @@ public final class HumanControls {
    */
   static List<ActionSpec> leftovers(NodeLedger ledger, String holder, List<ActionSpec> release) {
     List<ActionSpec> out = new ArrayList<>();
-    ledger.claims().forEach((key, claim) -> {
+    ledger.claims().forEach((text, claim) -> {
       if (!claim.holders().contains(holder)) {
         return;
       }
-      if (key.equals(ClaimKey.CORDON) && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
+      ClaimKey key = ClaimKey.parse(text);
+      if (key instanceof ClaimKey.Cordon && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
         out.add(new ActionSpec.UncordonSpec(false));
-      }
-      ClaimKey.taintOf(key).ifPresent(taint -> {
+      } else if (key instanceof ClaimKey.TaintClaim taint) {
         Optional<TaintEffect> effect = TaintEffect.fromApiName(taint.effect());
         if (effect.isPresent()
             && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taint.key()))) {
           out.add(new ActionSpec.UntaintSpec(taint.key(), effect, false));
         }
-      });
-      ClaimKey.labelOf(key).ifPresent(label -> {
-        if (release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(label))) {
-          out.add(new ActionSpec.UnlabelSpec(label, false));
-        }
-      });
+      } else if (key instanceof ClaimKey.LabelClaim label
+          && release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(label.key()))) {
+        out.add(new ActionSpec.UnlabelSpec(label.key(), false));
+      }
     });
     return out;
   }

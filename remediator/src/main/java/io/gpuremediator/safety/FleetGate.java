@@ -4,6 +4,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.FleetState.Breaker;
+import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.safety.FleetState.Pause;
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import io.gpuremediator.value.Durations;
@@ -305,20 +306,7 @@ public final class FleetGate implements SafetyGate {
 
   /** Unavailable: unschedulable, NotReady, or quarantined by us (our cordon or NoSchedule/NoExecute taint). */
   public static boolean isUnavailable(NodeInfo n) {
-    if (n.unschedulable() || !n.isReady()) {
-      return true;
-    }
-    for (String claim : n.ledger().claims().keySet()) {
-      if (isQuarantineClaim(claim)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean isQuarantineClaim(String claimKey) {
-    return claimKey.equals(io.gpuremediator.state.ClaimKey.CORDON)
-        || (claimKey.startsWith("taint/") && (claimKey.endsWith("/NoSchedule") || claimKey.endsWith("/NoExecute")));
+    return n.unschedulable() || !n.isReady() || ClaimKey.anyTakesNodeOutOfService(n.ledger());
   }
 
   /**

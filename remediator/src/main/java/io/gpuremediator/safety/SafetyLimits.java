@@ -1,5 +1,6 @@
 package io.gpuremediator.safety;
 
+import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
 import java.time.Duration;
@@ -28,6 +29,13 @@ public record SafetyLimits(
   public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
       Optional<Duration> autoResetAfter, Duration cooldown) {
     this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, DEFAULT_REPLACE_RATE);
+  }
+
+  /** The fleet limits a config sets: the one place they are made, for {@code serve} and {@code explain} alike. */
+  public static SafetyLimits from(RemediatorConfig config) {
+    RemediatorConfig.Safety s = config.safety();
+    return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
+        s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit());
   }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */

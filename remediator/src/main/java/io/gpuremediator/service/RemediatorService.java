@@ -129,7 +129,7 @@ public final class RemediatorService implements AutoCloseable {
     cluster = kube.cluster(hostname());
     cluster.start();
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
-    gate = new FleetGate(limits(config), fleetStore(),
+    gate = new FleetGate(SafetyLimits.from(config), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, metricsListener(), clock, stateWriter);
     eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -192,13 +192,6 @@ public final class RemediatorService implements AutoCloseable {
       startStatusServer(config.statusListen().get(), options, routes);
     }
     return server.actualPort();
-  }
-
-  /** The fleet limits a config sets: the one place they are made, for {@code serve} and {@code explain} alike. */
-  public static SafetyLimits limits(RemediatorConfig config) {
-    RemediatorConfig.Safety s = config.safety();
-    return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
-        s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit());
   }
 
   /** Alertmanager, the notification receivers and the cloud, as configured; what is not configured refuses. */

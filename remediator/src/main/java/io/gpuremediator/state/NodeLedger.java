@@ -86,13 +86,23 @@ public final class NodeLedger {
   /** An episode that ended: the alert resolved and the playbook's on_resolved ran. */
   public record PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt) {}
 
-  /** Whether this episode (fingerprint + startsAt) was already handled on this node, active or past. */
-  public boolean knows(String fingerprint, Instant startsAt) {
+  /**
+   * Whether this episode (fingerprint + startsAt) was already handled on this node: the one "already handled" check of
+   * the webhook, the engine's write and the storm count. A firing alert is handled when its episode is active; a
+   * resolution when its episode already waits to be released or is releasing; either when it is past.
+   */
+  public boolean handled(String fingerprint, Instant startsAt, boolean firing) {
     Episode active = episodes.get(fingerprint);
-    if (active != null && active.startsAt().equals(startsAt)) {
+    if (active != null && active.startsAt().equals(startsAt)
+        && (firing || active.progress().resolved() || active.progress().releasing())) {
       return true;
     }
-    return history.stream().anyMatch(p -> p.fingerprint().equals(fingerprint) && p.startsAt().equals(startsAt));
+    for (PastEpisode p : history) {
+      if (p.fingerprint().equals(fingerprint) && p.startsAt().equals(startsAt)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** When a playbook's episode on this node was last released. */

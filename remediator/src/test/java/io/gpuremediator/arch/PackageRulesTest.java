@@ -44,7 +44,7 @@ class PackageRulesTest {
     allow("outbound");
     allow("outbound.http", "outbound", "io.vertx..", "org.slf4j..");
     allow("outbound.aws", "outbound", "software.amazon.awssdk..");
-    allow("safety", "decision", "node", "state", "value", "org.slf4j..");
+    allow("safety", "config", "decision", "node", "state", "value", "org.slf4j..");
     allow("config", "node", "value", "yaml", "org.yaml..");
     allow("metrics", "io.prometheus..");
     allow("engine", "action", "alert", "decision", "metrics", "node", "playbook", "safety", "state", "value",

@@ -2,6 +2,7 @@ package io.gpuremediator.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.ActionRecord;
@@ -124,7 +125,7 @@ class RemediationEngineTest {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
     Decision d = shipped(c).decide(Alerts.xid("n1", "79"));
     assertThat(d.reason()).isEqualTo(Reason.ACTIONS_APPLIED);
-    assertThat(d.actions()).extracting(ActionRecord::type, ActionRecord::outcome).containsExactly(
+    assertThat(d.actions()).extracting(ActionRecord::type, a -> a.outcome().code()).containsExactly(
         org.assertj.core.groups.Tuple.tuple("taint", "applied"), org.assertj.core.groups.Tuple.tuple("cordon", "applied"),
         org.assertj.core.groups.Tuple.tuple("condition", "applied"), org.assertj.core.groups.Tuple.tuple("event", "applied"));
     NodeInfo n = node(c, "n1");
@@ -178,7 +179,7 @@ class RemediationEngineTest {
     Decision release = e.decide(Alerts.resolved(a));
     assertThat(node(c, "n1").unschedulable()).isTrue();
     assertThat(node(c, "n1").taints()).isEmpty();
-    assertThat(release.actions().get(1)).isEqualTo(new ActionRecord("uncordon", "unchanged", "cordon: was there before us; left in place"));
+    assertThat(release.actions().get(1)).isEqualTo(new ActionRecord("uncordon", StepOutcome.UNCHANGED, "cordon: was there before us; left in place"));
   }
 
   @Test
@@ -191,7 +192,7 @@ class RemediationEngineTest {
     e.decide(xid);
     e.decide(count);
     Decision first = e.decide(Alerts.resolved(xid));
-    assertThat(first.actions()).extracting(ActionRecord::outcome).startsWith("kept", "kept", "kept");
+    assertThat(first.actions()).extracting(a -> a.outcome().code()).startsWith("kept", "kept", "kept");
     assertThat(node(c, "n1").unschedulable()).isTrue();
     assertThat(node(c, "n1").taints()).hasSize(1);
     e.decide(Alerts.resolved(count));
@@ -209,7 +210,7 @@ class RemediationEngineTest {
     Alert stranger = Alerts.alert(AlertStatus.RESOLVED, "GpuNvlinkDown", "bead",
         Map.of("node", "n1", "severity", "critical", "remediate", "true"));
     Decision d = e.decide(stranger);
-    assertThat(d.actions()).extracting(ActionRecord::outcome).startsWith("not_ours", "not_ours", "not_ours");
+    assertThat(d.actions()).extracting(a -> a.outcome().code()).startsWith("not_ours", "not_ours", "not_ours");
     assertThat(node(c, "n1").unschedulable()).isTrue();
   }
 
@@ -241,7 +242,7 @@ class RemediationEngineTest {
     NodeInfo before = node(c, "n1");
     Decision d = engine(c, true, shippedSet()).decide(Alerts.xid("n1", "79"));
     assertThat(d.reason()).isEqualTo(Reason.DRY_RUN_GLOBAL);
-    assertThat(d.actions()).extracting(ActionRecord::outcome).containsOnly("dry_run");
+    assertThat(d.actions()).extracting(a -> a.outcome().code()).containsOnly("dry_run");
     assertThat(d.actions().get(0).change()).isEqualTo("add taint gpu-remediator.io/unhealthy=xid-79:NoSchedule");
     assertThat(node(c, "n1")).isEqualTo(before);
     assertThat(c.events()).isEmpty();
@@ -254,7 +255,7 @@ class RemediationEngineTest {
     Decision d = engine(c, false, playbook("playbooks:\n  - name: p\n    match: ['alertname=~\".+\"']\n    dry_run: true\n"
         + "    actions: [{cordon: {}}]\n")).decide(Alerts.xid("n1", "79"));
     assertThat(d.reason()).isEqualTo(Reason.DRY_RUN_PLAYBOOK);
-    assertThat(d.actions()).containsExactly(new ActionRecord("cordon", "dry_run", "cordon (spec.unschedulable=true)"));
+    assertThat(d.actions()).containsExactly(new ActionRecord("cordon", StepOutcome.DRY_RUN, "cordon (spec.unschedulable=true)"));
     assertThat(node(c, "n1")).isEqualTo(before);
   }
 
@@ -265,7 +266,7 @@ class RemediationEngineTest {
         + "    actions:\n      - taint: {key: gpu-remediator.io/x, effect: NoExecute, dry_run: true}\n      - cordon: {}\n"))
         .decide(Alerts.xid("n1", "79"));
     assertThat(d.reason()).isEqualTo(Reason.ACTIONS_APPLIED);
-    assertThat(d.actions()).extracting(ActionRecord::outcome).containsExactly("dry_run", "applied");
+    assertThat(d.actions()).extracting(a -> a.outcome().code()).containsExactly("dry_run", "applied");
     assertThat(node(c, "n1").taints()).isEmpty();
     assertThat(node(c, "n1").unschedulable()).isTrue();
     assertThat(node(c, "n1").ledger().claim(ClaimKey.taint("gpu-remediator.io/x", "NoExecute"))).isEmpty();

@@ -2,6 +2,7 @@ package io.gpuremediator.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Decision;
@@ -237,7 +238,7 @@ class SafetyEngineTest {
     assertThat(d.detail()).isEqualTo("would be refused: max_unavailable (0 of 10 selected nodes are unavailable;"
         + " max_unavailable 5% allows 0)");
     assertThat(d.wouldBeRefused()).map(r -> r.reason()).contains(Reason.MAX_UNAVAILABLE);
-    assertThat(d.actions()).isNotEmpty().allSatisfy(a -> assertThat(a.outcome()).isEqualTo("dry_run"));
+    assertThat(d.actions()).isNotEmpty().allSatisfy(a -> assertThat(a.outcome()).isEqualTo(StepOutcome.DRY_RUN));
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.gpuremediator.loop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
@@ -202,7 +203,7 @@ class ClosedLoopPropertyTest {
             boolean diagnoses = p.onResolved().stream().anyMatch(a -> a.kind().equals("diagnose"));
             if (r.reason() == Reason.RESOLVED_ACTIONS_APPLIED) {
               assertThat(diagnoses).as(where + ": released by the webhook though " + p.name() + " diagnoses first").isFalse();
-              assertThat(r.actions()).as(where + ": a webhook release with steps left").noneMatch(a -> a.outcome().equals("pending"));
+              assertThat(r.actions()).as(where + ": a webhook release with steps left").noneMatch(a -> a.outcome() == StepOutcome.PENDING);
             } else if (diagnoses) {
               assertThat(diagnosticsPassed.get(r.fingerprint() + "@" + r.startsAt())).as(where + ": " + n.name()
                   + " released without its diagnostics passing").isTrue();

@@ -8,10 +8,20 @@ import org.junit.jupiter.api.Test;
 class ClaimKeyTest {
   @Test
   void taintAndLabelKeysReadBack() {
-    assertThat(ClaimKey.taintOf(ClaimKey.taint("gpu-remediator.io/unhealthy", "NoSchedule")))
-        .contains(new ClaimKey.TaintClaim("gpu-remediator.io/unhealthy", "NoSchedule"));
-    assertThat(ClaimKey.labelOf(ClaimKey.label("gpu-remediator.io/rma"))).contains("gpu-remediator.io/rma");
-    assertThat(ClaimKey.taintOf(ClaimKey.CORDON)).isEmpty();
-    assertThat(ClaimKey.labelOf(ClaimKey.condition("GpuHealthy"))).isEmpty();
+    assertThat(ClaimKey.parse(ClaimKey.taint("gpu-remediator.io/unhealthy", "NoSchedule")))
+        .isEqualTo(new ClaimKey.TaintClaim("gpu-remediator.io/unhealthy", "NoSchedule"));
+    assertThat(ClaimKey.parse(ClaimKey.label("gpu-remediator.io/rma"))).isEqualTo(new ClaimKey.LabelClaim("gpu-remediator.io/rma"));
+    assertThat(ClaimKey.parse(ClaimKey.CORDON)).isEqualTo(new ClaimKey.Cordon());
+    assertThat(ClaimKey.parse(ClaimKey.condition("GpuHealthy"))).isEqualTo(new ClaimKey.OtherClaim("condition/GpuHealthy"));
+  }
+
+  @Test
+  void onlyTheCordonAndNoScheduleOrNoExecuteTaintsTakeTheNodeOutOfService() {
+    assertThat(ClaimKey.parse("cordon").takesNodeOutOfService()).isTrue();
+    assertThat(ClaimKey.parse("taint/a/b/NoSchedule").takesNodeOutOfService()).isTrue();
+    assertThat(ClaimKey.parse("taint/a/NoExecute").takesNodeOutOfService()).isTrue();
+    assertThat(ClaimKey.parse("taint/a/PreferNoSchedule").takesNodeOutOfService()).isFalse();
+    assertThat(ClaimKey.parse("label/NoSchedule").takesNodeOutOfService()).isFalse();
+    assertThat(ClaimKey.parse("annotation/x").text()).isEqualTo("annotation/x");
   }
 }
