@@ -3,7 +3,7 @@ package io.gpuremediator.http;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.webhook.WebhookHandler;
+import io.gpuremediator.http.WebhookHandler;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
@@ -44,7 +44,7 @@ public final class ApiRouter {
       ConnectionLimit connections,
       ClientRate clientRate,
       WebhookAdmission admission,
-      io.gpuremediator.loop.HumanControls controls) {}
+      io.gpuremediator.episode.HumanControls controls) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {

@@ -1,7 +1,7 @@
 package io.gpuremediator.http;
 
 import io.gpuremediator.decision.Decision;
-import io.gpuremediator.loop.HumanControls;
+import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.node.FieldRule;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonArray;

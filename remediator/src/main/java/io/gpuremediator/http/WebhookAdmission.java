@@ -1,6 +1,6 @@
 package io.gpuremediator.http;
 
-import io.gpuremediator.webhook.WebhookHandler;
+import io.gpuremediator.http.WebhookHandler;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -47,14 +47,11 @@ class PackageRulesTest {
     allow("safety", "config", "decision", "node", "state", "value", "org.slf4j..");
     allow("config", "node", "value", "yaml", "org.yaml..");
     allow("metrics", "io.prometheus..");
-    allow("engine", "action", "alert", "decision", "metrics", "node", "playbook", "safety", "state", "value",
-        "org.slf4j..");
-    allow("webhook", "alert", "decision", "engine", "metrics", "io.vertx..", "com.fasterxml.jackson.core..", "org.slf4j..");
-    allow("http", "decision", "loop", "node", "safety", "state", "value", "yaml", "webhook", "io.vertx..", "io.prometheus..",
-        "org.slf4j..");
+    allow("http", "alert", "decision", "episode", "metrics", "node", "safety", "state", "value", "yaml", "io.vertx..",
+        "com.fasterxml.jackson.core..", "io.prometheus..", "org.slf4j..");
     allow("workload", "node");
-    allow("loop", "action", "decision", "engine", "node", "outbound", "playbook", "state", "value", "workload",
-        "org.slf4j..");
+    allow("episode", "action", "alert", "decision", "metrics", "node", "outbound", "playbook", "safety", "state", "value",
+        "workload", "org.slf4j..");
     allow("kube", "node", "safety", "state", "workload", "io.fabric8..", "com.fasterxml.jackson..", "org.slf4j..");
   }
 

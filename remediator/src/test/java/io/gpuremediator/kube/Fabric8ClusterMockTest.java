@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.engine.RemediationEngine;
+import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;

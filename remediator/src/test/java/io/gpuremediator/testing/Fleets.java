@@ -1,8 +1,8 @@
 package io.gpuremediator.testing;
 
 import io.gpuremediator.decision.DecisionLog;
-import io.gpuremediator.engine.DecisionListener;
-import io.gpuremediator.engine.RemediationEngine;
+import io.gpuremediator.episode.DecisionListener;
+import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;

@@ -1,0 +1,17 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.decision.Decision;
+
+/** Told about every decision once it is final (to log it, count it and keep it for the API). */
+public interface DecisionListener {
+  /** Called once per decided alert. */
+  void decided(Decision decision);
+
+  /** Called once per webhook with its decisions, in order; by default each is {@linkplain #decided decided}. */
+  default void decidedAll(java.util.List<Decision> decisions) {
+    decisions.forEach(this::decided);
+  }
+
+  /** Called with how long one action took to take effect, in seconds. */
+  default void actionTimed(String action, String outcome, double seconds) {}
+}

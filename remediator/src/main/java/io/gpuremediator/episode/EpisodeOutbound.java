@@ -1,0 +1,292 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.Notifier.Notification;
+import io.gpuremediator.outbound.OutboundException;
+import io.gpuremediator.outbound.SilenceRequest;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.ActionSpec.NotifySpec;
+import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Stage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an episode does outside Kubernetes once its cursor has passed a step: the silences it holds (created,
+ * renewed before they end, expired when the episode ends) and the notifications it sends. Never a gate: a failure
+ * is retried with backoff on later looks while the episode goes on.
+ *
+ * <p>Each is recorded in the episode's ledger ({@code outbound}), so a restart or a new leader neither loses nor
+ * repeats it. A silence is recorded after Alertmanager answered, and found again by the marker at the end of its
+ * comment when that record was lost; a notification is recorded before it is queued (sent at most once).
+ */
+final class EpisodeOutbound {
+  private static final Logger LOGGER = LoggerFactory.getLogger(EpisodeOutbound.class);
+  private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+  private static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
+  private static final String CREATED_BY = "gpu-remediator";
+  private static final String SENT = "sent";
+
+  /** Says what happened, as a decision of the episode. */
+  @FunctionalInterface
+  interface Decider {
+    void decide(String node, Episode e, Reason reason, String detail);
+  }
+
+  private final OutsidePorts ports;
+  private final EpisodeWriter writer;
+  private final Decider decider;
+  private final Map<String, Backoff> backoffs = new ConcurrentHashMap<>();
+
+  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider) {
+    this.ports = ports;
+    this.writer = writer;
+    this.decider = decider;
+  }
+
+  private record Backoff(int failures, Instant nextAt) {}
+
+  /** A step the episode's cursor has passed, by its stable key. */
+  record Reached(String key, ActionSpec spec) {}
+
+  /** The steps of the playbook the episode has passed, in order. */
+  static List<Reached> reached(Episode e, Playbook pb) {
+    Progress p = e.progress();
+    List<Reached> out = new ArrayList<>();
+    int firing = p.releasing() ? pb.actions().size() : (int) Math.min((long) p.next(), pb.actions().size());
+    for (int i = 0; i < firing; i++) {
+      out.add(new Reached(pb.name() + "/actions/" + i, pb.actions().get(i)));
+    }
+    if (p.releasing()) {
+      int resolved = (int) Math.min((long) p.next(), pb.onResolved().size());
+      for (int i = 0; i < resolved; i++) {
+        out.add(new Reached(pb.name() + "/on_resolved/" + i, pb.onResolved().get(i)));
+      }
+    }
+    return out;
+  }
+
+  /** Whether the episode has a silence to create or renew, or a notification to send, now. */
+  boolean due(Episode e, Playbook pb, Instant now) {
+    for (Reached r : reached(e, pb)) {
+      if (r.spec().dryRun()) {
+        continue;
+      }
+      if (r.spec() instanceof SilenceSpec s && silenceDue(e, r.key(), s, now)) {
+        return true;
+      }
+      if (r.spec() instanceof NotifySpec && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean silenceDue(Episode e, String key, SilenceSpec s, Instant now) {
+    String held = e.outbound().get(Episode.SILENCE_PREFIX + key);
+    if (held == null) {
+      return !backingOff(e.fingerprint() + "/" + key, now);
+    }
+    return renewAt(held, s).isBefore(now) && !backingOff(e.fingerprint() + "/" + key, now);
+  }
+
+  /** Renewed once two thirds of its time have passed. */
+  private static Instant renewAt(String held, SilenceSpec s) {
+    return Held.parse(held).endsAt().minus(s.duration().dividedBy(3));
+  }
+
+  /** A held silence as the ledger keeps it: {@code "<id> <startsAt> <endsAt>"}. */
+  private record Held(String id, Instant startsAt, Instant endsAt) {
+    static Held parse(String value) {
+      String[] parts = value.split(" ");
+      try {
+        return new Held(parts[0], Instant.parse(parts[1]), Instant.parse(parts[2]));
+      } catch (RuntimeException e) {
+        return new Held(parts[0], Instant.EPOCH, Instant.EPOCH); // unreadable: renewed at once
+      }
+    }
+
+    String value() {
+      return id + " " + startsAt + " " + endsAt;
+    }
+  }
+
+  /** Creates or renews the episode's silences and sends its notifications; returns the episode as now written. */
+  Episode keep(String node, Episode start, Playbook pb) throws ClusterException {
+    Episode e = start;
+    Instant now = writer.now();
+    TemplateContext ctx = EpisodeWriter.context(node, e);
+    for (Reached r : reached(e, pb)) {
+      if (e == null) {
+        return null;
+      }
+      if (r.spec().dryRun()) {
+        continue;
+      }
+      if (r.spec() instanceof SilenceSpec s && silenceDue(e, r.key(), s, now)) {
+        e = holdSilence(node, e, r.key(), s, ctx, now);
+      } else if (r.spec() instanceof NotifySpec n && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
+        e = notifyOnce(node, e, r.key(), n, ctx);
+      }
+    }
+    return e;
+  }
+
+  private Episode holdSilence(String node, Episode e, String key, SilenceSpec s, TemplateContext ctx, Instant now)
+      throws ClusterException {
+    String entry = Episode.SILENCE_PREFIX + key;
+    String held = e.outbound().get(entry);
+    String marker = "[" + CREATED_BY + " " + DiagnoseStep.episodeHash(node, e) + " " + key + "]";
+    String retryKey = e.fingerprint() + "/" + key;
+    try {
+      Instant endsAt = now.plus(s.duration());
+      // A renewal keeps the start it was created with: Alertmanager updates an active silence in place only then
+      // (else it expires it and answers a new one, starting now).
+      Instant startsAt = held == null ? now : Held.parse(held).startsAt();
+      SilenceRequest request = new SilenceRequest(ActionRegistry.silenceMatchers(s, ctx), startsAt, endsAt, CREATED_BY,
+          ActionRegistry.silenceComment(s, ctx) + " " + marker);
+      // One the ledger lost (its write failed after Alertmanager answered) is found by its marker and updated.
+      Optional<String> id = held == null ? ports.silences().findByMarker(marker) : Optional.of(Held.parse(held).id());
+      String given = ports.silences().put(id, request);
+      backoffs.remove(retryKey);
+      Episode next = e.withOutbound(entry, new Held(given, startsAt, endsAt).value());
+      Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
+      if (written != null && held == null) {
+        decider.decide(node, next, Reason.SILENCE_CREATED, "Alertmanager silence " + given + " holds "
+            + request.matchers().stream().map(m -> m.name() + (m.isEqual() ? "=" : "!=") + (m.isRegex() ? "~" : "")
+                + "\"" + m.value() + "\"").toList() + " until " + endsAt + (id.isPresent() ? " (found, created before a restart)" : ""));
+      }
+      return written;
+    } catch (RenderException ex) {
+      backoffs.put(retryKey, new Backoff(99, now.plus(MAX_BACKOFF)));
+      decider.decide(node, e, Reason.SILENCE_FAILED, "silence step " + key + " not held: " + ex.getMessage());
+      return e;
+    } catch (OutboundException ex) {
+      Backoff b = failed(retryKey, now);
+      if (b.failures() == 1) {
+        decider.decide(node, e, Reason.SILENCE_FAILED, "silence step " + key + ": " + ex.getMessage()
+            + (ex.retriable() ? "; retried with backoff, the episode goes on" : "; retried every " + MAX_BACKOFF.toMinutes()
+                + "m, the episode goes on"));
+      }
+      if (!ex.retriable()) {
+        backoffs.put(retryKey, new Backoff(b.failures(), now.plus(MAX_BACKOFF)));
+      }
+      LOGGER.warn("silence {} for node {}: {} (attempt {})", key, node, ex.getMessage(), b.failures());
+      return e;
+    }
+  }
+
+  /** Counts one more failure of {@code retryKey}: asked again after a backoff doubling from 1 s to 5 min. */
+  private Backoff failed(String retryKey, Instant now) {
+    return backoffs.merge(retryKey, new Backoff(1, now.plus(FIRST_BACKOFF)),
+        (old, fresh) -> new Backoff(old.failures() + 1, now.plus(backoff(old.failures() + 1))));
+  }
+
+  private static Duration backoff(int failures) {
+    Duration d = FIRST_BACKOFF.multipliedBy(1L << Math.min(failures - 1, 20));
+    return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;
+  }
+
+  private boolean backingOff(String retryKey, Instant now) {
+    Backoff b = backoffs.get(retryKey);
+    return b != null && now.isBefore(b.nextAt());
+  }
+
+  private Episode notifyOnce(String node, Episode e, String key, NotifySpec n, TemplateContext ctx) throws ClusterException {
+    Episode next = e.withOutbound(Episode.NOTIFY_PREFIX + key, SENT);
+    Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
+    if (written != null) {
+      send(new Notification(n.receiver(), ActionRegistry.notifyMessage(n, ctx), node, e.progress().stage().code(),
+          "step"));
+    }
+    return written;
+  }
+
+  /** Tells the receivers that follow the episode's stage changes ({@code stage_changes: true}) of a new stage. */
+  void stageChanged(String node, Episode e, Optional<Playbook> pb, Stage stage, Reason reason, String detail) {
+    if (pb.isEmpty()) {
+      return;
+    }
+    List<String> told = new ArrayList<>();
+    for (List<ActionSpec> list : List.of(pb.get().actions(), pb.get().onResolved())) {
+      for (ActionSpec spec : list) {
+        if (spec instanceof NotifySpec n && n.stageChanges() && !n.dryRun() && !told.contains(n.receiver())) {
+          told.add(n.receiver());
+          send(new Notification(n.receiver(), node + " is " + stage.code() + " (" + e.playbook() + "): " + detail, node,
+              stage.code(), reason.code()));
+        }
+      }
+    }
+  }
+
+  private void send(Notification n) {
+    Notifier.Queued q = ports.notifier().send(n);
+    if (q != Notifier.Queued.QUEUED) {
+      LOGGER.warn("notification to {} about node {} not queued: {}", n.receiver(), n.node(), q);
+    }
+  }
+
+  /**
+   * Expires the silences of the node's ended episodes and forgets those Alertmanager no longer holds; one still
+   * unreachable is tried again on a later look.
+   */
+  void expireEnded(NodeInfo n) throws ClusterException {
+    List<String> done = new ArrayList<>();
+    Instant now = writer.now();
+    for (String id : n.ledger().expiring()) {
+      String retryKey = "expire/" + id;
+      if (backingOff(retryKey, now)) {
+        continue;
+      }
+      try {
+        ports.silences().expire(id);
+        done.add(id);
+        backoffs.remove(retryKey);
+        LOGGER.info("Alertmanager silence {} of an ended episode on node {} expired", id, n.name());
+      } catch (OutboundException ex) {
+        if (!ex.retriable()) {
+          done.add(id);
+          LOGGER.warn("silence {} on node {} cannot be expired: {}; forgotten", id, n.name(), ex.getMessage());
+          continue;
+        }
+        Backoff b = failed(retryKey, now);
+        LOGGER.warn("silence {} on node {} not expired yet: {} (attempt {})", id, n.name(), ex.getMessage(), b.failures());
+      }
+    }
+    if (!done.isEmpty()) {
+      writer.dropExpiring(n.name(), done);
+    }
+  }
+
+  /** Whether the node has silences of ended episodes to expire now. */
+  boolean expiryDue(NodeInfo n, Instant now) {
+    return n.ledger().expiring().stream().anyMatch(id -> !backingOff("expire/" + id, now));
+  }
+
+  /** Expires silences of a node that is gone (replaced), once each; what fails is left to end on its own. */
+  void expireNow(String node, List<String> ids) {
+    for (String id : ids) {
+      try {
+        ports.silences().expire(id);
+      } catch (OutboundException ex) {
+        LOGGER.warn("silence {} of replaced node {} not expired ({}); it ends on its own", id, node, ex.getMessage());
+      }
+    }
+  }
+}

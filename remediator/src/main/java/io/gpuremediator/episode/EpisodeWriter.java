@@ -1,0 +1,146 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.Step;
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.Cluster.Edited;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.NodeLedger.Episode;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+/**
+ * Every write the loop makes to a node, fenced twice: the episode on the freshly read node must be the one
+ * the loop last saw (else another instance moved it, and this one stops), and this instance must still
+ * lead. Inside one write the resourceVersion makes the read and the write one step.
+ */
+final class EpisodeWriter {
+  private final Cluster cluster;
+  private final BooleanSupplier leading;
+  private final Clock clock;
+
+  EpisodeWriter(Cluster cluster, BooleanSupplier leading, Clock clock) {
+    this.cluster = cluster;
+    this.leading = leading;
+    this.clock = clock;
+  }
+
+  /** What a write did: the episode now (empty when it ended), the step records and the Events to record. */
+  record Written(Optional<Episode> episode, List<ActionRecord> records, List<NodeEvent> events) {}
+
+  /**
+   * Whether the episode on the freshly read node is still {@code expected} and this instance still leads: asked
+   * before a step acts outside the node (an eviction, a Job), since the cache the look started from may be behind.
+   */
+  boolean stillCurrent(String node, Episode expected) throws ClusterException {
+    Optional<io.gpuremediator.node.NodeInfo> fresh = cluster.freshNode(node);
+    return fresh.isPresent() && expected.equals(fresh.get().ledger().episodes().get(expected.fingerprint()))
+        && leading.getAsBoolean();
+  }
+
+  /** Replaces the episode with {@code next}; empty when fenced out. */
+  Optional<Written> replace(String node, Episode expected, Episode next) throws ClusterException {
+    return edit(node, expected, expected.progress().releasing() ? Phase.RESOLVED : Phase.FIRING,
+        (draft, current) -> new Written(Optional.of(next), List.of(), List.of()), next);
+  }
+
+  /**
+   * Runs immediate steps of the episode's playbook for its alert (with the alert's kept labels and annotations),
+   * then records the episode as {@code after}, or ends it (moves it to history) when {@code after} is empty.
+   */
+  Optional<Written> runSteps(String node, Episode expected, List<ActionSpec> specs, Phase phase, Optional<Episode> after,
+      String skippedLongStep) throws ClusterException, RenderException {
+    TemplateContext ctx = context(node, expected);
+    List<Step> steps = new ArrayList<>(specs.size());
+    for (ActionSpec spec : specs) {
+      steps.add(ActionRegistry.prepare(spec, ctx));
+    }
+    return edit(node, expected, phase, (draft, current) -> {
+      List<ActionRecord> records = new ArrayList<>(specs.size());
+      for (int i = 0; i < specs.size(); i++) {
+        ActionSpec spec = specs.get(i);
+        if (spec.isLongStep() && !spec.dryRun()) {
+          records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, skippedLongStep));
+        } else if (spec.dryRun()) {
+          ActionRecord r = steps.get(i).apply(draft.copy());
+          records.add(new ActionRecord(r.type(), StepOutcome.DRY_RUN, r.change()));
+        } else {
+          records.add(steps.get(i).apply(draft));
+        }
+      }
+      return new Written(after, records, draft.events());
+    }, after.orElse(null));
+  }
+
+  /** The templates' view of an episode's alert (its kept labels and annotations) on this node. */
+  static TemplateContext context(String node, Episode e) {
+    return new TemplateContext(e.labels(), e.annotations(), node, e.alertname(), e.fingerprint());
+  }
+
+  private Optional<Written> edit(String node, Episode expected, Phase phase, StepsOnDraft work, Episode next)
+      throws ClusterException {
+    Function<io.gpuremediator.node.NodeInfo, Edited<Optional<Written>>> edit = fresh -> {
+      Episode current = fresh.ledger().episodes().get(expected.fingerprint());
+      if (!expected.equals(current) || !leading.getAsBoolean()) {
+        return new Edited<>(fresh, Optional.empty());
+      }
+      NodeDraft draft = new NodeDraft(fresh, expected.fingerprint(), phase, clock.instant());
+      Written w = work.apply(draft, current);
+      NodeLedger ledger = draft.ledger();
+      draft.ledger(next == null ? ledger.released(expected.fingerprint(), clock.instant()) : ledger.withEpisode(next));
+      return new Edited<>(draft.toNode(), Optional.of(w));
+    };
+    return cluster.modifyNode(node, edit);
+  }
+
+  /** Forgets the silence ids of ended episodes that were expired; nothing when this instance no longer leads. */
+  void dropExpiring(String node, List<String> ids) throws ClusterException {
+    cluster.modifyNode(node, fresh -> {
+      if (!leading.getAsBoolean()) {
+        return new Edited<>(fresh, Boolean.FALSE);
+      }
+      NodeDraft draft = new NodeDraft(fresh, "", Phase.FIRING, clock.instant());
+      draft.ledger(fresh.ledger().withoutExpiring(ids));
+      return new Edited<>(draft.toNode(), Boolean.TRUE);
+    });
+  }
+
+  /** Records Events; a failure is logged by the caller's listener, never undoes the write. */
+  void recordEvents(List<NodeEvent> events) {
+    for (NodeEvent e : events) {
+      recordEvent(e);
+    }
+  }
+
+  void recordEvent(NodeEvent e) {
+    try {
+      cluster.recordEvent(e);
+    } catch (ClusterException ex) {
+      org.slf4j.LoggerFactory.getLogger(EpisodeWriter.class).warn("event {} on node {} not recorded: {}", e.reason(),
+          e.node(), ex.getMessage());
+    }
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+
+  @FunctionalInterface
+  private interface StepsOnDraft {
+    Written apply(NodeDraft draft, Episode current);
+  }
+}

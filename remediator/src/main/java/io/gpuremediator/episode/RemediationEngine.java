@@ -1,0 +1,505 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.Step;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.WebhookMessage;
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.Cluster.Edited;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.node.Resolution;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.value.Durations;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * Turns alerts into decisions and node changes. Thread-safe: decisions about one node are serialised
+ * by a lock, and writes use optimistic concurrency against other writers.
+ */
+public final class RemediationEngine {
+  private static final String NO_EPISODE = "no episode of this alert is active on the node";
+  private static final int LOCK_STRIPES = 64;
+
+  private final Supplier<PlaybookSet> playbooks;
+  private final Cluster cluster;
+  private final NodeResolver resolver;
+  private final boolean globalDryRun;
+  private final SafetyGate gate;
+  private final DecisionListener listener;
+  private final Clock clock;
+  private final NodeEventWriter events;
+  private final java.util.function.BooleanSupplier mayWrite;
+  private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
+  /** Nodes a decision is writing now (its node write and then its Events), and those changed meanwhile. */
+  private final java.util.Set<String> writing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> changedWhileWriting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile java.util.function.Consumer<String> settled = node -> { };
+  /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
+  private final List<DecisionStep> chain = List.of(this::matchPlaybook, this::requireEligibleNode,
+      this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
+      this::renderActions, this::requireReadableLedger, this::dryRun);
+
+  /** Creates an engine that always may write (one instance, or tests). */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true);
+  }
+
+  /**
+   * Creates an engine.
+   *
+   * @param mayWrite asked inside every node write: false (this instance no longer leads) writes nothing and
+   *     answers {@code failed/not_leader}, which Alertmanager retries against the leader
+   */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, java.util.function.BooleanSupplier mayWrite) {
+    this.playbooks = playbooks;
+    this.cluster = cluster;
+    this.resolver = resolver;
+    this.globalDryRun = globalDryRun;
+    this.gate = gate;
+    this.listener = listener;
+    this.clock = clock;
+    this.events = new NodeEventWriter(cluster, listener);
+    this.mayWrite = mayWrite;
+    for (int i = 0; i < LOCK_STRIPES; i++) {
+      locks[i] = new ReentrantLock();
+    }
+  }
+
+  /**
+   * Decides every alert of a webhook, each by its own status. First the nodes of all new episodes of
+   * remediation alerts are shown to the safety gate together, so a storm in one payload opens the
+   * breaker before any of its nodes is acted on.
+   */
+  public WebhookResult handle(WebhookMessage message) {
+    PlaybookSet set = playbooks.get();
+    List<Candidate> candidates = new ArrayList<>(message.alerts().size());
+    Map<String, Instant> firing = new LinkedHashMap<>();
+    for (Alert alert : message.alerts()) {
+      Candidate c = new Candidate(alert, set.firstMatch(alert.labels()), resolver.resolve(alert.labels()));
+      candidates.add(c);
+      // Only new episodes can make a storm: Alertmanager re-sends the ones the ledger knows with every group change.
+      if (alert.isFiring() && c.playbook().isPresent() && c.resolution() instanceof Resolution.Eligible e
+          && !isDuplicate(e.node(), alert)) {
+        firing.merge(e.node().name(), alert.startsAt(), (a, b) -> a.isAfter(b) ? a : b);
+      }
+    }
+    if (!firing.isEmpty()) {
+      gate.observe(firing);
+    }
+    List<Decision> decisions = new ArrayList<>(candidates.size());
+    try {
+      for (Candidate c : candidates) {
+        decisions.add(evaluate(c, set));
+      }
+    } finally {
+      listener.decidedAll(decisions); // what was decided is recorded even if a later alert failed
+    }
+    return new WebhookResult(decisions);
+  }
+
+  /** Decides one alert against the current playbooks, as a webhook of its own. */
+  public Decision decide(Alert alert) {
+    return handle(new WebhookMessage("", alert.status(), "", 0, Map.of(), List.of(alert))).decisions().get(0);
+  }
+
+  /** An alert with its playbook and node, found once per webhook. */
+  private record Candidate(Alert alert, Optional<Playbook> playbook, Resolution resolution) {}
+
+  /** What one decision has found out so far; each step of the chain reads it and fills in more. */
+  private static final class Evaluation {
+    final Alert alert;
+    final Resolution resolution;
+    final PlaybookSet set;
+    final Phase phase;
+    Playbook playbook;
+    NodeInfo node;
+    String note = "";
+    List<ActionSpec> specs;
+    List<Step> steps;
+
+    Evaluation(Candidate c, PlaybookSet set) {
+      this.alert = c.alert();
+      this.resolution = c.resolution();
+      this.set = set;
+      this.phase = alert.isFiring() ? Phase.FIRING : Phase.RESOLVED;
+      this.playbook = c.playbook().orElse(null);
+    }
+  }
+
+  /** One step of a decision: decides (and the chain stops) or hands on to the next. */
+  @FunctionalInterface
+  private interface DecisionStep {
+    Optional<Decision> run(Evaluation e);
+  }
+
+  /** The chain of steps every alert goes through, in order; {@code engine/DESIGN.md} describes each. */
+  private Decision evaluate(Candidate c, PlaybookSet set) {
+    Evaluation e = new Evaluation(c, set);
+    for (int i = 0; i < chain.size(); i++) {
+      Optional<Decision> decided = chain.get(i).run(e);
+      if (decided.isPresent()) {
+        return decided.get();
+      }
+    }
+    if (e.phase == Phase.RESOLVED) {
+      return execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note);
+    }
+    return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note);
+  }
+
+  private Optional<Decision> matchPlaybook(Evaluation e) {
+    return e.playbook != null ? Optional.empty() : Optional.of(decision(e.alert, e.resolution.nodeName(), "",
+        Reason.NO_PLAYBOOK, "no playbook matches the alert's labels", List.of()));
+  }
+
+  private Optional<Decision> requireEligibleNode(Evaluation e) {
+    if (e.resolution instanceof Resolution.Ineligible no) {
+      return Optional.of(decision(e.alert, no.nodeName(), e.playbook.name(), no.reason(), no.detail(), List.of()));
+    }
+    e.node = ((Resolution.Eligible) e.resolution).node();
+    return Optional.empty();
+  }
+
+  private Optional<Decision> skipKnownEpisode(Evaluation e) {
+    return isDuplicate(e.node, e.alert) ? Optional.of(duplicate(e.alert, e.node.name(), e.playbook.name())) : Optional.empty();
+  }
+
+  /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */
+  private Optional<Decision> chooseActingPlaybook(Evaluation e) {
+    if (e.phase == Phase.RESOLVED) {
+      Optional<Playbook> acted = Optional.ofNullable(e.node.ledger().episodes().get(e.alert.fingerprint()))
+          .filter(ep -> ep.startsAt().equals(e.alert.startsAt())).flatMap(ep -> e.set.named(ep.playbook()));
+      if (acted.isPresent() && !acted.get().name().equals(e.playbook.name())) {
+        e.note = "released by " + acted.get().name() + ", the playbook that acted on this episode; ";
+        e.playbook = acted.get();
+      }
+      return Optional.empty();
+    }
+    Optional<Playbook> escalated = escalation(e.playbook, e.node, e.set);
+    if (escalated.isPresent()) {
+      Playbook.Escalation rule = e.playbook.escalate().orElseThrow();
+      e.note = "escalated from " + e.playbook.name() + " (episode " + rule.after() + " within "
+          + Durations.format(rule.within()) + "); ";
+      e.playbook = escalated.get();
+    }
+    return Optional.empty();
+  }
+
+  private Optional<Decision> chooseActions(Evaluation e) {
+    e.specs = e.phase == Phase.FIRING ? e.playbook.actions() : e.playbook.onResolved();
+    return !e.specs.isEmpty() ? Optional.empty() : Optional.of(decision(e.alert, e.node.name(), e.playbook.name(),
+        Reason.NO_ON_RESOLVED, "playbook " + e.playbook.name() + " has no on_resolved; the node stays as it is for a human",
+        List.of()));
+  }
+
+  /** Paused, the breaker open, or no state: a new episode is refused before anything is rendered (a dry-run names it). */
+  private Optional<Decision> refuseWhileStopped(Evaluation e) {
+    if (e.phase != Phase.FIRING || dryRunReason(e.playbook, e.specs).isPresent()) {
+      return Optional.empty();
+    }
+    return gate.stopped().map(r -> decision(e.alert, e.node.name(), e.playbook.name(), r.reason(),
+        e.note.isEmpty() ? r.detail() : e.note + r.detail(), List.of()));
+  }
+
+  /** Every action is rendered and checked before anything is written: no partial action. */
+  private Optional<Decision> renderActions(Evaluation e) {
+    try {
+      e.steps = prepare(e.specs, e.alert, e.node.name());
+      return Optional.empty();
+    } catch (RenderException ex) {
+      return Optional.of(decision(e.alert, e.node.name(), e.playbook.name(), Reason.TEMPLATE_INVALID, ex.getMessage(),
+          List.of()));
+    }
+  }
+
+  private Optional<Decision> requireReadableLedger(Evaluation e) {
+    return e.node.ledgerError().map(error -> decision(e.alert, e.node.name(), e.playbook.name(),
+        Reason.NODE_STATE_UNREADABLE, error, List.of()));
+  }
+
+  /** A dry-run writes nothing; it records what would change and which limit would refuse a new episode. */
+  private Optional<Decision> dryRun(Evaluation e) {
+    Optional<Reason> dryRun = dryRunReason(e.playbook, e.specs);
+    if (dryRun.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(candidate(e.node, e.playbook)) : Optional.empty();
+    List<ActionRecord> records = simulate(e.node, e.alert, e.phase, e.steps, e.specs);
+    String detail = e.note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
+        .orElse("nothing written; the actions record what would have been done");
+    Decision d = decision(e.alert, e.node.name(), e.playbook.name(), dryRun.get(), detail, records);
+    return Optional.of(new Decision(d.time(), d.fingerprint(), d.startsAt(), d.alertname(), d.status(), d.node(),
+        d.playbook(), d.reason(), d.detail(), d.actions(), refusal));
+  }
+
+  /**
+   * Admits the new episode against the node as the cache has it now and the gate's budgets (a place reserved,
+   * so no other admission can take it), writes, and settles the reservation: a start when the node was
+   * quarantined, the place given back otherwise. No gate lock is held while the node is written.
+   */
+  private Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
+      String note) {
+    NodeInfo node = cluster.node(nodeName).orElse(null);
+    if (node == null) {
+      return decision(alert, nodeName, playbook.name(), Reason.NODE_NOT_FOUND, "node " + nodeName + " no longer exists", List.of());
+    }
+    if (isDuplicate(node, alert)) {
+      return duplicate(alert, nodeName, playbook.name());
+    }
+    SafetyGate.Candidate candidate = candidate(node, playbook);
+    Optional<Refusal> refusal = gate.reserve(candidate);
+    if (refusal.isPresent()) {
+      return decision(alert, nodeName, playbook.name(), refusal.get().reason(), note + refusal.get().detail(), List.of());
+    }
+    boolean started = false;
+    try {
+      Decision done = execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
+      started = done.reason() == Reason.ACTIONS_APPLIED;
+      return done;
+    } finally {
+      gate.settle(candidate, started);
+    }
+  }
+
+  /** A node becomes unavailable only when it is available now and the playbook takes it out of service. */
+  private static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
+    return new SafetyGate.Candidate(node, playbook.name(), playbook.takesNodeOutOfService() && !FleetGate.isUnavailable(node),
+        playbook.rateLimit(), playbook.cooldown());
+  }
+
+  /** The playbook a repeat offender is escalated to: the Nth episode of this playbook on the node within the window. */
+  private Optional<Playbook> escalation(Playbook playbook, NodeInfo node, PlaybookSet set) {
+    if (playbook.escalate().isEmpty()) {
+      return Optional.empty();
+    }
+    Playbook.Escalation e = playbook.escalate().get();
+    int earlier = node.ledger().episodesSince(playbook.name(), clock.instant().minus(e.within()));
+    return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
+  }
+
+  /** Whether this exact episode was already handled: firing and active, resolved and waiting, or already released. */
+  private static boolean isDuplicate(NodeInfo node, Alert alert) {
+    return node.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring());
+  }
+
+  private Decision duplicate(Alert alert, String node, String playbook) {
+    return decision(alert, node, playbook, Reason.DUPLICATE_EPISODE,
+        "episode " + alert.fingerprint() + "@" + alert.startsAt() + " was already handled on this node", List.of());
+  }
+
+  private List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
+    TemplateContext ctx = new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(), alert.fingerprint());
+    List<Step> steps = new ArrayList<>(specs.size());
+    for (ActionSpec spec : specs) {
+      steps.add(ActionRegistry.prepare(spec, ctx));
+    }
+    return steps;
+  }
+
+  private Optional<Reason> dryRunReason(Playbook playbook, List<ActionSpec> specs) {
+    if (globalDryRun) {
+      return Optional.of(Reason.DRY_RUN_GLOBAL);
+    }
+    if (playbook.dryRun()) {
+      return Optional.of(Reason.DRY_RUN_PLAYBOOK);
+    }
+    if (specs.stream().allMatch(ActionSpec::dryRun)) {
+      return Optional.of(Reason.DRY_RUN_ACTION);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * What {@link #applyAll} would record, written nowhere: in particular a resolution with no episode of its alert on the
+   * node starts no long step (no diagnose Job), so the dry-run says {@code not_run} as the live path does.
+   */
+  private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps, List<ActionSpec> specs) {
+    NodeDraft draft = new NodeDraft(node, alert.fingerprint(), phase, clock.instant());
+    boolean noEpisode = phase == Phase.RESOLVED && !node.ledger().episodes().containsKey(alert.fingerprint());
+    List<ActionRecord> records = new ArrayList<>(steps.size());
+    for (int i = 0; i < steps.size(); i++) {
+      records.add(noEpisode && specs.get(i).isLongStep() ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, NO_EPISODE)
+          : dryRunOf(steps.get(i).apply(draft)));
+    }
+    return records;
+  }
+
+  private Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps,
+      List<ActionSpec> specs, String note) {
+    ReentrantLock lock = locks[Math.floorMod(nodeName.hashCode(), LOCK_STRIPES)];
+    lock.lock();
+    writing.add(nodeName);
+    long started = System.nanoTime();
+    try {
+      Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs));
+      if (applied.duplicate()) {
+        return duplicate(alert, nodeName, playbook.name());
+      }
+      if (applied.notLeader()) {
+        return decision(alert, nodeName, playbook.name(), Reason.NOT_LEADER,
+            "this instance no longer leads; nothing written (Alertmanager retries against the leader)", List.of());
+      }
+      double writeSeconds = (System.nanoTime() - started) / 1e9;
+      List<ActionRecord> records = new ArrayList<>(applied.records());
+      String eventFailures = events.write(applied.events(), records);
+      String detail = note + String.join("; ", java.util.stream.Stream.of(applied.later(), eventFailures)
+          .filter(t -> !t.isEmpty()).toList());
+      for (ActionRecord r : records) {
+        if (!r.type().equals("event")) {
+          listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
+        }
+      }
+      boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
+      Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
+          : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
+      return decision(alert, nodeName, playbook.name(), reason, detail, records);
+    } catch (ClusterException e) {
+      Reason reason = e.isTransient() ? Reason.KUBE_UNAVAILABLE : Reason.KUBE_REJECTED;
+      List<ActionRecord> notRun = specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList();
+      return decision(alert, nodeName, playbook.name(), reason, e.getMessage(), notRun);
+    } finally {
+      writing.remove(nodeName);
+      lock.unlock();
+      if (changedWhileWriting.remove(nodeName)) {
+        settled.accept(nodeName);
+      }
+    }
+  }
+
+  /**
+   * Wraps {@code next} (the loop's kick, told of each node whose episodes changed) so that a change this engine is
+   * still writing (the ledger is stored, the Event not yet) is passed on once the decision is done: the background
+   * steps of a new episode start after its webhook's own writes, not against them.
+   */
+  public java.util.function.Consumer<String> afterOwnWrites(java.util.function.Consumer<String> next) {
+    settled = next;
+    return node -> {
+      if (writing.contains(node)) {
+        changedWhileWriting.add(node);
+        if (writing.contains(node) || !changedWhileWriting.remove(node)) {
+          return; // the writer passes it on when it is done
+        }
+      }
+      next.accept(node);
+    };
+  }
+
+  private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,
+      List<ActionSpec> specs) {
+    if (isDuplicate(fresh, alert)) {
+      // Authoritative: another thread or instance handled this episode since our cached read.
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false, false));
+    }
+    if (!mayWrite.getAsBoolean()) {
+      // Leadership lapsed while this webhook was decided (a pause past the Lease, say): the new leader acts.
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), false, "", false, true));
+    }
+    Instant now = clock.instant();
+    NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
+    Episode active = fresh.ledger().episodes().get(alert.fingerprint());
+    if (phase == Phase.RESOLVED && active != null) {
+      Optional<String> waiting = Episodes.releaseWaitsFor(active, playbook);
+      if (waiting.isPresent()) {
+        // Releases wait for every earlier step: remember the resolution; the loop releases once they are done.
+        draft.ledger(draft.ledger().withEpisode(active.with(active.progress().resolvedNow())));
+        List<ActionRecord> later = new ArrayList<>(steps.size());
+        for (Step step : steps) {
+          later.add(pending(step.apply(draft.copy())));
+        }
+        return new Edited<>(draft.toNode(), new Applied(later, List.of(), false, "the release waits: " + waiting.get(), true, false));
+      }
+    }
+    // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
+    boolean acts = phase == Phase.FIRING || active != null;
+    int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
+    List<ActionRecord> records = new ArrayList<>(steps.size());
+    for (int i = 0; i < steps.size(); i++) {
+      ActionSpec spec = specs.get(i);
+      if (i >= firstLong) {
+        records.add(pending(steps.get(i).apply(draft.copy())));
+      } else if (spec.isLongStep()) {
+        records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, NO_EPISODE));
+      } else {
+        records.add(spec.dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
+      }
+    }
+    draft.ledger(track(draft.ledger(), alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
+    String background = firstLong < specs.size()
+        ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
+            + " continue in the background" : "";
+    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false));
+  }
+
+  /**
+   * Records the episode: a new firing episode with its cursor at the first long step (or done); a
+   * resolution released at once when {@code on_resolved} has no long step, else releasing from there.
+   */
+  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now, int next) {
+    Episode known = ledger.episodes().get(alert.fingerprint());
+    if (phase == Phase.RESOLVED) {
+      if (known == null || next == Progress.DONE) {
+        return ledger.released(alert.fingerprint(), now);
+      }
+      return ledger.withEpisode(known.with(known.progress().releasingFromStart().at(next)));
+    }
+    if (known != null && known.startsAt().equals(alert.startsAt()) && known.playbook().equals(playbook.name())) {
+      return ledger;
+    }
+    Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
+    boolean later = Episodes.hasBackgroundSteps(playbook);
+    // The same alert firing again with a new start is a new episode; the old one goes to history, so a late
+    // re-send of it stays a duplicate.
+    NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)
+        : ledger;
+    return base.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
+        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of()));
+  }
+
+  private static ActionRecord pending(ActionRecord record) {
+    return new ActionRecord(record.type(), StepOutcome.PENDING, record.change());
+  }
+
+  private static ActionRecord dryRunOf(ActionRecord record) {
+    return record.outcome() == StepOutcome.APPLIED || record.outcome() == StepOutcome.PENDING ? record.asDryRun() : record;
+  }
+
+  private Decision decision(Alert alert, String node, String playbook, Reason reason, String detail,
+      List<ActionRecord> actions) {
+    return new Decision(clock.instant(), alert.fingerprint(), alert.startsAt(), alert.alertname(), alert.status().code(),
+        node, playbook, reason, detail, actions);
+  }
+
+  /** What one write did: the records, the Events to record, and what is left to the background. */
+  private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
+      boolean releaseWaits, boolean notLeader) {}
+}

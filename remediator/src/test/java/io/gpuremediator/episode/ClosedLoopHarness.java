@@ -1,0 +1,221 @@
+package io.gpuremediator.episode;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.episode.RemediationEngine;
+import io.gpuremediator.kube.Fabric8Cluster;
+import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.playbook.load.LoadResult;
+import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.value.Budget;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The webhook's engine and the loop over one emulated API server, driven look by look: each
+ * {@link #look} first waits until the node cache shows the node as the API server has it, then advances
+ * the node's episodes once, on the test's thread, with a clock the test moves.
+ */
+final class ClosedLoopHarness implements AutoCloseable {
+  static final String PLAYBOOKS = """
+      playbooks:
+        - name: gpu-xid
+          match: ['alertname="GpuXidHardwareError"']
+          actions:
+            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
+            - cordon: {}
+            - drain: {mode: %s, timeout: 30m, grace_period: 1m}
+            - event: {reason: GpuDrained, message: "drained {{ node }} for XID {{ labels.xid }}"}
+          on_resolved:
+            - diagnose: {image: "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", command: [dcgmi, diag, -r, "2", -j],
+                         timeout: 30m%s}
+            - untaint: {key: gpu-remediator.io/unhealthy}
+            - uncordon: {}
+        - name: gpu-needs-human
+          match: ['alertname="NeverFires"']
+          actions:
+            - label: {key: gpu-remediator.io/needs-human, value: "true"}
+      """;
+
+  final EmulatedApiServer server;
+  final KubernetesClient client;
+  final MutableClock clock;
+  private final boolean ownsServer;
+  final List<Decision> decisions = new CopyOnWriteArrayList<>();
+  final Fabric8Cluster cluster;
+  final RemediationEngine engine;
+  final EpisodeLoop loop;
+  final HumanControls controls;
+  final PlaybookSet playbooks;
+
+  ClosedLoopHarness(Path dir, String drainMode, int maxDraining) {
+    this(dir, drainMode, maxDraining, true);
+  }
+
+  ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
+    this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
+        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE);
+  }
+
+  /** These playbooks, with these ports to the world outside Kubernetes. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside) {
+    this(dir, playbooksYaml, outside, new MutableClock(Alerts.STARTS.plusSeconds(60)));
+  }
+
+  /** The same, on this clock (a real Alertmanager needs one near its own). */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside);
+  }
+
+  /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
+  ClosedLoopHarness restarted(Path dir, String drainMode) {
+    return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
+        false, OutsidePorts.NONE);
+  }
+
+  /** The same, with these playbooks and ports. */
+  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside) {
+    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside);
+  }
+
+  private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
+      MutableClock clock, boolean fresh, OutsidePorts outside) {
+    this.server = server;
+    this.client = server.client();
+    this.clock = clock;
+    this.ownsServer = fresh;
+    if (fresh) {
+      Nodes.createFleet(client, 4);
+    }
+    playbooks = load(dir, playbooksYaml);
+    cluster = KubeApi.of(client).cluster("test");
+    cluster.start();
+    await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == 5);
+    LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
+    engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
+        SafetyGate.OPEN, decisions::add, clock);
+    loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
+        () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
+        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator"),
+        () -> true, decisions::add, clock, outside);
+    controls = new HumanControls(loop, cluster, () -> playbooks);
+  }
+
+  private static PlaybookSet load(Path dir, String yaml) {
+    try {
+      Path file = dir.resolve("playbooks.yaml");
+      Files.writeString(file, yaml);
+      LoadResult r = PlaybookLoader.load(List.of(file));
+      if (!r.isValid()) {
+        throw new IllegalStateException(r.errors().toString());
+      }
+      return r.set();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A running pod on the node. */
+  void pod(String namespace, String name, String node, Map<String, String> labels) {
+    Nodes.runningPod(client, namespace, name, node, labels);
+  }
+
+  Decision fire(Alert alert) {
+    return engine.decide(alert);
+  }
+
+  /** Waits for the cache to show the node as the server has it (or, deleted, not at all), then advances its episodes once. */
+  void look(String node) {
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
+      io.fabric8.kubernetes.api.model.Node onServer = client.nodes().withName(node).get();
+      return onServer == null ? cluster.node(node).isEmpty()
+          : cluster.node(node).map(n -> n.resourceVersion().equals(onServer.getMetadata().getResourceVersion())).orElse(false);
+    });
+    loop.advance(node);
+  }
+
+  /** Looks at the node until its episode reaches {@code stage} (at most {@code looks} looks). */
+  Episode lookUntil(String node, Stage stage, int looks) {
+    for (int i = 0; i < looks; i++) {
+      look(node);
+      Episode e = episode(node);
+      if (e != null && e.progress().stage() == stage) {
+        return e;
+      }
+    }
+    throw new AssertionError("node " + node + " did not reach " + stage + " in " + looks + " looks; episode: " + episode(node));
+  }
+
+  /** The node's only active episode as the API server has it (null when none). */
+  Episode episode(String node) {
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
+      String server = client.nodes().withName(node).get().getMetadata().getResourceVersion();
+      return cluster.node(node).map(n -> n.resourceVersion().equals(server)).orElse(false);
+    });
+    NodeInfo n = cluster.node(node).orElseThrow();
+    return n.ledger().episodes().values().stream().findFirst().orElse(null);
+  }
+
+  NodeInfo node(String node) {
+    episode(node);
+    return cluster.node(node).orElseThrow();
+  }
+
+  /** The one diagnostic Job in the namespace. */
+  Job job() {
+    List<Job> jobs = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems();
+    if (jobs.size() != 1) {
+      throw new AssertionError("expected one diagnostic job, found " + jobs.size());
+    }
+    return jobs.get(0);
+  }
+
+  /** The simulated Job controller marks the Job with a condition (Complete or Failed). */
+  void finishJob(String type, String reason) {
+    Job job = job();
+    job.setStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
+        .withConditions(new JobConditionBuilder().withType(type).withStatus("True").withReason(reason).build()).build());
+    client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
+  }
+
+  List<Decision> decisions(io.gpuremediator.decision.Reason reason) {
+    return decisions.stream().filter(d -> d.reason() == reason).toList();
+  }
+
+  /** Stops this instance (its loop, node cache and client); the API server stays. */
+  void stop() {
+    loop.close();
+    cluster.close();
+    client.close();
+  }
+
+  @Override
+  public void close() {
+    stop();
+    if (ownsServer) {
+      server.close();
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.workload.DiagnosticJob;
+import io.gpuremediator.workload.Eviction;
+import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.PodInfo;
+import io.gpuremediator.workload.Workloads;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Pods, budgets and Jobs in memory, with the API server's rules: a pod under a budget that allows no
+ * disruption is not evicted (and each eviction granted is counted, so one past a budget would show),
+ * a Job's name is unique. For the randomized tests, where thousands of steps must run in seconds.
+ */
+final class InMemoryWorkloads implements Workloads {
+  /** Pods by node; a pod name is unique in the fleet. */
+  final Map<String, List<PodInfo>> pods = new HashMap<>();
+  /** How many disruptions each budgeted pod's budget allows now. */
+  final Map<String, Integer> budgetOf = new HashMap<>();
+  final Map<String, JobState> jobs = new LinkedHashMap<>();
+  final Map<String, String> jobNode = new HashMap<>();
+  final Map<String, Integer> evictions = new HashMap<>();
+  /** The node of every pod deleted (not evicted), in order. */
+  final List<String> deletedOn = new ArrayList<>();
+  int jobsCreated;
+
+  void pod(String node, String name, boolean budgeted) {
+    pods.computeIfAbsent(node, n -> new ArrayList<>()).add(new PodInfo("ml", name, name, "Running", false, false, false,
+        Optional.of(30L)));
+    if (budgeted) {
+      budgetOf.put(name, 0);
+    }
+  }
+
+  @Override
+  public synchronized List<PodInfo> podsOn(String node) {
+    return List.copyOf(pods.getOrDefault(node, List.of()));
+  }
+
+  @Override
+  public synchronized Eviction evict(PodInfo pod, long gracePeriodSeconds) {
+    for (List<PodInfo> list : pods.values()) {
+      if (list.removeIf(p -> p.name().equals(pod.name()) && !blocked(p))) {
+        evictions.merge(pod.name(), 1, Integer::sum);
+        budgetOf.computeIfPresent(pod.name(), (k, v) -> v - 1);
+        return new Eviction.Granted();
+      }
+      if (list.stream().anyMatch(p -> p.name().equals(pod.name()))) {
+        return new Eviction.BudgetBlocked(Optional.of("ml/pdb-" + pod.name()), "needs 1 healthy pod", Optional.empty());
+      }
+    }
+    return new Eviction.Gone();
+  }
+
+  private boolean blocked(PodInfo p) {
+    return budgetOf.getOrDefault(p.name(), 1) <= 0;
+  }
+
+  @Override
+  public synchronized void delete(PodInfo pod, long gracePeriodSeconds) {
+    pods.forEach((node, list) -> {
+      if (list.removeIf(p -> p.name().equals(pod.name()))) {
+        deletedOn.add(node);
+      }
+    });
+  }
+
+  @Override
+  public synchronized void createJob(DiagnosticJob job) {
+    if (!jobs.containsKey(job.name()) && !jobNode.containsKey(job.name())) {
+      jobs.put(job.name(), JobState.RUNNING);
+      jobNode.put(job.name(), job.node());
+      jobsCreated++;
+    }
+  }
+
+  @Override
+  public synchronized Optional<JobState> job(String namespace, String name) {
+    return Optional.ofNullable(jobs.get(name));
+  }
+
+  @Override
+  public String logTail(String namespace, String job, int lines) {
+    return "";
+  }
+
+  @Override
+  public AutoCloseable watchJobs(String namespace, String label, java.util.function.Consumer<String> node) {
+    return () -> { };
+  }
+}

@@ -1,0 +1,180 @@
+package io.gpuremediator.episode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.Cluster.Edited;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.InMemoryCluster;
+import io.gpuremediator.node.NodeCondition;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.SafetyLimits;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.FiringAlerts;
+import io.gpuremediator.testing.Fleets;
+import io.gpuremediator.testing.MutableClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Random sequences of firing, re-sent, duplicated, resolved and storm alerts over up to 50 nodes,
+ * with nodes going NotReady or cordoned by people and a clock that jumps. After every step:
+ * our quarantines never take unavailable nodes above max_unavailable, quarantine starts in any
+ * window never exceed rate_limit, and no episode is remediated twice. A failure names its seed;
+ * replay one with {@code -Dsafety.seed=N}.
+ */
+class SafetyPropertyTest {
+  private static final PlaybookSet SHIPPED = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
+  private static final int SEQUENCES = 1000;
+
+  @Test
+  void limitsHoldAfterEveryStepOfRandomSequences() {
+    String one = System.getProperty("safety.seed");
+    long first = one == null ? 0 : Long.parseLong(one);
+    long last = one == null ? SEQUENCES : first + 1;
+    int decisions = 0;
+    for (long seed = first; seed < last; seed++) {
+      decisions += new Sequence(seed).run();
+    }
+    assertThat(decisions).as("decisions made").isGreaterThan(SEQUENCES * 10);
+  }
+
+  private static final class Sequence {
+    private final long seed;
+    private final Random random;
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-22T10:00:00Z"));
+    private final InMemoryCluster cluster;
+    private final SafetyLimits limits;
+    private final FleetGate gate;
+    private final RemediationEngine engine;
+    private final List<Decision> decided = new ArrayList<>();
+    private final FiringAlerts alerts;
+    private final Map<String, Integer> remediated = new HashMap<>();
+    private final List<Instant> starts = new ArrayList<>();
+    private final int nodes;
+
+    Sequence(long seed) {
+      this.seed = seed;
+      this.random = new Random(seed);
+      this.nodes = 5 + random.nextInt(46);
+      this.alerts = new FiringAlerts(random, clock, nodes);
+      this.cluster = Fleets.nodes(nodes);
+      String budget = new String[] {"10%", "20%", "2", "30%", "1"}[random.nextInt(5)];
+      this.limits = Fleets.limits(budget, (1 + random.nextInt(6)) + "/1h", 3 + random.nextInt(8),
+          (10 + random.nextInt(50)) + "m");
+      this.gate = Fleets.gate(cluster, limits, Fleets.store(), clock);
+      this.engine = Fleets.engine(cluster, SHIPPED, gate, false, decided::add, clock);
+    }
+
+    int run() {
+      int steps = 30 + random.nextInt(31);
+      for (int step = 0; step < steps; step++) {
+        int roll = random.nextInt(100);
+        Set<String> availableBefore = available();
+        int unavailableBefore = nodes - availableBefore.size();
+        int before = decided.size();
+        String what;
+        if (roll < 35) {
+          what = "fire";
+          send(alerts.fire());
+        } else if (roll < 50 && !alerts.isEmpty()) {
+          what = "re-send";
+          send(alerts.any());
+        } else if (roll < 55 && !alerts.isEmpty()) {
+          what = "HA duplicate";
+          Alert a = alerts.any();
+          send(a, a);
+        } else if (roll < 75 && !alerts.isEmpty()) {
+          what = "resolve";
+          send(alerts.resolve(alerts.any()));
+        } else if (roll < 85) {
+          what = "storm";
+          int size = 2 + random.nextInt(14);
+          send(java.util.stream.IntStream.range(0, size).mapToObj(i -> alerts.fire()).toArray(Alert[]::new));
+        } else if (roll < 95) {
+          what = "time";
+          clock.advance(Duration.ofMinutes(1 + random.nextInt(30)));
+        } else if (roll < 98) {
+          what = "external";
+          external();
+        } else {
+          what = "reset";
+          try {
+            gate.resetBreaker("property test");
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }
+        if (!what.equals("external")) {
+          check(step, what, availableBefore, unavailableBefore, decided.subList(before, decided.size()));
+        }
+      }
+      return decided.size();
+    }
+
+    private void check(int step, String what, Set<String> availableBefore, int unavailableBefore, List<Decision> made) {
+      String where = "seed " + seed + " (replay: -Dsafety.seed=" + seed + "), step " + step + " (" + what + "), limits " + limits;
+      int budget = limits.maxUnavailable().of(nodes);
+      int unavailableAfter = nodes - available().size();
+      assertThat(unavailableAfter).as(where + ": unavailable nodes after our quarantines")
+          .isLessThanOrEqualTo(Math.max(budget, unavailableBefore));
+      Set<String> startedNow = new HashSet<>();
+      for (Decision d : made) {
+        if (d.reason() == Reason.ACTIONS_APPLIED) {
+          String episode = d.fingerprint() + "@" + d.startsAt();
+          assertThat(remediated.merge(episode, 1, Integer::sum)).as(where + ": remediations of episode " + episode).isEqualTo(1);
+          // A node taken out of service in this step is one start, however many of its alerts acted.
+          if (availableBefore.contains(d.node()) && !available().contains(d.node()) && startedNow.add(d.node())) {
+            starts.add(clock.instant());
+          }
+        }
+      }
+      Instant now = clock.instant();
+      long inWindow = starts.stream().filter(t -> t.isAfter(now.minus(limits.rate().window()))).count();
+      assertThat(inWindow).as(where + ": quarantine starts in the last " + limits.rate().window())
+          .isLessThanOrEqualTo(limits.rate().count());
+    }
+
+    private Set<String> available() {
+      Set<String> out = new HashSet<>();
+      cluster.nodes().forEach(n -> {
+        if (!FleetGate.isUnavailable(n)) {
+          out.add(n.name());
+        }
+      });
+      return out;
+    }
+
+    private void send(Alert... alerts) {
+      engine.handle(Alerts.message(alerts));
+    }
+
+    /** A person cordons a node, or a node goes NotReady, or comes back. */
+    private void external() {
+      String name = "gpu-node-" + random.nextInt(nodes);
+      boolean cordon = random.nextBoolean();
+      try {
+        cluster.modifyNode(name, n -> new Edited<>(new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(),
+            cordon ? !n.unschedulable() : n.unschedulable(),
+            cordon ? n.conditions() : List.of(new NodeCondition("Ready", n.isReady() ? "False" : "True", "", "", null, null)),
+            n.internalIps(), n.resourceVersion(), n.ledger(), n.ledgerError()), null));
+      } catch (ClusterException e) {
+        throw new AssertionError(e);
+      }
+    }
+  }
+}
