@@ -1,5 +1,11 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.playbook.Template;
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
@@ -8,13 +14,21 @@ import io.gpuremediator.state.ClaimKey;
 /** {@code annotate: {key, value}}: sets an annotation of ours; never overwrites one we did not set. */
 final class AnnotateAction implements ActionKind<AnnotateSpec> {
   @Override
-  public String name() {
-    return "annotate";
+  public Class<AnnotateSpec> specType() {
+    return AnnotateSpec.class;
   }
 
   @Override
-  public Class<AnnotateSpec> specType() {
-    return AnnotateSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<AnnotateSpec> decode(MapReader params, boolean dryRun) {
+    Optional<String> key = ActionParams.ownKey(params, name());
+    Optional<Template> value = ActionParams.template(params, "value", FieldRule.MESSAGE, true, name());
+    return key.isEmpty() || value.isEmpty() ? Optional.empty()
+        : Optional.of(new AnnotateSpec(key.get(), value.get(), dryRun));
   }
 
   @Override

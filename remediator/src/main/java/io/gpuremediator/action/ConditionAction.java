@@ -1,5 +1,8 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.playbook.Template;
+import java.util.Set;
+import io.gpuremediator.yaml.MapReader;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
@@ -16,15 +19,48 @@ import java.util.Optional;
  * sets the condition only when this alert set it and no other alert still needs it.
  */
 final class ConditionAction implements ActionKind<ConditionSpec> {
+  private static final Set<String> KUBELET_CONDITIONS =
+      Set.of("Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable");
+  private static final Set<String> CONDITION_STATUSES = Set.of("True", "False", "Unknown");
 
-  @Override
-  public String name() {
-    return "condition";
-  }
 
   @Override
   public Class<ConditionSpec> specType() {
     return ConditionSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<ConditionSpec> decode(MapReader params, boolean dryRun) {
+    Optional<String> type = params.requiredString("type").filter(t -> {
+      Optional<String> invalid = FieldRule.QUALIFIED_NAME.check(t);
+      if (invalid.isPresent() || KUBELET_CONDITIONS.contains(t)) {
+        params.problems().add(params.at("type"), "condition action: \"type\": "
+            + invalid.orElse("\"" + t + "\" is owned by the kubelet"));
+        return false;
+      }
+      return true;
+    });
+    Optional<String> status = params.requiredString("status").filter(s -> {
+      if (!CONDITION_STATUSES.contains(s)) {
+        params.problems().add(params.at("status"),
+            "condition action: \"status\" must be one of True, False, Unknown, not \"" + s + "\"");
+        return false;
+      }
+      return true;
+    });
+    Optional<Template> reason = ActionParams.template(params, "reason", FieldRule.REASON, true, name());
+    boolean hasMessage = params.has("message");
+    Optional<Template> message = ActionParams.template(params, "message", FieldRule.MESSAGE, false, name());
+    if (type.isEmpty() || status.isEmpty() || reason.isEmpty() || (hasMessage && message.isEmpty())) {
+      return Optional.empty();
+    }
+    return Optional.of(new ConditionSpec(type.get(), status.get(), reason.get(),
+        message.orElse(Template.literal("")), dryRun));
   }
 
   @Override

@@ -1,5 +1,9 @@
 package io.gpuremediator.action;
 
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.CordonSpec;
@@ -9,13 +13,18 @@ import io.gpuremediator.state.ClaimKey;
 /** {@code cordon: {}}: marks the node unschedulable, remembering whether it already was. */
 final class CordonAction implements ActionKind<CordonSpec> {
   @Override
-  public String name() {
-    return "cordon";
+  public Class<CordonSpec> specType() {
+    return CordonSpec.class;
   }
 
   @Override
-  public Class<CordonSpec> specType() {
-    return CordonSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<CordonSpec> decode(MapReader params, boolean dryRun) {
+    return Optional.of(new CordonSpec(dryRun));
   }
 
   @Override

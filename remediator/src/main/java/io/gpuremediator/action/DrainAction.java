@@ -1,20 +1,44 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.playbook.ActionSpec.DrainMode;
 import io.gpuremediator.playbook.ActionSpec.DrainSpec;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
+import io.gpuremediator.workload.Eviction;
+import io.gpuremediator.workload.PodInfo;
+import io.gpuremediator.yaml.MapReader;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
 
 /**
- * {@code drain: {mode, timeout, grace_period, skip_namespaces}}: a long step. Applied to a draft it only
- * says what will happen; the closed loop ({@code loop}) evicts the pods in the background.
+ * {@code drain: {mode, timeout, grace_period, skip_namespaces}}: a long step that moves the workload off the node.
+ * Each look lists the node's pods, leaves alone what a drain never moves (DaemonSet and mirror pods, skipped
+ * namespaces, finished pods), and evicts the rest through the Eviction API. Stateless between looks: everything it
+ * needs is the node's pods now and the task's start, so a restart resumes it, and an eviction the API refused is
+ * simply asked again later, never forced past a budget. It starts only with a drain slot ({@code safety.max_draining}).
  */
-final class DrainAction implements ActionKind<DrainSpec> {
-  @Override
-  public String name() {
-    return "drain";
-  }
+final class DrainAction implements ActionKind<DrainSpec>, LongStep<DrainSpec> {
+  /** Namespaces a drain leaves alone unless the playbook says otherwise: the cluster's and ours. */
+  static final String DEFAULT_SKIP_NAMESPACES = "^(kube-system|gpu-operator|gpu-remediator)$";
+  private static final Duration MAX_TIMEOUT = Duration.ofDays(7);
+  private static final int NAMES_SHOWN = 5;
+  private static final StepStages STAGES = new StepStages(Stage.DRAINING, Optional.of(Stage.DRAINED), Stage.DRAIN_FAILED,
+      Reason.DRAIN_STARTED, Reason.DRAINED, Reason.DRAIN_FAILED);
 
   @Override
   public Class<DrainSpec> specType() {
@@ -22,9 +46,179 @@ final class DrainAction implements ActionKind<DrainSpec> {
   }
 
   @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<DrainSpec> decode(MapReader params, boolean dryRun) {
+    Optional<DrainMode> mode = Optional.of(DrainMode.EVICT);
+    if (params.has("mode")) {
+      mode = params.requiredString("mode").flatMap(text -> {
+        for (DrainMode m : DrainMode.values()) {
+          if (m.code().equals(text)) {
+            return Optional.of(m);
+          }
+        }
+        params.problems().add(params.at("mode"), "drain action: \"mode\" must be one of "
+            + Arrays.stream(DrainMode.values()).map(DrainMode::code).collect(Collectors.joining(", ")) + ", not \"" + text + "\"");
+        return Optional.empty();
+      });
+    }
+    Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(30), MAX_TIMEOUT, name());
+    Optional<Duration> grace = ActionParams.duration(params, "grace_period", Duration.ofMinutes(5), MAX_TIMEOUT, name());
+    Optional<Pattern> skip = Optional.of(Pattern.compile(DEFAULT_SKIP_NAMESPACES));
+    if (params.has("skip_namespaces")) {
+      skip = params.requiredString("skip_namespaces").flatMap(regex -> {
+        try {
+          return Optional.of(Pattern.compile(regex));
+        } catch (PatternSyntaxException e) {
+          params.problems().add(params.at("skip_namespaces"), "drain action: \"skip_namespaces\" is not a regular expression: "
+              + e.getDescription());
+          return Optional.empty();
+        }
+      });
+    }
+    if (mode.isEmpty() || timeout.isEmpty() || grace.isEmpty() || skip.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new DrainSpec(mode.get(), timeout.get(), grace.get(), skip.get(), dryRun));
+  }
+
+  /** Applied to a draft it only says what will happen; the episode engine evicts the pods in the background. */
+  @Override
   public Step prepare(DrainSpec spec, TemplateContext ctx) {
     String what = "drain " + ctx.node() + ": " + spec.mode().code() + " pods (timeout " + Durations.format(spec.timeout())
         + ", grace period at most " + Durations.format(spec.gracePeriod()) + ", namespaces skipped: " + spec.skipNamespaces() + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
+  }
+
+  @Override
+  public Optional<LongStep<DrainSpec>> longStep() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public StepStages stages() {
+    return STAGES;
+  }
+
+  @Override
+  public StepStart start(LongStepRun<DrainSpec> run) {
+    StepPorts ports = run.ports();
+    Optional<String> full = ports.drainSlots().take(run.node(), ports.maxDraining().getAsInt(), run.now(), ports.cluster());
+    if (full.isPresent()) {
+      return new StepStart.Wait(Reason.MAX_DRAINING, "waiting for a drain slot: " + full.get(), true);
+    }
+    return new StepStart.Go("drain started", Optional.of("drain started (" + run.spec().mode().code() + ", timeout "
+        + Durations.format(run.spec().timeout()) + ")"));
+  }
+
+  @Override
+  public void cancel(String node, StepPorts ports) {
+    ports.drainSlots().release(node);
+  }
+
+  /** The pods the drain must see gone. */
+  static boolean moves(PodInfo p, DrainSpec spec) {
+    return !p.daemonSet() && !p.mirror() && !p.finished() && !spec.skipNamespaces().matcher(p.namespace()).find();
+  }
+
+  @Override
+  public StepResult look(LongStepRun<DrainSpec> run) throws ClusterException {
+    DrainSpec spec = run.spec();
+    List<PodInfo> left = new ArrayList<>();
+    for (PodInfo p : run.ports().workloads().podsOn(run.node())) {
+      if (moves(p, spec)) {
+        left.add(p);
+      }
+    }
+    if (left.isEmpty()) {
+      return new StepResult.Succeeded("no pods left to move off " + run.node());
+    }
+    Instant deadline = run.task().started().plus(spec.timeout());
+    if (!run.now().isBefore(deadline)) {
+      if (spec.mode() != DrainMode.EVICT_THEN_DELETE) {
+        return new StepResult.Failed(Reason.DRAIN_FAILED, "drain timed out after " + Durations.format(spec.timeout()) + " ("
+            + spec.mode().code() + "): " + left.size() + " pods left: " + names(left));
+      }
+      for (PodInfo p : left) {
+        if (!p.terminating()) {
+          run.ports().workloads().delete(p, grace(p, spec));
+        }
+      }
+      return new StepResult.Running("timeout reached: deleting the " + left.size() + " pods left (" + names(left) + ")",
+          Optional.empty());
+    }
+    if (spec.mode() == DrainMode.WAIT) {
+      return new StepResult.Running("waiting for " + left.size() + " pods to finish (" + names(left) + "); nothing evicted"
+          + " (mode wait)", Optional.empty());
+    }
+    return evict(run, left, deadline);
+  }
+
+  private StepResult evict(LongStepRun<DrainSpec> run, List<PodInfo> left, Instant deadline) throws ClusterException {
+    DrainSpec spec = run.spec();
+    Instant now = run.now();
+    Duration retryDelay = run.ports().retryDelay();
+    long terminating = left.stream().filter(PodInfo::terminating).count();
+    int evicted = 0;
+    Set<String> blockers = new LinkedHashSet<>();
+    Optional<Instant> retryAt = Optional.empty();
+    String throttled = "";
+    for (PodInfo p : left) {
+      if (p.terminating()) {
+        continue;
+      }
+      Eviction answer = run.ports().workloads().evict(p, grace(p, spec));
+      if (answer instanceof Eviction.Granted || answer instanceof Eviction.Gone) {
+        evicted++;
+      } else if (answer instanceof Eviction.BudgetBlocked b) {
+        String who = b.budget().orElse("of pod " + p.ref());
+        if (blockers.add(who)) {
+          run.warn().accept("DrainBlockedByPDB", "eviction of " + p.ref() + " blocked by PodDisruptionBudget " + who + ": " + b.message());
+        }
+        retryAt = earliest(retryAt, now.plus(b.retryAfter().orElse(retryDelay)));
+      } else if (answer instanceof Eviction.Throttled t) {
+        throttled = "; the API server is throttling evictions";
+        retryAt = Optional.of(now.plus(t.retryAfter().orElse(retryDelay)));
+      } else if (answer instanceof Eviction.SeveralBudgets several) {
+        String text = "pod " + p.ref() + " matches more than one PodDisruptionBudget, which eviction does not support ("
+            + several.message() + ")";
+        if (spec.mode() == DrainMode.EVICT) {
+          return new StepResult.Failed(Reason.DRAIN_FAILED, text + "; not retried: fix the budgets, then retry or release");
+        }
+        return new StepResult.Running(text + "; not retried: waiting for the timeout to delete it", Optional.of(deadline));
+      } else if (answer instanceof Eviction.Refused r) {
+        return new StepResult.Failed(Reason.DRAIN_FAILED, "eviction of " + p.ref() + " refused (HTTP " + r.code() + "): "
+            + r.message());
+      }
+      if (!throttled.isEmpty()) {
+        break;
+      }
+    }
+    StringBuilder note = new StringBuilder().append(left.size()).append(" pods left to move");
+    if (evicted > 0 || terminating > 0) {
+      note.append(" (").append(evicted).append(" evicted now, ").append(terminating).append(" terminating)");
+    }
+    if (!blockers.isEmpty()) {
+      note.append("; waiting on PDB ").append(String.join(", ", blockers));
+    }
+    note.append(throttled);
+    return new StepResult.Running(note.toString(), retryAt);
+  }
+
+  private static long grace(PodInfo p, DrainSpec spec) {
+    long cap = spec.gracePeriod().toSeconds();
+    return p.gracePeriodSeconds().map(own -> Math.min(own, cap)).orElse(cap);
+  }
+
+  private static Optional<Instant> earliest(Optional<Instant> a, Instant b) {
+    return Optional.of(a.isPresent() && a.get().isBefore(b) ? a.get() : b);
+  }
+
+  private static String names(List<PodInfo> pods) {
+    List<String> shown = pods.stream().limit(NAMES_SHOWN).map(PodInfo::ref).toList();
+    return String.join(", ", shown) + (pods.size() > NAMES_SHOWN ? " and " + (pods.size() - NAMES_SHOWN) + " more" : "");
   }
 }

@@ -1,5 +1,10 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.playbook.Template;
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
@@ -9,15 +14,32 @@ import io.gpuremediator.playbook.TemplateContext;
 
 /** {@code event: {reason, message[, type]}}: records a core/v1 Event on the node once the node write succeeded. */
 final class EventAction implements ActionKind<EventSpec> {
+  private static final Set<String> EVENT_TYPES = Set.of("Normal", "Warning");
 
-  @Override
-  public String name() {
-    return "event";
-  }
 
   @Override
   public Class<EventSpec> specType() {
     return EventSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<EventSpec> decode(MapReader params, boolean dryRun) {
+    String type = params.string("type").orElse("Warning");
+    boolean typeOk = EVENT_TYPES.contains(type);
+    if (!typeOk) {
+      params.problems().add(params.at("type"), "event action: \"type\" must be Normal or Warning, not \"" + type + "\"");
+    }
+    Optional<Template> reason = ActionParams.template(params, "reason", FieldRule.REASON, true, name());
+    Optional<Template> message = ActionParams.template(params, "message", FieldRule.MESSAGE, true, name());
+    if (!typeOk || reason.isEmpty() || message.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new EventSpec(type, reason.get(), message.get(), dryRun));
   }
 
   @Override

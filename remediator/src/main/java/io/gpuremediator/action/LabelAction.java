@@ -1,5 +1,10 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.playbook.Template;
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.LabelSpec;
 import io.gpuremediator.playbook.TemplateContext;
@@ -9,13 +14,20 @@ import io.gpuremediator.state.ClaimKey;
 /** {@code label: {key, value}}: sets a label of ours; never overwrites one we did not set. */
 final class LabelAction implements ActionKind<LabelSpec> {
   @Override
-  public String name() {
-    return "label";
+  public Class<LabelSpec> specType() {
+    return LabelSpec.class;
   }
 
   @Override
-  public Class<LabelSpec> specType() {
-    return LabelSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<LabelSpec> decode(MapReader params, boolean dryRun) {
+    Optional<String> key = ActionParams.ownKey(params, name());
+    Optional<Template> value = ActionParams.template(params, "value", FieldRule.LABEL_VALUE, true, name());
+    return key.isEmpty() || value.isEmpty() ? Optional.empty() : Optional.of(new LabelSpec(key.get(), value.get(), dryRun));
   }
 
   @Override

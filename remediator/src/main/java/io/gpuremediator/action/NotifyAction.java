@@ -1,5 +1,12 @@
 package io.gpuremediator.action;
 
+import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.NotifySpec;
@@ -10,15 +17,36 @@ import io.gpuremediator.playbook.TemplateContext;
  * loop ({@code loop}) queues it once the step is reached, off the decision path.
  */
 final class NotifyAction implements ActionKind<NotifySpec> {
-  @Override
-  public String name() {
-    return "notify";
-  }
+  private static final Pattern RECEIVER = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   @Override
   public Class<NotifySpec> specType() {
     return NotifySpec.class;
   }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<NotifySpec> decode(MapReader params, boolean dryRun) {
+    Optional<String> receiver = params.requiredString("receiver").filter(r -> {
+      if (!RECEIVER.matcher(r).matches()) {
+        params.problems().add(params.at("receiver"), "notify action: \"receiver\" must name a receiver of the service"
+            + " config (lower-case letters, digits and -)");
+        return false;
+      }
+      return true;
+    });
+    Optional<Template> message = ActionParams.template(params, "message", FieldRule.MESSAGE, true, "notify");
+    boolean stageChanges = params.bool("stage_changes").orElse(false);
+    if (receiver.isEmpty() || message.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new NotifySpec(receiver.get(), message.get(), stageChanges, dryRun));
+  }
+
 
   @Override
   public Step prepare(NotifySpec spec, TemplateContext ctx) {

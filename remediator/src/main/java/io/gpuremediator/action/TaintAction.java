@@ -1,5 +1,10 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.node.TaintEffect;
+import java.util.Set;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
@@ -12,13 +17,25 @@ import java.util.Optional;
 /** {@code taint: {key, value, effect}}: adds the taint, or updates the value of one we added. */
 final class TaintAction implements ActionKind<TaintSpec> {
   @Override
-  public String name() {
-    return "taint";
+  public Class<TaintSpec> specType() {
+    return TaintSpec.class;
   }
 
   @Override
-  public Class<TaintSpec> specType() {
-    return TaintSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<TaintSpec> decode(MapReader params, boolean dryRun) {
+    Optional<String> key = ActionParams.ownKey(params, name());
+    boolean hasValue = params.has("value");
+    Optional<Template> value = ActionParams.template(params, "value", FieldRule.LABEL_VALUE, false, name());
+    Optional<TaintEffect> effect = ActionParams.effect(params, true, name());
+    if (key.isEmpty() || effect.isEmpty() || (hasValue && value.isEmpty())) {
+      return Optional.empty();
+    }
+    return Optional.of(new TaintSpec(key.get(), value.orElse(Template.literal("")), effect.get(), dryRun));
   }
 
   @Override

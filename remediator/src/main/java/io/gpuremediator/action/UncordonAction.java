@@ -1,5 +1,9 @@
 package io.gpuremediator.action;
 
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.UncordonSpec;
@@ -9,13 +13,18 @@ import io.gpuremediator.state.ClaimKey;
 /** {@code uncordon: {}}: makes the node schedulable, only if we cordoned it and no other alert needs the cordon. */
 final class UncordonAction implements ActionKind<UncordonSpec> {
   @Override
-  public String name() {
-    return "uncordon";
+  public Class<UncordonSpec> specType() {
+    return UncordonSpec.class;
   }
 
   @Override
-  public Class<UncordonSpec> specType() {
-    return UncordonSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<UncordonSpec> decode(MapReader params, boolean dryRun) {
+    return Optional.of(new UncordonSpec(dryRun));
   }
 
   @Override

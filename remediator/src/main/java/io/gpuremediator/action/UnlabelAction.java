@@ -1,5 +1,9 @@
 package io.gpuremediator.action;
 
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
@@ -8,13 +12,18 @@ import io.gpuremediator.state.ClaimKey;
 /** {@code unlabel: {key}}: removes a label we set, once no other alert needs it. */
 final class UnlabelAction implements ActionKind<UnlabelSpec> {
   @Override
-  public String name() {
-    return "unlabel";
+  public Class<UnlabelSpec> specType() {
+    return UnlabelSpec.class;
   }
 
   @Override
-  public Class<UnlabelSpec> specType() {
-    return UnlabelSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<UnlabelSpec> decode(MapReader params, boolean dryRun) {
+    return ActionParams.ownKey(params, name()).map(key -> new UnlabelSpec(key, dryRun));
   }
 
   @Override

@@ -1,5 +1,9 @@
 package io.gpuremediator.action;
 
+import java.util.Set;
+import java.util.Optional;
+import io.gpuremediator.yaml.MapReader;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.TaintEffect;
@@ -12,13 +16,24 @@ import java.util.List;
 /** {@code untaint: {key[, effect]}}: removes a taint we added, once no other alert needs it. */
 final class UntaintAction implements ActionKind<UntaintSpec> {
   @Override
-  public String name() {
-    return "untaint";
+  public Class<UntaintSpec> specType() {
+    return UntaintSpec.class;
   }
 
   @Override
-  public Class<UntaintSpec> specType() {
-    return UntaintSpec.class;
+  public Set<Phase> phases() {
+    return Set.of(Phase.RESOLVED);
+  }
+
+  @Override
+  public Optional<UntaintSpec> decode(MapReader params, boolean dryRun) {
+    Optional<String> key = ActionParams.ownKey(params, name());
+    boolean hasEffect = params.has("effect");
+    Optional<TaintEffect> effect = ActionParams.effect(params, false, name());
+    if (key.isEmpty() || (hasEffect && effect.isEmpty())) {
+      return Optional.empty();
+    }
+    return Optional.of(new UntaintSpec(key.get(), effect, dryRun));
   }
 
   @Override

@@ -1,8 +1,13 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.state.Stage;
+import java.util.Map;
 import io.gpuremediator.decision.Decision;
 
-/** Told about every decision once it is final (to log it, count it and keep it for the API). */
+/**
+ * Told about every decision once it is final (to log it, count it and keep it for the API), and of the episode
+ * engine's figures (actions timed, episodes per stage, long steps finished).
+ */
 public interface DecisionListener {
   /** Called once per decided alert. */
   void decided(Decision decision);
@@ -14,4 +19,10 @@ public interface DecisionListener {
 
   /** Called with how long one action took to take effect, in seconds. */
   default void actionTimed(String action, String outcome, double seconds) {}
+
+  /** Called with the active episodes per stage after each look over the fleet. */
+  default void stages(Map<Stage, Integer> counts) {}
+
+  /** Called when a long step ended ({@code succeeded} or {@code failed}) after {@code seconds}. */
+  default void stepFinished(String kind, String outcome, double seconds) {}
 }

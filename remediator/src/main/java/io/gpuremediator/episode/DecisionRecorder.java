@@ -1,5 +1,7 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.state.Stage;
+import java.util.TreeMap;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.decision.Outcome;
@@ -106,6 +108,23 @@ public final class DecisionRecorder implements DecisionListener {
   @Override
   public void actionTimed(String action, String outcome, double seconds) {
     metrics.actionTimed(action, outcome, seconds);
+  }
+
+  /** Every stage that is not over, 0 when no episode is in it, so dashboards always see the series. */
+  @Override
+  public void stages(Map<Stage, Integer> counts) {
+    Map<String, Integer> byCode = new TreeMap<>();
+    for (Stage s : Stage.values()) {
+      if (!s.isOver()) {
+        byCode.put(s.code(), counts.getOrDefault(s, 0));
+      }
+    }
+    metrics.episodeStages(byCode);
+  }
+
+  @Override
+  public void stepFinished(String kind, String outcome, double seconds) {
+    metrics.stepFinished(kind, outcome, seconds);
   }
 
   /** The logfmt line for a decision; every value that came from an alert is quoted and escaped. */

@@ -1,11 +1,13 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.SilenceRequest;
@@ -152,7 +154,7 @@ final class EpisodeOutbound {
       throws ClusterException {
     String entry = Episode.SILENCE_PREFIX + key;
     String held = e.outbound().get(entry);
-    String marker = "[" + CREATED_BY + " " + DiagnoseStep.episodeHash(node, e) + " " + key + "]";
+    String marker = "[" + CREATED_BY + " " + EpisodeNames.episodeHash(node, e) + " " + key + "]";
     String retryKey = e.fingerprint() + "/" + key;
     try {
       Instant endsAt = now.plus(s.duration());

@@ -64,26 +64,9 @@ final class EpisodeWriter {
    */
   Optional<Written> runSteps(String node, Episode expected, List<ActionSpec> specs, Phase phase, Optional<Episode> after,
       String skippedLongStep) throws ClusterException, RenderException {
-    TemplateContext ctx = context(node, expected);
-    List<Step> steps = new ArrayList<>(specs.size());
-    for (ActionSpec spec : specs) {
-      steps.add(ActionRegistry.prepare(spec, ctx));
-    }
-    return edit(node, expected, phase, (draft, current) -> {
-      List<ActionRecord> records = new ArrayList<>(specs.size());
-      for (int i = 0; i < specs.size(); i++) {
-        ActionSpec spec = specs.get(i);
-        if (spec.isLongStep() && !spec.dryRun()) {
-          records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, skippedLongStep));
-        } else if (spec.dryRun()) {
-          ActionRecord r = steps.get(i).apply(draft.copy());
-          records.add(new ActionRecord(r.type(), StepOutcome.DRY_RUN, r.change()));
-        } else {
-          records.add(steps.get(i).apply(draft));
-        }
-      }
-      return new Written(after, records, draft.events());
-    }, after.orElse(null));
+    List<Step> steps = StepRecords.prepare(specs, context(node, expected));
+    return edit(node, expected, phase, (draft, current) -> new Written(after,
+        StepRecords.apply(draft, specs, steps, specs.size(), skippedLongStep, true), draft.events()), after.orElse(null));
   }
 
   /** The templates' view of an episode's alert (its kept labels and annotations) on this node. */
@@ -117,22 +100,6 @@ final class EpisodeWriter {
       draft.ledger(fresh.ledger().withoutExpiring(ids));
       return new Edited<>(draft.toNode(), Boolean.TRUE);
     });
-  }
-
-  /** Records Events; a failure is logged by the caller's listener, never undoes the write. */
-  void recordEvents(List<NodeEvent> events) {
-    for (NodeEvent e : events) {
-      recordEvent(e);
-    }
-  }
-
-  void recordEvent(NodeEvent e) {
-    try {
-      cluster.recordEvent(e);
-    } catch (ClusterException ex) {
-      org.slf4j.LoggerFactory.getLogger(EpisodeWriter.class).warn("event {} on node {} not recorded: {}", e.reason(),
-          e.node(), ex.getMessage());
-    }
   }
 
   Instant now() {

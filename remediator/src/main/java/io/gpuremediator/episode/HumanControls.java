@@ -1,8 +1,10 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.LongStep;
 import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.UndoSteps;
 import io.gpuremediator.decision.Decision;
-import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
@@ -10,22 +12,22 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.node.TaintEffect;
-import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * What a human may do to a node's episodes through the API: release the node (run each episode's release
- * steps now, skipping diagnostics, and undo whatever else the episode still holds) or retry a failed step. Each is a decision with the reason given, and
- * runs holding the node's in-flight mark, so it never races the loop's own look at the node.
+ * What a human may do to a node's episodes through the API: release the node (run each episode's release steps now,
+ * skipping long ones, and undo whatever else the episode still holds) or retry a failed step. Each is a move of the
+ * {@link Transition} table and a decision with the reason given, made holding the node, so it never races the loop's
+ * own look at it or a webhook's write.
  */
 public final class HumanControls {
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -49,7 +51,7 @@ public final class HumanControls {
     UNKNOWN_NODE,
     /** The node has no episode (release) or no failed step (retry). */
     NOTHING_TO_DO,
-    /** Another look at the node did not end in time, or a write was fenced out; try again. */
+    /** Another change to the node did not end in time, or a write was fenced out; try again. */
     BUSY,
     /** This instance does not lead. */
     NOT_LEADER,
@@ -60,26 +62,25 @@ public final class HumanControls {
   /** The outcome and the decisions made. */
   public record Result(Status status, List<Decision> decisions, String message) {}
 
-  /** Releases every episode of the node: its release steps run now, long ones (diagnose) skipped. */
+  /** Releases every episode of the node: its release steps run now, long ones skipped. */
   public Result release(String node, String reason, String who) {
     return onNode(node, (n, out) -> {
       if (n.ledger().episodes().isEmpty()) {
         return new Result(Status.NOTHING_TO_DO, List.of(), "node " + node + " has no episode");
       }
       PlaybookSet set = playbooks.get();
+      EpisodeMoves moves = loop.moves();
       for (Episode e : n.ledger().episodes().values()) {
         List<ActionSpec> steps = new ArrayList<>(set.named(e.playbook()).map(Playbook::onResolved).orElse(List.of()));
-        steps.addAll(leftovers(n.ledger(), e.fingerprint(), steps));
-        Episode releasing = e.with(e.progress().releasingFromStart());
-        Optional<EpisodeWriter.Written> w = loop.writer().runSteps(node, e, steps, Phase.RESOLVED, Optional.empty(),
-            "skipped: released by a human");
+        steps.addAll(UndoSteps.leftovers(n.ledger(), e.fingerprint(), steps));
+        Optional<EpisodeWriter.Written> w = moves.runSteps(node, e, Transition.RELEASED_BY_HUMAN, steps, Phase.RESOLVED,
+            Optional.empty(), "skipped: released by a human");
         if (w.isEmpty()) {
           return new Result(Status.BUSY, out, "the episode " + e.fingerprint() + " changed under the release; try again");
         }
-        loop.writer().recordEvents(w.get().events());
-        loop.releaseSlot(node);
-        out.add(loop.decide(node, releasing, Reason.RELEASED_BY_HUMAN, "released by " + who + ": " + reason,
-            w.get().records(), Stage.RELEASED));
+        ActionRegistry.cancelAll(node, loop.ports());
+        out.add(moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.RELEASED_BY_HUMAN, null,
+            "released by " + who + ": " + reason, w.get().records(), Stage.RELEASED));
       }
       return new Result(Status.DONE, out, "");
     });
@@ -90,23 +91,29 @@ public final class HumanControls {
     return onNode(node, (n, out) -> {
       for (Episode e : n.ledger().episodes().values()) {
         Progress p = e.progress();
-        if (!p.stage().isFailed() || (p.stage() == Stage.NEEDS_HUMAN && !failedReplace(e))) {
+        Optional<ActionSpec> atCursor = stepAtCursor(e);
+        Optional<LongStep<ActionSpec>> failedStep = atCursor.flatMap(ActionRegistry::longStep);
+        if (!p.stage().isFailed()
+            || (p.stage() == Stage.NEEDS_HUMAN && failedStep.filter(k -> k.stages().failed() == Stage.NEEDS_HUMAN).isEmpty())) {
           continue;
         }
-        java.time.Instant now = loop.writer().now();
+        Instant now = loop.moves().now();
         int attempt = p.task().map(t -> t.attempt() + 1).orElse(2);
         String note = "retry (attempt " + attempt + ") requested by " + who + ": " + reason;
-        // A drain goes back through max_draining, a replacement through the replacement budget (and finds an instance
-        // already marked without marking it again); diagnostics start again at once, as a new Job.
-        Episode again = p.stage() == Stage.DIAGNOSTICS_FAILED
-            ? e.with(p.inStage(Stage.DIAGNOSING, now).running(new Progress.Task("diagnose", p.next(), now, attempt, "",
-                Optional.empty())).noted(note))
+        // A step with a budget or a slot to take goes back through its start (a replacement finds an instance already
+        // marked without marking it again); one without starts again at once, as a new attempt (a new Job).
+        Optional<LongStep<ActionSpec>> atOnce = failedStep.filter(k -> !k.retriesThroughStart());
+        Episode again = atOnce.isPresent()
+            ? e.with(p.inStage(atOnce.get().stages().running(), now).running(new Progress.Task(
+                atCursor.get().kind(), p.next(), now, attempt, "", Optional.empty())).noted(note))
             : e.with(p.inStage(Stage.QUARANTINED, now).at(p.next()).noted(note));
-        if (loop.writer().replace(node, e, again).isEmpty()) {
+        Optional<Decision> decided = loop.moves().moveDecided(node, e, Transition.RETRIED, again,
+            failedStep.map(LongStep::stages), null, "retry of the failed step (" + p.stage().code() + ": " + p.note()
+                + ") requested by " + who + ": " + reason);
+        if (decided.isEmpty()) {
           return new Result(Status.BUSY, out, "the episode " + e.fingerprint() + " changed under the retry; try again");
         }
-        out.add(loop.decide(node, again, Reason.STEP_RETRIED, "retry of the failed step (" + p.stage().code() + ": "
-            + p.note() + ") requested by " + who + ": " + reason, List.of(), again.progress().stage()));
+        out.add(decided.get());
       }
       if (out.isEmpty()) {
         return new Result(Status.NOTHING_TO_DO, List.of(), "node " + node + " has no failed step to retry");
@@ -116,41 +123,12 @@ public final class HumanControls {
     });
   }
 
-  /** Whether the episode needs a human because its replace step failed (the cloud refused, timed out, no cloud). */
-  private boolean failedReplace(Episode e) {
-    return playbooks.get().named(e.playbook()).map(pb -> {
-      java.util.List<io.gpuremediator.playbook.ActionSpec> list = io.gpuremediator.episode.Episodes.currentList(e, pb);
-      return e.progress().next() < list.size()
-          && list.get(e.progress().next()) instanceof io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
-    }).orElse(false);
-  }
-
-  /**
-   * Undo steps for what the episode still holds that its release steps do not undo (a playbook without
-   * on_resolved, like one that keeps a node for a human): its taints, its cordon and its labels. Conditions and
-   * annotations have no undo kind and stay, as a human's record of what happened.
-   */
-  static List<ActionSpec> leftovers(NodeLedger ledger, String holder, List<ActionSpec> release) {
-    List<ActionSpec> out = new ArrayList<>();
-    ledger.claims().forEach((text, claim) -> {
-      if (!claim.holders().contains(holder)) {
-        return;
-      }
-      ClaimKey key = ClaimKey.parse(text);
-      if (key instanceof ClaimKey.Cordon && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
-        out.add(new ActionSpec.UncordonSpec(false));
-      } else if (key instanceof ClaimKey.TaintClaim taint) {
-        Optional<TaintEffect> effect = TaintEffect.fromApiName(taint.effect());
-        if (effect.isPresent()
-            && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taint.key()))) {
-          out.add(new ActionSpec.UntaintSpec(taint.key(), effect, false));
-        }
-      } else if (key instanceof ClaimKey.LabelClaim label
-          && release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(label.key()))) {
-        out.add(new ActionSpec.UnlabelSpec(label.key(), false));
-      }
+  /** The step at the episode's cursor, when its playbook has one there (the step that failed). */
+  private Optional<ActionSpec> stepAtCursor(Episode e) {
+    return playbooks.get().named(e.playbook()).flatMap(pb -> {
+      List<ActionSpec> list = Episodes.currentList(e, pb);
+      return e.progress().next() < list.size() ? Optional.of(list.get(e.progress().next())) : Optional.empty();
     });
-    return out;
   }
 
   @FunctionalInterface
@@ -166,15 +144,18 @@ public final class HumanControls {
     if (!loop.isLeading()) {
       return new Result(Status.NOT_LEADER, List.of(), "this instance does not lead");
     }
-    return loop.exclusively(node, WAIT, () -> {
+    AtomicReference<Result> result = new AtomicReference<>();
+    boolean held = loop.exclusion().holding(node, WAIT, () -> {
       List<Decision> out = new ArrayList<>();
       try {
-        return work.apply(cluster.node(node).orElse(n.get()), out);
+        result.set(work.apply(cluster.node(node).orElse(n.get()), out));
       } catch (ClusterException e) {
-        return new Result(Status.BUSY, out, e.getMessage());
+        result.set(new Result(Status.BUSY, out, e.getMessage()));
       } catch (RenderException e) {
-        return new Result(Status.FAILED, out, e.getMessage());
+        result.set(new Result(Status.FAILED, out, e.getMessage()));
       }
-    }).orElse(new Result(Status.BUSY, List.of(), "another change to node " + node + " is under way; try again"));
+    });
+    return held ? result.get()
+        : new Result(Status.BUSY, List.of(), "another change to node " + node + " is under way; try again");
   }
 }

@@ -27,7 +27,7 @@ public final class RefusalEvents implements DecisionListener {
   static final double PER_SECOND = 50;
   static final int BURST = 100;
 
-  private final Cluster cluster;
+  private final NodeEvents events;
   private final Executor executor;
   private final Map<Episode, Boolean> recorded = new LinkedHashMap<>(256, 0.75f, false) {
     @Override
@@ -48,7 +48,7 @@ public final class RefusalEvents implements DecisionListener {
   }
 
   RefusalEvents(Cluster cluster, Executor executor, Pace pace) {
-    this.cluster = cluster;
+    this.events = new NodeEvents(cluster);
     this.executor = executor;
     this.pace = pace;
   }
@@ -86,8 +86,7 @@ public final class RefusalEvents implements DecisionListener {
   /** The Event for a refusal. */
   private static NodeEvent event(Decision d) {
     String message = d.alertname() + " not remediated (" + d.reason().code() + "): " + d.detail();
-    return new NodeEvent(d.node(), "Warning", "RemediationSuppressed",
-        message.length() > 1024 ? message.substring(0, 1021) + "..." : message, d.time());
+    return NodeEvents.warning(d.node(), "RemediationSuppressed", message, d.time());
   }
 
   /** Writes the waiting Events one at a time, at the pace, until none is left. */
@@ -103,11 +102,7 @@ public final class RefusalEvents implements DecisionListener {
       }
       NodeEvent event = event(next); // built outside the monitor the webhooks queue under
       pace.await();
-      try {
-        cluster.recordEvent(event);
-      } catch (ClusterException | RuntimeException e) {
-        LOGGER.warn("refusal event for node {} not recorded: {}", event.node(), e.getMessage());
-      }
+      events.record(event);
     }
   }
 
@@ -172,6 +167,20 @@ public final class RefusalEvents implements DecisionListener {
       public void actionTimed(String action, String outcome, double seconds) {
         for (DecisionListener l : listeners) {
           l.actionTimed(action, outcome, seconds);
+        }
+      }
+
+      @Override
+      public void stages(java.util.Map<io.gpuremediator.state.Stage, Integer> counts) {
+        for (DecisionListener l : listeners) {
+          l.stages(counts);
+        }
+      }
+
+      @Override
+      public void stepFinished(String kind, String outcome, double seconds) {
+        for (DecisionListener l : listeners) {
+          l.stepFinished(kind, outcome, seconds);
         }
       }
     };

@@ -37,16 +37,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Turns alerts into decisions and node changes. Thread-safe: decisions about one node are serialised
- * by a lock, and writes use optimistic concurrency against other writers.
+ * Turns alerts into decisions and node changes: the chain of checks every alert goes through, the safety gate's
+ * admission, and then one write of the node ({@link AlertWrite}). Thread-safe: the writes of one node are serialised
+ * by holding it, and use optimistic concurrency against other instances.
  */
 public final class RemediationEngine {
-  private static final String NO_EPISODE = "no episode of this alert is active on the node";
-  private static final int LOCK_STRIPES = 64;
 
   private final Supplier<PlaybookSet> playbooks;
   private final Cluster cluster;
@@ -55,32 +54,40 @@ public final class RemediationEngine {
   private final SafetyGate gate;
   private final DecisionListener listener;
   private final Clock clock;
-  private final NodeEventWriter events;
-  private final java.util.function.BooleanSupplier mayWrite;
-  private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
-  /** Nodes a decision is writing now (its node write and then its Events), and those changed meanwhile. */
-  private final java.util.Set<String> writing = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private final java.util.Set<String> changedWhileWriting = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private volatile java.util.function.Consumer<String> settled = node -> { };
+  private final AlertDecisions decisions;
+  private final AlertWrite write;
   /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
   private final List<DecisionStep> chain = List.of(this::matchPlaybook, this::requireEligibleNode,
       this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
       this::renderActions, this::requireReadableLedger, this::dryRun);
 
-  /** Creates an engine that always may write (one instance, or tests). */
+  /** Creates an engine that always may write and holds its nodes on its own (one instance, or tests). */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock) {
     this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true);
   }
 
+  /** Creates an engine that holds its nodes on its own; {@code mayWrite} as below. */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, new NodeExclusion(node -> { }));
+  }
+
   /**
-   * Creates an engine.
+   * Creates an engine whose writes hold each node against the loop's looks and the human controls.
    *
    * @param mayWrite asked inside every node write: false (this instance no longer leads) writes nothing and
    *     answers {@code failed/not_leader}, which Alertmanager retries against the leader
+   * @param loop the background loop that carries the episodes on: a node it is asked to look at while this engine
+   *     writes it is looked at once the write is done, never against it
    */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, java.util.function.BooleanSupplier mayWrite) {
+      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion());
+  }
+
+  RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion) {
     this.playbooks = playbooks;
     this.cluster = cluster;
     this.resolver = resolver;
@@ -88,11 +95,8 @@ public final class RemediationEngine {
     this.gate = gate;
     this.listener = listener;
     this.clock = clock;
-    this.events = new NodeEventWriter(cluster, listener);
-    this.mayWrite = mayWrite;
-    for (int i = 0; i < LOCK_STRIPES; i++) {
-      locks[i] = new ReentrantLock();
-    }
+    this.decisions = new AlertDecisions(clock);
+    this.write = new AlertWrite(cluster, clock, mayWrite, listener, exclusion, decisions);
   }
 
   /**
@@ -172,7 +176,7 @@ public final class RemediationEngine {
       }
     }
     if (e.phase == Phase.RESOLVED) {
-      return execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note);
+      return write.execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note);
     }
     return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note);
   }
@@ -283,7 +287,7 @@ public final class RemediationEngine {
     }
     boolean started = false;
     try {
-      Decision done = execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
+      Decision done = write.execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
       started = done.reason() == Reason.ACTIONS_APPLIED;
       return done;
     } finally {
@@ -313,17 +317,12 @@ public final class RemediationEngine {
   }
 
   private Decision duplicate(Alert alert, String node, String playbook) {
-    return decision(alert, node, playbook, Reason.DUPLICATE_EPISODE,
-        "episode " + alert.fingerprint() + "@" + alert.startsAt() + " was already handled on this node", List.of());
+    return decisions.duplicate(alert, node, playbook);
   }
 
-  private List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
-    TemplateContext ctx = new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(), alert.fingerprint());
-    List<Step> steps = new ArrayList<>(specs.size());
-    for (ActionSpec spec : specs) {
-      steps.add(ActionRegistry.prepare(spec, ctx));
-    }
-    return steps;
+  private static List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
+    return StepRecords.prepare(specs, new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(),
+        alert.fingerprint()));
   }
 
   private Optional<Reason> dryRunReason(Playbook playbook, List<ActionSpec> specs) {
@@ -340,7 +339,7 @@ public final class RemediationEngine {
   }
 
   /**
-   * What {@link #applyAll} would record, written nowhere: in particular a resolution with no episode of its alert on the
+   * What {@link AlertWrite} would record, written nowhere: in particular a resolution with no episode of its alert on the
    * node starts no long step (no diagnose Job), so the dry-run says {@code not_run} as the live path does.
    */
   private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps, List<ActionSpec> specs) {
@@ -348,158 +347,15 @@ public final class RemediationEngine {
     boolean noEpisode = phase == Phase.RESOLVED && !node.ledger().episodes().containsKey(alert.fingerprint());
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (int i = 0; i < steps.size(); i++) {
-      records.add(noEpisode && specs.get(i).isLongStep() ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, NO_EPISODE)
-          : dryRunOf(steps.get(i).apply(draft)));
+      records.add(noEpisode && specs.get(i).isLongStep()
+          ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, AlertWrite.NO_EPISODE)
+          : StepRecords.dryRunOf(steps.get(i).apply(draft)));
     }
     return records;
   }
 
-  private Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps,
-      List<ActionSpec> specs, String note) {
-    ReentrantLock lock = locks[Math.floorMod(nodeName.hashCode(), LOCK_STRIPES)];
-    lock.lock();
-    writing.add(nodeName);
-    long started = System.nanoTime();
-    try {
-      Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs));
-      if (applied.duplicate()) {
-        return duplicate(alert, nodeName, playbook.name());
-      }
-      if (applied.notLeader()) {
-        return decision(alert, nodeName, playbook.name(), Reason.NOT_LEADER,
-            "this instance no longer leads; nothing written (Alertmanager retries against the leader)", List.of());
-      }
-      double writeSeconds = (System.nanoTime() - started) / 1e9;
-      List<ActionRecord> records = new ArrayList<>(applied.records());
-      String eventFailures = events.write(applied.events(), records);
-      String detail = note + String.join("; ", java.util.stream.Stream.of(applied.later(), eventFailures)
-          .filter(t -> !t.isEmpty()).toList());
-      for (ActionRecord r : records) {
-        if (!r.type().equals("event")) {
-          listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
-        }
-      }
-      boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
-      Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
-          : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
-      return decision(alert, nodeName, playbook.name(), reason, detail, records);
-    } catch (ClusterException e) {
-      Reason reason = e.isTransient() ? Reason.KUBE_UNAVAILABLE : Reason.KUBE_REJECTED;
-      List<ActionRecord> notRun = specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList();
-      return decision(alert, nodeName, playbook.name(), reason, e.getMessage(), notRun);
-    } finally {
-      writing.remove(nodeName);
-      lock.unlock();
-      if (changedWhileWriting.remove(nodeName)) {
-        settled.accept(nodeName);
-      }
-    }
-  }
-
-  /**
-   * Wraps {@code next} (the loop's kick, told of each node whose episodes changed) so that a change this engine is
-   * still writing (the ledger is stored, the Event not yet) is passed on once the decision is done: the background
-   * steps of a new episode start after its webhook's own writes, not against them.
-   */
-  public java.util.function.Consumer<String> afterOwnWrites(java.util.function.Consumer<String> next) {
-    settled = next;
-    return node -> {
-      if (writing.contains(node)) {
-        changedWhileWriting.add(node);
-        if (writing.contains(node) || !changedWhileWriting.remove(node)) {
-          return; // the writer passes it on when it is done
-        }
-      }
-      next.accept(node);
-    };
-  }
-
-  private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,
-      List<ActionSpec> specs) {
-    if (isDuplicate(fresh, alert)) {
-      // Authoritative: another thread or instance handled this episode since our cached read.
-      return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false, false));
-    }
-    if (!mayWrite.getAsBoolean()) {
-      // Leadership lapsed while this webhook was decided (a pause past the Lease, say): the new leader acts.
-      return new Edited<>(fresh, new Applied(List.of(), List.of(), false, "", false, true));
-    }
-    Instant now = clock.instant();
-    NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
-    Episode active = fresh.ledger().episodes().get(alert.fingerprint());
-    if (phase == Phase.RESOLVED && active != null) {
-      Optional<String> waiting = Episodes.releaseWaitsFor(active, playbook);
-      if (waiting.isPresent()) {
-        // Releases wait for every earlier step: remember the resolution; the loop releases once they are done.
-        draft.ledger(draft.ledger().withEpisode(active.with(active.progress().resolvedNow())));
-        List<ActionRecord> later = new ArrayList<>(steps.size());
-        for (Step step : steps) {
-          later.add(pending(step.apply(draft.copy())));
-        }
-        return new Edited<>(draft.toNode(), new Applied(later, List.of(), false, "the release waits: " + waiting.get(), true, false));
-      }
-    }
-    // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
-    boolean acts = phase == Phase.FIRING || active != null;
-    int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
-    List<ActionRecord> records = new ArrayList<>(steps.size());
-    for (int i = 0; i < steps.size(); i++) {
-      ActionSpec spec = specs.get(i);
-      if (i >= firstLong) {
-        records.add(pending(steps.get(i).apply(draft.copy())));
-      } else if (spec.isLongStep()) {
-        records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, NO_EPISODE));
-      } else {
-        records.add(spec.dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
-      }
-    }
-    draft.ledger(track(draft.ledger(), alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
-    String background = firstLong < specs.size()
-        ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
-            + " continue in the background" : "";
-    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false));
-  }
-
-  /**
-   * Records the episode: a new firing episode with its cursor at the first long step (or done); a
-   * resolution released at once when {@code on_resolved} has no long step, else releasing from there.
-   */
-  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now, int next) {
-    Episode known = ledger.episodes().get(alert.fingerprint());
-    if (phase == Phase.RESOLVED) {
-      if (known == null || next == Progress.DONE) {
-        return ledger.released(alert.fingerprint(), now);
-      }
-      return ledger.withEpisode(known.with(known.progress().releasingFromStart().at(next)));
-    }
-    if (known != null && known.startsAt().equals(alert.startsAt()) && known.playbook().equals(playbook.name())) {
-      return ledger;
-    }
-    Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
-    boolean later = Episodes.hasBackgroundSteps(playbook);
-    // The same alert firing again with a new start is a new episode; the old one goes to history, so a late
-    // re-send of it stays a duplicate.
-    NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)
-        : ledger;
-    return base.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
-        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of()));
-  }
-
-  private static ActionRecord pending(ActionRecord record) {
-    return new ActionRecord(record.type(), StepOutcome.PENDING, record.change());
-  }
-
-  private static ActionRecord dryRunOf(ActionRecord record) {
-    return record.outcome() == StepOutcome.APPLIED || record.outcome() == StepOutcome.PENDING ? record.asDryRun() : record;
-  }
-
   private Decision decision(Alert alert, String node, String playbook, Reason reason, String detail,
       List<ActionRecord> actions) {
-    return new Decision(clock.instant(), alert.fingerprint(), alert.startsAt(), alert.alertname(), alert.status().code(),
-        node, playbook, reason, detail, actions);
+    return decisions.decision(alert, node, playbook, reason, detail, actions);
   }
-
-  /** What one write did: the records, the Events to record, and what is left to the background. */
-  private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
-      boolean releaseWaits, boolean notLeader) {}
 }

@@ -5,8 +5,33 @@ import java.util.Optional;
 
 /** One action of a playbook, as written. One record per action kind; {@code dryRun} is the action-level switch. */
 public sealed interface ActionSpec {
-  /** The action kind as written in a playbook, e.g. {@code taint}. */
-  String kind();
+  /** The action kind as written in a playbook, e.g. {@code taint}: {@link #kindOf} its record. */
+  default String kind() {
+    return KINDS.get(getClass());
+  }
+
+  /** The names of the kinds, one per spec record (computed once per record). */
+  ClassValue<String> KINDS = new ClassValue<>() {
+    @Override
+    protected String computeValue(Class<?> type) {
+      return kindOf(type);
+    }
+  };
+
+  /**
+   * A kind's name, derived from its spec record's: {@code DrainSpec} is {@code drain}, a {@code GpuResetSpec} would be
+   * {@code gpu_reset}. The one place a kind's name is made.
+   */
+  static String kindOf(Class<?> specType) {
+    String simple = specType.getSimpleName();
+    String stem = simple.endsWith("Spec") ? simple.substring(0, simple.length() - "Spec".length()) : simple;
+    return stem.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** The playbook a failure of this step escalates the episode to; empty: it stays out for a human. */
+  default Optional<String> escalatesTo() {
+    return Optional.empty();
+  }
 
   /** Whether this action only records what it would do. */
   boolean dryRun();
@@ -37,10 +62,6 @@ public sealed interface ActionSpec {
 
   /** Adds (or updates the value of) a taint. */
   record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "taint";
-    }
 
     /** NoSchedule and NoExecute keep work off the node; PreferNoSchedule only discourages it. */
     @Override
@@ -51,19 +72,10 @@ public sealed interface ActionSpec {
 
   /** Removes a taint we added; with no effect, every effect of the key. */
   record UntaintSpec(String key, Optional<TaintEffect> effect, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "untaint";
-    }
   }
 
   /** Marks the node unschedulable. */
   record CordonSpec(boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "cordon";
-    }
-
     @Override
     public boolean takesNodeOutOfService() {
       return !dryRun;
@@ -72,51 +84,27 @@ public sealed interface ActionSpec {
 
   /** Makes the node schedulable again, if we cordoned it. */
   record UncordonSpec(boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "uncordon";
-    }
   }
 
   /** Sets a label. */
   record LabelSpec(String key, Template value, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "label";
-    }
   }
 
   /** Removes a label we set. */
   record UnlabelSpec(String key, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "unlabel";
-    }
   }
 
   /** Sets an annotation. */
   record AnnotateSpec(String key, Template value, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "annotate";
-    }
   }
 
   /** Sets a node status condition. */
   record ConditionSpec(String type, String status, Template reason, Template message, boolean dryRun)
       implements ActionSpec {
-    @Override
-    public String kind() {
-      return "condition";
-    }
   }
 
   /** Records a core/v1 Event on the node. */
   record EventSpec(String type, Template reason, Template message, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "event";
-    }
   }
 
   /** How a drain treats the pods it finds. */
@@ -143,11 +131,6 @@ public sealed interface ActionSpec {
   record DrainSpec(DrainMode mode, java.time.Duration timeout, java.time.Duration gracePeriod,
       java.util.regex.Pattern skipNamespaces, boolean dryRun) implements ActionSpec {
     @Override
-    public String kind() {
-      return "drain";
-    }
-
-    @Override
     public boolean isLongStep() {
       return true;
     }
@@ -166,9 +149,10 @@ public sealed interface ActionSpec {
     }
 
     @Override
-    public String kind() {
-      return "diagnose";
+    public Optional<String> escalatesTo() {
+      return onFail;
     }
+
 
     @Override
     public boolean isLongStep() {
@@ -181,11 +165,6 @@ public sealed interface ActionSpec {
    * providerID; the step ends when the Node object is gone, or fails at {@code timeout}.
    */
   record ReplaceSpec(String provider, java.time.Duration timeout, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "replace";
-    }
-
     @Override
     public boolean isLongStep() {
       return true;
@@ -206,10 +185,6 @@ public sealed interface ActionSpec {
       matchers = java.util.List.copyOf(matchers);
     }
 
-    @Override
-    public String kind() {
-      return "silence";
-    }
 
     @Override
     public boolean runsInBackground() {
@@ -223,11 +198,6 @@ public sealed interface ActionSpec {
    * @param stageChanges whether every later stage change of the episode also notifies this receiver
    */
   record NotifySpec(String receiver, Template message, boolean stageChanges, boolean dryRun) implements ActionSpec {
-    @Override
-    public String kind() {
-      return "notify";
-    }
-
     @Override
     public boolean runsInBackground() {
       return true;

@@ -18,8 +18,8 @@ import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.LeaderElection;
 import io.gpuremediator.episode.EpisodeLoop;
 import io.gpuremediator.episode.HumanControls;
-import io.gpuremediator.episode.LoopListener;
-import io.gpuremediator.episode.OutsidePorts;
+
+import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
@@ -139,16 +139,16 @@ public final class RemediatorService implements AutoCloseable {
     });
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
-    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
-        () -> election == null || election.isLeader());
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace()),
-        () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()),
-        loopListener(decided), clock, outsidePorts());
-    loopListener(decided).stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
-    cluster.onEpisodesChanged(engine.afterOwnWrites(loop::kick));
+        () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
+        outsidePorts());
+    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
+        () -> election == null || election.isLeader(), loop);
+    decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
+    cluster.onEpisodesChanged(loop::kick);
     loop.start();
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);
@@ -254,31 +254,6 @@ public final class RemediatorService implements AutoCloseable {
     }
     return kube.fleetStore(config.leaderElection().namespace(), config.leaderElection().lease() + "-state",
         identity, clock);
-  }
-
-  private LoopListener loopListener(DecisionListener decided) {
-    return new LoopListener() {
-      @Override
-      public void decided(Decision decision) {
-        decided.decided(decision);
-      }
-
-      @Override
-      public void stages(Map<Stage, Integer> counts) {
-        Map<String, Integer> byCode = new java.util.TreeMap<>();
-        for (Stage s : Stage.values()) {
-          if (!s.isOver()) {
-            byCode.put(s.code(), counts.getOrDefault(s, 0));
-          }
-        }
-        metrics.episodeStages(byCode);
-      }
-
-      @Override
-      public void stepFinished(String kind, String outcome, double seconds) {
-        metrics.stepFinished(kind, outcome, seconds);
-      }
-    };
   }
 
   private SafetyListener metricsListener() {

@@ -39,9 +39,9 @@ class PackageRulesTest {
     allow("state");
     allow("node", "decision", "state", "yaml");
     allow("playbook", "node", "value", "yaml");
-    allow("playbook.load", "playbook", "node", "value", "yaml", "org.yaml..", "org.slf4j..");
-    allow("action", "playbook", "node", "state", "decision", "value", "outbound");
-    allow("outbound");
+    allow("playbook.load", "action", "playbook", "node", "value", "yaml", "org.yaml..", "org.slf4j..");
+    allow("action", "decision", "node", "outbound", "playbook", "state", "value", "workload", "yaml", "org.yaml..");
+    allow("outbound", "decision");
     allow("outbound.http", "outbound", "io.vertx..", "org.slf4j..");
     allow("outbound.aws", "outbound", "software.amazon.awssdk..");
     allow("safety", "config", "decision", "node", "state", "value", "org.slf4j..");

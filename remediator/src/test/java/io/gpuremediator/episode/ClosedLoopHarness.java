@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.episode.RemediationEngine;
@@ -114,12 +116,12 @@ final class ClosedLoopHarness implements AutoCloseable {
     cluster.start();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == 5);
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
-    engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
-        SafetyGate.OPEN, decisions::add, clock);
     loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator"),
         () -> true, decisions::add, clock, outside);
+    engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
+        SafetyGate.OPEN, decisions::add, clock, () -> true, loop);
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }
 

@@ -50,7 +50,7 @@ class DiagnoseMockTest {
         .contains("gpu-remediator.io/unhealthy", "node.kubernetes.io/unschedulable");
     assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand())
         .containsExactly("dcgmi", "diag", "-r", "2", "-j");
-    assertThat(job.getMetadata().getLabels()).containsKey(DiagnoseStep.EPISODE_LABEL);
+    assertThat(job.getMetadata().getLabels()).containsKey(io.gpuremediator.action.EpisodeNames.JOB_EPISODE_LABEL);
     h.look(NODE);
     h.look(NODE);
     assertThat(h.client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).hasSize(1);

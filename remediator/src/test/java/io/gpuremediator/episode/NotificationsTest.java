@@ -3,6 +3,8 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;

@@ -2,6 +2,8 @@ package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;

@@ -1,5 +1,7 @@
 package io.gpuremediator.playbook.load;
 
+import io.gpuremediator.action.ActionKind;
+import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.Phase;
@@ -76,8 +78,7 @@ public final class PlaybookLoader {
           }
         });
         java.util.stream.Stream.concat(p.actions().stream(), p.onResolved().stream())
-            .filter(a -> a instanceof ActionSpec.DiagnoseSpec).map(a -> ((ActionSpec.DiagnoseSpec) a).onFail())
-            .flatMap(Optional::stream).filter(to -> !names.contains(to) || to.equals(p.name()))
+            .map(ActionSpec::escalatesTo).flatMap(Optional::stream).filter(to -> !names.contains(to) || to.equals(p.name()))
             .forEach(to -> errors.add(p.source() + ": diagnose on_fail \"" + to + "\" names no other playbook"));
       }
       checked.add(new PlaybookFile(f.path(), f.playbooks(), errors));
@@ -212,13 +213,13 @@ public final class PlaybookLoader {
     }
     MapReader entry = reader.get();
     if (entry.keys().size() != 1) {
-      problems.add(item, "an action has exactly one key, its kind (" + String.join(", ", ActionDecoders.names()) + ")");
+      problems.add(item, "an action has exactly one key, its kind (" + String.join(", ", ActionRegistry.names()) + ")");
       return Optional.empty();
     }
     String kindName = entry.keys().get(0);
-    Optional<ActionDecoders.Decoder> kind = ActionDecoders.named(kindName);
+    Optional<ActionKind<?>> kind = ActionRegistry.named(kindName);
     if (kind.isEmpty()) {
-      problems.add(item, "unknown action \"" + kindName + "\" (known: " + String.join(", ", ActionDecoders.names()) + ")");
+      problems.add(item, "unknown action \"" + kindName + "\" (known: " + String.join(", ", ActionRegistry.names()) + ")");
       return Optional.empty();
     }
     if (!kind.get().phases().contains(phase)) {
@@ -235,7 +236,7 @@ public final class PlaybookLoader {
     return MapReader.of(paramsNode, kindName + " action", problems).flatMap(params -> {
       int before = problems.messages().size();
       boolean dryRun = params.bool("dry_run").orElse(false);
-      Optional<? extends ActionSpec> spec = kind.get().decode().decode(params, dryRun);
+      Optional<? extends ActionSpec> spec = kind.get().decode(params, dryRun);
       params.finish();
       return problems.messages().size() == before ? spec.map(ActionSpec.class::cast) : Optional.empty();
     });

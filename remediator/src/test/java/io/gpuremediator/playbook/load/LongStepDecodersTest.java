@@ -36,7 +36,7 @@ class LongStepDecodersTest {
     assertThat(d.mode()).isEqualTo(DrainMode.EVICT);
     assertThat(d.timeout()).isEqualTo(Duration.ofMinutes(30));
     assertThat(d.gracePeriod()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(d.skipNamespaces().pattern()).isEqualTo(LongStepDecoders.DEFAULT_SKIP_NAMESPACES);
+    assertThat(d.skipNamespaces().pattern()).isEqualTo("^(kube-system|gpu-operator|gpu-remediator)$");
     assertThat(d.isLongStep()).isTrue();
   }
 

@@ -1,8 +1,5 @@
-package io.gpuremediator.episode;
+package io.gpuremediator.outbound;
 
-import io.gpuremediator.outbound.InstanceHealth;
-import io.gpuremediator.outbound.Notifier;
-import io.gpuremediator.outbound.Silences;
 import java.util.Objects;
 
 /**

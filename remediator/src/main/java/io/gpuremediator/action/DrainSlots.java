@@ -1,4 +1,4 @@
-package io.gpuremediator.episode;
+package io.gpuremediator.action;
 
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeInfo;
@@ -17,12 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * show yet. Admission adds first and counts after, so two nodes racing for the last slot may both be
  * refused but never both admitted; no lock is shared between nodes.
  */
-final class DrainSlots {
+public final class DrainSlots {
   private final Map<String, Instant> admitted = new ConcurrentHashMap<>();
   private final Duration settle;
 
   /** {@code settle}: how long an admission counts on its own before the cache must show it. */
-  DrainSlots(Duration settle) {
+  public DrainSlots(Duration settle) {
     this.settle = settle;
   }
 
@@ -50,7 +50,7 @@ final class DrainSlots {
   }
 
   /** The node's drain ended, failed, or was never written. */
-  void release(String node) {
+  public void release(String node) {
     admitted.remove(node);
   }
 

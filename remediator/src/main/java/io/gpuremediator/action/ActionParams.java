@@ -1,15 +1,17 @@
-package io.gpuremediator.playbook.load;
+package io.gpuremediator.action;
 
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.Template;
+import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** Decoding helpers shared by the action decoders; each problem is recorded against the key's line. */
+/** Decoding helpers shared by the step kinds' decoders; each problem is recorded against the key's line. */
 final class ActionParams {
   private ActionParams() {}
 
@@ -62,6 +64,22 @@ final class ActionParams {
             + ", not \"" + name + "\"");
       }
       return effect;
+    });
+  }
+
+  /** An optional duration, more than 0 and at most {@code max}; {@code fallback} when absent. */
+  static Optional<Duration> duration(MapReader params, String key, Duration fallback, Duration max, String kind) {
+    if (!params.has(key)) {
+      params.take(key);
+      return Optional.of(fallback);
+    }
+    return params.parsed(key, Durations::parse).filter(d -> {
+      if (d.isZero() || d.isNegative() || d.compareTo(max) > 0) {
+        params.problems().add(params.at(key), kind + " action: \"" + key + "\" must be more than 0 and at most "
+            + Durations.format(max));
+        return false;
+      }
+      return true;
     });
   }
 }

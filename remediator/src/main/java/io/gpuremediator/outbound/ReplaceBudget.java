@@ -1,4 +1,4 @@
-package io.gpuremediator.episode;
+package io.gpuremediator.outbound;
 
 import io.gpuremediator.decision.Refusal;
 import java.util.Optional;

@@ -1,0 +1,39 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.state.NodeLedger.Episode;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.HexFormat;
+
+/**
+ * Names that follow from an episode, so that doing a thing twice (a restart between the ledger write and the create)
+ * finds what the first time made: the Jobs of its steps, and the marker of its silences.
+ */
+public final class EpisodeNames {
+  /** The label every Job of an episode's step carries, with the episode's hash. */
+  public static final String JOB_EPISODE_LABEL = NodeKeys.DOMAIN + "episode";
+
+  private EpisodeNames() {}
+
+  /** The Job's name for this episode, step, start and attempt (a retry is a new attempt): stable across restarts. */
+  public static String jobName(String prefix, String node, Episode e, int step, Instant started, int attempt) {
+    return prefix + hash(node + "/" + e.fingerprint() + "@" + e.startsAt() + "/" + step + "/" + started + "/" + attempt)
+        .substring(0, 16);
+  }
+
+  /** A short hash of the episode on this node. */
+  public static String episodeHash(String node, Episode e) {
+    return hash(node + "/" + e.fingerprint() + "@" + e.startsAt()).substring(0, 16);
+  }
+
+  private static String hash(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.playbook.ActionSpec;
+
+/**
+ * A step carried on in the background after the webhook is answered (a drain, a diagnostic Job, a replacement):
+ * started once, then looked at until it passes or fails. It keeps nothing between looks but what the ledger's task
+ * holds, so a restart or a new leader resumes it. The episode engine owns every write; a long step says what it
+ * found, and the {@link StepStages stages} it moves an episode through are its own.
+ *
+ * @param <S> the spec record of its kind
+ */
+public interface LongStep<S extends ActionSpec> {
+  /** The stages and decisions of this kind. */
+  StepStages stages();
+
+  /** Asks to start: go, wait (a budget, a slot), or never as things are (a human decides). */
+  StepStart start(LongStepRun<S> run) throws ClusterException;
+
+  /** One look at the step under way (its task is {@code run.task()}). */
+  StepResult look(LongStepRun<S> run) throws ClusterException;
+
+  /** Gives back what a start took (a drain slot) when the step ends, is released, or its start was never written. */
+  default void cancel(String node, StepPorts ports) {}
+
+  /**
+   * Whether the step, once started outside ({@link StepResult.Started}), ends when the Node object is gone (a
+   * replacement): the episode engine then remembers the node's last ledger to close the episode with.
+   */
+  default boolean endsWithTheNode() {
+    return false;
+  }
+
+  /**
+   * Whether a human's retry goes back through {@link #start} (a budget or a slot to take again); otherwise the step
+   * runs again at once as a new attempt.
+   */
+  default boolean retriesThroughStart() {
+    return true;
+  }
+}

@@ -1,0 +1,23 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.Reason;
+import java.time.Instant;
+import java.util.Optional;
+
+/** What one look at a long step found. */
+public sealed interface StepResult {
+  /** Still under way; look again at {@code retryAt} (or the next tick). */
+  record Running(String note, Optional<Instant> retryAt) implements StepResult {}
+
+  /**
+   * Its work began outside Kubernetes (a Job created, an instance marked): the task records {@code handle}, and the
+   * {@code started} decision says {@code detail}.
+   */
+  record Started(String handle, String note, String detail) implements StepResult {}
+
+  /** Done: the next step may start. */
+  record Succeeded(String note) implements StepResult {}
+
+  /** Failed: the episode stops here (or escalates), decided with {@code reason}. */
+  record Failed(Reason reason, String note) implements StepResult {}
+}

@@ -1,0 +1,24 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.Reason;
+import java.util.Optional;
+
+/** What asking to start a long step found. */
+public sealed interface StepStart {
+  /**
+   * Go: the episode moves to the step's running stage with this note.
+   *
+   * @param decided the detail of a {@code started} decision made now; empty when the step decides it later
+   */
+  record Go(String note, Optional<String> decided) implements StepStart {}
+
+  /**
+   * Not now (a budget, a slot): the note says why, the reason is decided once per episode.
+   *
+   * @param backToQuarantined whether the episode waits in stage quarantined (rather than where it is)
+   */
+  record Wait(Reason reason, String note, boolean backToQuarantined) implements StepStart {}
+
+  /** Never, as things are (no cloud configured, another cloud): the episode needs a human. */
+  record Impossible(Reason reason, String why) implements StepStart {}
+}

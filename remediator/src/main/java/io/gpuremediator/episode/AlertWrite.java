@@ -1,0 +1,176 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.Step;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.Cluster.Edited;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Stage;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * The webhook's one write of a node for one alert, holding the node ({@link NodeExclusion}) for the write and its
+ * Events: the immediate steps run on the freshly read node, the episode is opened, resolved or released in its ledger
+ * (moves of the {@link Transition} table), and the long steps are left to the background loop, which looks at the node
+ * once this write has let it go.
+ */
+final class AlertWrite {
+  /** Why a long step of a resolution with no episode on the node does not run. */
+  static final String NO_EPISODE = "no episode of this alert is active on the node";
+  /** How long a webhook waits for another change to the node (a look of the loop, a human's release) to end. */
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final Cluster cluster;
+  private final Clock clock;
+  private final BooleanSupplier mayWrite;
+  private final DecisionListener listener;
+  private final NodeEvents events;
+  private final NodeExclusion exclusion;
+  private final AlertDecisions decisions;
+
+  AlertWrite(Cluster cluster, Clock clock, BooleanSupplier mayWrite, DecisionListener listener, NodeExclusion exclusion,
+      AlertDecisions decisions) {
+    this.cluster = cluster;
+    this.clock = clock;
+    this.mayWrite = mayWrite;
+    this.listener = listener;
+    this.events = new NodeEvents(cluster);
+    this.exclusion = exclusion;
+    this.decisions = decisions;
+  }
+
+  /** What one write did: the records, the Events to record, and what is left to the background. */
+  private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
+      boolean releaseWaits, boolean notLeader) {}
+
+  /** Writes the node for the alert, holding it; decides what was done. */
+  Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps, List<ActionSpec> specs,
+      String note) {
+    Decision[] done = new Decision[1];
+    boolean held = exclusion.holding(nodeName, WAIT, () -> done[0] = write(alert, playbook, nodeName, phase, steps, specs,
+        note));
+    return held ? done[0] : decisions.decision(alert, nodeName, playbook.name(), Reason.KUBE_UNAVAILABLE, "another change"
+        + " to node " + nodeName + " did not end within " + WAIT.toSeconds() + "s; nothing written (Alertmanager retries)",
+        specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList());
+  }
+
+  private Decision write(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps,
+      List<ActionSpec> specs, String note) {
+    long started = System.nanoTime();
+    try {
+      Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs));
+      if (applied.duplicate()) {
+        return decisions.duplicate(alert, nodeName, playbook.name());
+      }
+      if (applied.notLeader()) {
+        return decisions.decision(alert, nodeName, playbook.name(), Reason.NOT_LEADER,
+            "this instance no longer leads; nothing written (Alertmanager retries against the leader)", List.of());
+      }
+      double writeSeconds = (System.nanoTime() - started) / 1e9;
+      List<ActionRecord> records = new ArrayList<>(applied.records());
+      String eventFailures = events.writeActions(applied.events(), records, listener);
+      String detail = note + String.join("; ", Stream.of(applied.later(), eventFailures).filter(t -> !t.isEmpty()).toList());
+      for (ActionRecord r : records) {
+        if (!r.type().equals("event")) {
+          listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
+        }
+      }
+      boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
+      Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
+          : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
+      return decisions.decision(alert, nodeName, playbook.name(), reason, detail, records);
+    } catch (ClusterException e) {
+      Reason reason = e.isTransient() ? Reason.KUBE_UNAVAILABLE : Reason.KUBE_REJECTED;
+      List<ActionRecord> notRun = specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList();
+      return decisions.decision(alert, nodeName, playbook.name(), reason, e.getMessage(), notRun);
+    }
+  }
+
+  private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,
+      List<ActionSpec> specs) {
+    if (fresh.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring())) {
+      // Authoritative: another thread or instance handled this episode since our cached read.
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false, false));
+    }
+    if (!mayWrite.getAsBoolean()) {
+      // Leadership lapsed while this webhook was decided (a pause past the Lease, say): the new leader acts.
+      return new Edited<>(fresh, new Applied(List.of(), List.of(), false, "", false, true));
+    }
+    Instant now = clock.instant();
+    NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
+    Episode active = fresh.ledger().episodes().get(alert.fingerprint());
+    if (phase == Phase.RESOLVED && active != null) {
+      Optional<String> waiting = Episodes.releaseWaitsFor(active, playbook);
+      if (waiting.isPresent()) {
+        // Releases wait for every earlier step: remember the resolution; the loop releases once they are done.
+        Transition.RESOLVED.check(Optional.of(active.progress().stage()), active.progress().stage(), Optional.empty());
+        draft.ledger(draft.ledger().withEpisode(active.with(active.progress().resolvedNow())));
+        List<ActionRecord> later = StepRecords.apply(draft, specs, steps, 0, "", true);
+        return new Edited<>(draft.toNode(), new Applied(later, List.of(), false, "the release waits: " + waiting.get(), true,
+            false));
+      }
+    }
+    // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
+    boolean acts = phase == Phase.FIRING || active != null;
+    int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
+    List<ActionRecord> records = StepRecords.apply(draft, specs, steps, firstLong, NO_EPISODE, acts);
+    draft.ledger(track(draft.ledger(), alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
+    String background = firstLong < specs.size()
+        ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
+            + " continue in the background" : "";
+    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false));
+  }
+
+  /**
+   * Records the episode: a new firing episode with its cursor at the first long step (or done); a resolution released
+   * at once when {@code on_resolved} has no long step, else releasing from there.
+   */
+  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now, int next) {
+    Episode known = ledger.episodes().get(alert.fingerprint());
+    if (phase == Phase.RESOLVED) {
+      if (known == null) {
+        return ledger.released(alert.fingerprint(), now);
+      }
+      Stage stage = known.progress().stage();
+      if (next == Progress.DONE) {
+        Transition.RELEASED.check(Optional.of(stage), Stage.RELEASED, Optional.empty());
+        return ledger.released(alert.fingerprint(), now);
+      }
+      Transition.RESOLVED.check(Optional.of(stage), stage, Optional.empty());
+      return ledger.withEpisode(known.with(known.progress().releasingFromStart().at(next)));
+    }
+    if (known != null && known.startsAt().equals(alert.startsAt()) && known.playbook().equals(playbook.name())) {
+      return ledger;
+    }
+    Transition.OPENED.check(Optional.empty(), Stage.QUARANTINED, Optional.empty());
+    Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
+    boolean later = Episodes.hasBackgroundSteps(playbook);
+    // The same alert firing again with a new start is a new episode; the old one goes to history, so a late
+    // re-send of it stays a duplicate.
+    NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)
+        : ledger;
+    return base.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
+        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of()));
+  }
+}

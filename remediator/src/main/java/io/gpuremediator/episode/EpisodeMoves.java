@@ -1,0 +1,118 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.StepStages;
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Stage;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The one owner of an episode's moves in the background and by a human: each is checked against the
+ * {@link Transition} table, written fenced ({@link EpisodeWriter}), and decided; a stage change is also an Event and a
+ * notification to the receivers that asked for stage changes. Nothing else writes a stage.
+ */
+final class EpisodeMoves {
+  private final EpisodeWriter writer;
+  private final EpisodeDecisions decisions;
+  private final EpisodeOutbound outbound;
+  private final Supplier<PlaybookSet> playbooks;
+
+  EpisodeMoves(EpisodeWriter writer, EpisodeDecisions decisions, EpisodeOutbound outbound, Supplier<PlaybookSet> playbooks) {
+    this.writer = writer;
+    this.decisions = decisions;
+    this.outbound = outbound;
+    this.playbooks = playbooks;
+  }
+
+  /** A move that records no decision (a note, a cursor, a time to look again); empty when fenced out. */
+  Optional<Episode> quietly(String node, Episode from, Transition t, Episode to, Optional<StepStages> step)
+      throws ClusterException {
+    check(from, t, to.progress().stage(), step);
+    return writer.replace(node, from, to).flatMap(EpisodeWriter.Written::episode);
+  }
+
+  /**
+   * A move with its decision ({@code reason}, or the table's when it fixes one); empty when fenced out, and then
+   * nothing is decided.
+   */
+  Optional<Episode> move(String node, Episode from, Transition t, Episode to, Optional<StepStages> step, Reason reason,
+      String detail) throws ClusterException {
+    return moveDecided(node, from, t, to, step, reason, detail).map(d -> to);
+  }
+
+  /** {@link #move}, answering the decision it recorded. */
+  Optional<Decision> moveDecided(String node, Episode from, Transition t, Episode to, Optional<StepStages> step,
+      Reason reason, String detail) throws ClusterException {
+    check(from, t, to.progress().stage(), step);
+    if (writer.replace(node, from, to).isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(decide(node, to, t, reason, detail, List.of(), to.progress().stage()));
+  }
+
+  /**
+   * Runs immediate steps of the episode's playbook, then records it as {@code after} (or ends it when empty), in one
+   * write, and records the Events the steps asked for; the caller decides, with {@link #decided}. Empty when fenced out.
+   */
+  Optional<EpisodeWriter.Written> runSteps(String node, Episode from, Transition t, List<ActionSpec> specs, Phase phase,
+      Optional<Episode> after, String skipped) throws ClusterException, RenderException {
+    check(from, t, after.map(a -> a.progress().stage()).orElse(Stage.RELEASED), Optional.empty());
+    Optional<EpisodeWriter.Written> w = writer.runSteps(node, from, specs, phase, after, skipped);
+    w.ifPresent(written -> decisions.events().recordAll(written.events()));
+    return w;
+  }
+
+  /** Decides a move {@link #runSteps} wrote: as {@code e}, with the steps' records, a stage change when announced. */
+  Decision decided(String node, Episode e, Transition t, Reason reason, String detail, List<ActionRecord> records,
+      Stage stage) {
+    return decide(node, e, t, reason, detail, records, stage);
+  }
+
+  /** An episode that ended with no write of ours (its Node object is gone): decided only. */
+  void ended(String node, Episode last, Transition t, String detail) {
+    check(last, t, Stage.REPLACED, Optional.empty());
+    Episode over = last.with(last.progress().inStage(Stage.REPLACED, writer.now()).noted("the Node object is gone"));
+    decide(node, over, t, t.reason().orElseThrow(), detail, List.of(), Stage.REPLACED);
+  }
+
+  /** The episode stops for a human ({@code needs_human}), deciding why; empty when fenced out. */
+  Optional<Episode> needsHuman(String node, Episode e, Reason reason, String why) throws ClusterException {
+    Episode next = e.with(e.progress().inStage(Stage.NEEDS_HUMAN, writer.now()).noted(why));
+    return move(node, e, Transition.NEEDS_HUMAN, next, Optional.empty(), reason, why);
+  }
+
+  Instant now() {
+    return writer.now();
+  }
+
+  EpisodeDecisions decisions() {
+    return decisions;
+  }
+
+  EpisodeWriter writer() {
+    return writer;
+  }
+
+  private Decision decide(String node, Episode to, Transition t, Reason reason, String detail, List<ActionRecord> records,
+      Stage stage) {
+    Reason decided = reason != null ? reason : t.reason().orElseThrow();
+    Optional<Stage> announced = t.announced() ? Optional.of(stage) : Optional.empty();
+    Decision d = decisions.decide(node, to, decided, detail, records, announced);
+    announced.ifPresent(s -> outbound.stageChanged(node, to, playbooks.get().named(to.playbook()), s, decided, detail));
+    return d;
+  }
+
+  private static void check(Episode from, Transition t, Stage to, Optional<StepStages> step) {
+    t.check(Optional.of(from.progress().stage()), to, step);
+  }
+}

@@ -1,0 +1,38 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.NodeLedger.Episode;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Nodes whose long step ends with the Node object itself (a replacement under way), each with what its ledger last
+ * said: once the Node is gone the ledger is too, and the episode is closed from this.
+ */
+final class GoneNodes {
+  /** A node being replaced, as last seen: its episode, the handle of what was started outside, its last ledger. */
+  record Last(Episode episode, String handle, NodeLedger ledger) {}
+
+  private final Map<String, Last> tracked = new ConcurrentHashMap<>();
+
+  /** Remembers the node as its episode is now. */
+  void track(String node, Episode e, NodeLedger ledger) {
+    tracked.put(node, new Last(e, e.progress().task().map(t -> t.handle()).orElse(""), ledger));
+  }
+
+  /** What the node last showed, if it is tracked. */
+  Last last(String node) {
+    return tracked.get(node);
+  }
+
+  /** The tracked nodes. */
+  Set<String> nodes() {
+    return tracked.keySet();
+  }
+
+  /** Forgets the node (its Node object is gone, or its step ended another way). */
+  void forget(String node) {
+    tracked.remove(node);
+  }
+}

@@ -1,0 +1,58 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.Step;
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.TemplateContext;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs a list of steps on a draft of the node, for the webhook and the background alike: every step is rendered
+ * before any is applied (no partial action); immediate steps apply to the draft, a dry-run one to a copy; from
+ * {@code backgroundFrom} on, each step only says what it will do ({@code pending}); a long step before that does not run
+ * here ({@code not_run}, with the note saying why), and without an episode to carry it not even as a dry-run.
+ */
+final class StepRecords {
+  private StepRecords() {}
+
+  /** Renders and checks every step for one alert. */
+  static List<Step> prepare(List<ActionSpec> specs, TemplateContext ctx) throws RenderException {
+    List<Step> steps = new ArrayList<>(specs.size());
+    for (ActionSpec spec : specs) {
+      steps.add(ActionRegistry.prepare(spec, ctx));
+    }
+    return steps;
+  }
+
+  /** Applies the steps to the draft and says what each did. */
+  static List<ActionRecord> apply(NodeDraft draft, List<ActionSpec> specs, List<Step> steps, int backgroundFrom,
+      String notRun, boolean episode) {
+    List<ActionRecord> records = new ArrayList<>(steps.size());
+    for (int i = 0; i < steps.size(); i++) {
+      ActionSpec spec = specs.get(i);
+      if (i >= backgroundFrom) {
+        records.add(pending(steps.get(i).apply(draft.copy())));
+      } else if (spec.isLongStep() && (!spec.dryRun() || !episode)) {
+        records.add(new ActionRecord(spec.kind(), StepOutcome.NOT_RUN, notRun));
+      } else {
+        records.add(spec.dryRun() ? dryRunOf(steps.get(i).apply(draft.copy())) : steps.get(i).apply(draft));
+      }
+    }
+    return records;
+  }
+
+  /** What a step would have done, marked as not written. */
+  static ActionRecord dryRunOf(ActionRecord record) {
+    return record.outcome() == StepOutcome.APPLIED || record.outcome() == StepOutcome.PENDING ? record.asDryRun() : record;
+  }
+
+  /** What a step will do in the background. */
+  static ActionRecord pending(ActionRecord record) {
+    return new ActionRecord(record.type(), StepOutcome.PENDING, record.change());
+  }
+}

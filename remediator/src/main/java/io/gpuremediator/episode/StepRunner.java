@@ -1,0 +1,238 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.LongStep;
+import io.gpuremediator.action.LongStepRun;
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.StepPorts;
+import io.gpuremediator.action.StepResult;
+import io.gpuremediator.action.StepStages;
+import io.gpuremediator.action.StepStart;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Progress.Task;
+import io.gpuremediator.state.Stage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Carries one episode on by as many steps as it can now, immediate and long steps alike: the immediate steps up to the
+ * next long one run in one write; a long step is started, then looked at until it passes or fails; at the end of the
+ * list a resolved episode starts its release, and a release ends the episode. Every move goes through
+ * {@link EpisodeMoves}; what a long step does is its kind's ({@link LongStep}), reached through the registry.
+ */
+final class StepRunner {
+  /** The most steps one look advances an episode by; bounds a look whatever the playbook. */
+  private static final int MAX_MOVES = 32;
+
+  private final Cluster cluster;
+  private final EpisodeMoves moves;
+  private final StepPorts ports;
+  private final BooleanSupplier leading;
+  private final GoneNodes gone;
+
+  StepRunner(Cluster cluster, EpisodeMoves moves, StepPorts ports, BooleanSupplier leading, GoneNodes gone) {
+    this.cluster = cluster;
+    this.moves = moves;
+    this.ports = ports;
+    this.leading = leading;
+    this.gone = gone;
+  }
+
+  /** Runs the episode's steps in order until one must wait: a long step under way, a slot, its alert, or a human. */
+  void advance(String node, Episode start, PlaybookSet set) throws ClusterException {
+    Episode e = start;
+    for (int n = 0; n < MAX_MOVES && e != null && leading.getAsBoolean(); n++) {
+      Progress p = e.progress();
+      if (p.stage().isFailed()) {
+        return;
+      }
+      Optional<Playbook> pb = set.named(e.playbook());
+      if (pb.isEmpty()) {
+        moves.decisions().noticeOnce(node, e, Reason.PLAYBOOK_MISSING, "playbook " + e.playbook() + " is not loaded; the"
+            + " episode waits for it or for a human's release");
+        return;
+      }
+      List<ActionSpec> list = Episodes.currentList(e, pb.get());
+      Instant now = moves.now();
+      if (p.task().isPresent()) {
+        e = look(node, e, pb.get(), list, p.task().get(), set, now);
+      } else if (p.next() >= list.size()) {
+        e = endOfList(node, e, pb.get());
+      } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
+        e = runImmediate(node, e, pb.get(), list);
+      } else {
+        e = start(node, e, pb.get(), list.get(p.next()), now);
+      }
+    }
+  }
+
+  /** The list is done: a firing episode waits for its alert (or starts its release); a release ends the episode. */
+  private Episode endOfList(String node, Episode e, Playbook playbook) throws ClusterException {
+    Progress p = e.progress();
+    if (!p.releasing()) {
+      return p.resolved() ? moves.quietly(node, e, Transition.RESOLVED, e.with(p.releasingFromStart()), Optional.empty())
+          .orElse(null) : null;
+    }
+    if (runSteps(node, e, Transition.RELEASED, List.of(), Optional.empty()).isPresent()) {
+      ActionRegistry.cancelAll(node, ports);
+      moves.decided(node, e, Transition.RELEASED, null, "every release step of " + playbook.name() + " ran; the episode is"
+          + " over", List.of(), Stage.RELEASED);
+    }
+    return null;
+  }
+
+  /** Runs the immediate steps from the cursor up to the next long step, in one write. */
+  private Episode runImmediate(String node, Episode e, Playbook playbook, List<ActionSpec> list) throws ClusterException {
+    Progress p = e.progress();
+    int stop = p.next();
+    while (stop < list.size() && (!list.get(stop).isLongStep() || list.get(stop).dryRun())) {
+      stop++;
+    }
+    Episode next = e.with(p.at(stop));
+    Optional<EpisodeWriter.Written> w = runSteps(node, e, Transition.STEPS_RAN, list.subList(p.next(), stop),
+        Optional.of(next));
+    if (w.isEmpty()) {
+      return null;
+    }
+    moves.decided(node, next, Transition.STEPS_RAN, null, "steps " + (p.next() + 1) + " to " + stop + " of "
+        + (p.releasing() ? "on_resolved" : "actions") + " of " + playbook.name() + " ran", w.get().records(), p.stage());
+    return w.get().episode().orElse(null);
+  }
+
+  /** Runs immediate steps; a template that renders an invalid value stops the episode for a human. */
+  private Optional<EpisodeWriter.Written> runSteps(String node, Episode e, Transition t, List<ActionSpec> specs,
+      Optional<Episode> after) throws ClusterException {
+    Phase phase = e.progress().releasing() ? Phase.RESOLVED : Phase.FIRING;
+    try {
+      return moves.runSteps(node, e, t, specs, phase, after, "");
+    } catch (RenderException ex) {
+      moves.needsHuman(node, e, Reason.TEMPLATE_INVALID, ex.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** Asks the long step at the cursor to start: it goes, waits, or can never start as things are. */
+  private Episode start(String node, Episode e, Playbook playbook, ActionSpec spec, Instant now) throws ClusterException {
+    LongStep<ActionSpec> kind = ActionRegistry.longStep(spec).orElseThrow();
+    Optional<StepStages> stages = Optional.of(kind.stages());
+    Progress p = e.progress();
+    Task task = new Task(spec.kind(), p.next(), now, 1, "", Optional.empty());
+    StepStart start = kind.start(run(node, e, playbook, spec, task, now));
+    if (start instanceof StepStart.Impossible i) {
+      moves.needsHuman(node, e, i.reason(), i.why());
+      return null;
+    }
+    if (start instanceof StepStart.Wait w) {
+      moves.decisions().noticeOnce(node, e, w.reason(), w.note());
+      if (p.note().equals(w.note())) {
+        return null;
+      }
+      Progress waiting = (w.backToQuarantined() ? p.inStage(Stage.QUARANTINED, now) : p).noted(w.note());
+      return moves.quietly(node, e, Transition.WAITING, e.with(waiting), stages).orElse(null);
+    }
+    StepStart.Go go = (StepStart.Go) start;
+    Episode next = e.with(p.inStage(kind.stages().running(), now).running(task).noted(go.note()));
+    Optional<Episode> written = go.decided().isPresent()
+        ? moves.move(node, e, Transition.STEP_STARTED, next, stages, kind.stages().started(), go.decided().get())
+        : moves.quietly(node, e, Transition.STEP_STARTED, next, stages);
+    if (written.isEmpty()) {
+      kind.cancel(node, ports);
+    }
+    return written.orElse(null);
+  }
+
+  /** One look at the long step under way. */
+  private Episode look(String node, Episode e, Playbook playbook, List<ActionSpec> list, Task task, PlaybookSet set,
+      Instant now) throws ClusterException {
+    if (task.retryAt().isPresent() && now.isBefore(task.retryAt().get())) {
+      return null;
+    }
+    if (!moves.writer().stillCurrent(node, e)) {
+      return null; // another instance, the webhook or a human moved the episode since the cache showed it
+    }
+    // A reloaded playbook may have another step there now, or none: the task's step is then no longer there to run.
+    Optional<ActionSpec> spec = task.step() < list.size() ? Optional.of(list.get(task.step())) : Optional.empty();
+    Optional<LongStep<ActionSpec>> kind = spec.filter(s -> s.kind().equals(task.kind())).flatMap(ActionRegistry::longStep);
+    if (kind.isEmpty()) {
+      moves.needsHuman(node, e, Reason.PLAYBOOK_MISSING, "step " + (task.step() + 1) + " of " + playbook.name() + " is no"
+          + " longer the " + task.kind() + " step under way (the playbook changed); a human retries or releases");
+      return null;
+    }
+    if (kind.get().endsWithTheNode() && !task.handle().isEmpty()) {
+      gone.track(node, e, ledgerOf(node));
+    }
+    StepResult result = kind.get().look(run(node, e, playbook, spec.get(), task, now));
+    return settle(node, e, spec.get(), kind.get(), task, result, set, now);
+  }
+
+  /** Records what a look found: still running, started outside, passed, or failed (or escalated). */
+  private Episode settle(String node, Episode e, ActionSpec spec, LongStep<ActionSpec> kind, Task task, StepResult result,
+      PlaybookSet set, Instant now) throws ClusterException {
+    Progress p = e.progress();
+    Optional<StepStages> stages = Optional.of(kind.stages());
+    if (result instanceof StepResult.Running r) {
+      Task next = r.retryAt().map(task::retryAt).orElse(new Task(task.kind(), task.step(), task.started(), task.attempt(),
+          task.handle(), Optional.empty()));
+      if (!next.equals(task) || !p.note().equals(r.note())) {
+        moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(r.note())), stages);
+      }
+      return null;
+    }
+    if (result instanceof StepResult.Started s) {
+      Episode next = e.with(p.running(task.withHandle(s.handle())).noted(s.note()));
+      Optional<Episode> written = moves.move(node, e, Transition.STEP_RUNNING, next, stages, kind.stages().started(),
+          s.detail());
+      if (written.isPresent() && kind.endsWithTheNode()) {
+        gone.track(node, written.get(), ledgerOf(node));
+      }
+      return written.orElse(null);
+    }
+    double seconds = Duration.between(task.started(), now).toMillis() / 1000.0;
+    if (result instanceof StepResult.Succeeded s) {
+      moves.decisions().listener().stepFinished(task.kind(), "succeeded", seconds);
+      Stage stage = kind.stages().passed().orElse(p.stage());
+      Episode next = e.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
+      Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),
+          s.note());
+      written.ifPresent(w -> kind.cancel(node, ports));
+      return written.orElse(null);
+    }
+    StepResult.Failed f = (StepResult.Failed) result;
+    moves.decisions().listener().stepFinished(task.kind(), "failed", seconds);
+    gone.forget(node);
+    Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
+    if (to.isPresent()) {
+      Progress escalated = new Progress(Stage.ESCALATED, now, false, false, 0, Optional.empty(), f.note());
+      return moves.move(node, e, Transition.ESCALATED, e.escalatedTo(to.get(), escalated), Optional.empty(), null,
+          f.note() + "; escalated to " + to.get()).orElse(null);
+    }
+    // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
+    Episode next = e.with(p.inStage(kind.stages().failed(), now).noted(f.note()));
+    if (moves.move(node, e, Transition.STEP_FAILED, next, stages, f.reason(), f.note()).isPresent()) {
+      kind.cancel(node, ports);
+    }
+    return null;
+  }
+
+  private LongStepRun<ActionSpec> run(String node, Episode e, Playbook playbook, ActionSpec spec, Task task, Instant now) {
+    return new LongStepRun<>(node, e, playbook, spec, task, now, ports,
+        (reason, message) -> moves.decisions().warnOnce(node, e, reason, message));
+  }
+
+  private NodeLedger ledgerOf(String node) {
+    return cluster.node(node).map(NodeInfo::ledger).orElse(NodeLedger.EMPTY);
+  }
+}
