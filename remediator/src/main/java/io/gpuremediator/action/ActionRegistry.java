@@ -1,5 +1,9 @@
 package io.gpuremediator.action;
 
+import java.util.ArrayList;
+import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.ActionSpec.NotifySpec;
@@ -74,6 +78,54 @@ public final class ActionRegistry {
     for (ActionKind<?> kind : KINDS) {
       kind.longStep().ifPresent(step -> step.cancel(node, ports));
     }
+  }
+
+  /** The silence a step holds while its episode lasts, when it is a silence step. */
+  public static Optional<SilenceSpec> silence(ActionSpec spec) {
+    return spec instanceof SilenceSpec s ? Optional.of(s) : Optional.empty();
+  }
+
+  /** The notification a step sends, when it is a notify step. */
+  public static Optional<NotifySpec> notification(ActionSpec spec) {
+    return spec instanceof NotifySpec n ? Optional.of(n) : Optional.empty();
+  }
+
+  /**
+   * Undo steps for what the episode ({@code holder}) still holds that its release steps do not undo (a playbook without
+   * on_resolved, like one that keeps a node for a human): its taints, its cordon and its labels. Conditions and
+   * annotations have no undo kind and stay, as a human's record of what happened.
+   */
+  public static List<ActionSpec> undoLeftovers(NodeLedger ledger, String holder, List<ActionSpec> release) {
+    List<ActionSpec> out = new ArrayList<>();
+    ledger.claims().forEach((text, claim) -> {
+      if (!claim.holders().contains(holder)) {
+        return;
+      }
+      ClaimKey key = ClaimKey.parse(text);
+      if (key instanceof ClaimKey.Cordon && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
+        out.add(new ActionSpec.UncordonSpec(false));
+      } else if (key instanceof ClaimKey.TaintClaim taint) {
+        Optional<TaintEffect> effect = TaintEffect.fromApiName(taint.effect());
+        if (effect.isPresent()
+            && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taint.key()))) {
+          out.add(new ActionSpec.UntaintSpec(taint.key(), effect, false));
+        }
+      } else if (key instanceof ClaimKey.LabelClaim label
+          && release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(label.key()))) {
+        out.add(new ActionSpec.UnlabelSpec(label.key(), false));
+      }
+    });
+    return out;
+  }
+  /** The keys of the taints the steps set (what a Job of the episode must tolerate). */
+  public static List<String> taintKeys(List<ActionSpec> steps) {
+    List<String> keys = new ArrayList<>();
+    for (ActionSpec a : steps) {
+      if (a instanceof ActionSpec.TaintSpec t && !keys.contains(t.key())) {
+        keys.add(t.key());
+      }
+    }
+    return keys;
   }
 
   /** A silence step's matchers rendered for one alert. */

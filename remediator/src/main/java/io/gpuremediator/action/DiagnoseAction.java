@@ -161,11 +161,7 @@ final class DiagnoseAction implements ActionKind<DiagnoseSpec>, LongStep<Diagnos
   private static void create(LongStepRun<DiagnoseSpec> run, String name) throws ClusterException {
     List<String> tolerations = new ArrayList<>();
     tolerations.add("node.kubernetes.io/unschedulable");
-    for (ActionSpec a : run.playbook().actions()) {
-      if (a instanceof ActionSpec.TaintSpec t && !tolerations.contains(t.key())) {
-        tolerations.add(t.key());
-      }
-    }
+    ActionRegistry.taintKeys(run.playbook().actions()).stream().filter(k -> !tolerations.contains(k)).forEach(tolerations::add);
     DiagnoseSpec spec = run.spec();
     run.ports().workloads().createJob(new DiagnosticJob(run.ports().jobNamespace(), name, run.node(), spec.image(),
         spec.command(), spec.timeout(), Map.of(EpisodeNames.JOB_EPISODE_LABEL, EpisodeNames.episodeHash(run.node(),

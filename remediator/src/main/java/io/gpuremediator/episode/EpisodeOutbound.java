@@ -90,10 +90,8 @@ final class EpisodeOutbound {
       if (r.spec().dryRun()) {
         continue;
       }
-      if (r.spec() instanceof SilenceSpec s && silenceDue(e, r.key(), s, now)) {
-        return true;
-      }
-      if (r.spec() instanceof NotifySpec && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
+      if (ActionRegistry.silence(r.spec()).filter(s -> silenceDue(e, r.key(), s, now)).isPresent()
+          || ActionRegistry.notification(r.spec()).isPresent() && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
         return true;
       }
     }
@@ -141,10 +139,12 @@ final class EpisodeOutbound {
       if (r.spec().dryRun()) {
         continue;
       }
-      if (r.spec() instanceof SilenceSpec s && silenceDue(e, r.key(), s, now)) {
-        e = holdSilence(node, e, r.key(), s, ctx, now);
-      } else if (r.spec() instanceof NotifySpec n && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
-        e = notifyOnce(node, e, r.key(), n, ctx);
+      Optional<SilenceSpec> silence = ActionRegistry.silence(r.spec());
+      Optional<NotifySpec> notify = ActionRegistry.notification(r.spec());
+      if (silence.isPresent() && silenceDue(e, r.key(), silence.get(), now)) {
+        e = holdSilence(node, e, r.key(), silence.get(), ctx, now);
+      } else if (notify.isPresent() && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
+        e = notifyOnce(node, e, r.key(), notify.get(), ctx);
       }
     }
     return e;
@@ -228,7 +228,9 @@ final class EpisodeOutbound {
     List<String> told = new ArrayList<>();
     for (List<ActionSpec> list : List.of(pb.get().actions(), pb.get().onResolved())) {
       for (ActionSpec spec : list) {
-        if (spec instanceof NotifySpec n && n.stageChanges() && !n.dryRun() && !told.contains(n.receiver())) {
+        Optional<NotifySpec> notify = ActionRegistry.notification(spec).filter(n -> n.stageChanges() && !n.dryRun());
+        if (notify.isPresent() && !told.contains(notify.get().receiver())) {
+          NotifySpec n = notify.get();
           told.add(n.receiver());
           send(new Notification(n.receiver(), node + " is " + stage.code() + " (" + e.playbook() + "): " + detail, node,
               stage.code(), reason.code()));

@@ -3,7 +3,6 @@ package io.gpuremediator.episode;
 import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.LongStep;
 import io.gpuremediator.action.RenderException;
-import io.gpuremediator.action.UndoSteps;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -72,7 +71,7 @@ public final class HumanControls {
       EpisodeMoves moves = loop.moves();
       for (Episode e : n.ledger().episodes().values()) {
         List<ActionSpec> steps = new ArrayList<>(set.named(e.playbook()).map(Playbook::onResolved).orElse(List.of()));
-        steps.addAll(UndoSteps.leftovers(n.ledger(), e.fingerprint(), steps));
+        steps.addAll(ActionRegistry.undoLeftovers(n.ledger(), e.fingerprint(), steps));
         Optional<EpisodeWriter.Written> w = moves.runSteps(node, e, Transition.RELEASED_BY_HUMAN, steps, Phase.RESOLVED,
             Optional.empty(), "skipped: released by a human");
         if (w.isEmpty()) {

@@ -28,6 +28,24 @@ public sealed interface ActionSpec {
     return stem.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
   }
 
+  /** What outside Kubernetes a step calls, to be configured in the service config. */
+  enum Port {
+    /** Alertmanager's silences API ({@code alertmanager}). */
+    ALERTMANAGER,
+    /** A notification receiver ({@code notify.receivers}), by name. */
+    RECEIVER,
+    /** A cloud's API ({@code cloud}), by provider. */
+    CLOUD
+  }
+
+  /** A port outside Kubernetes a step needs, and which one (a receiver's or a provider's name; empty for Alertmanager). */
+  record Needs(Port port, String name) {}
+
+  /** What this step needs configured outside Kubernetes; empty when it acts on Kubernetes alone. */
+  default Optional<Needs> needs() {
+    return Optional.empty();
+  }
+
   /** The playbook a failure of this step escalates the episode to; empty: it stays out for a human. */
   default Optional<String> escalatesTo() {
     return Optional.empty();
@@ -166,6 +184,11 @@ public sealed interface ActionSpec {
    */
   record ReplaceSpec(String provider, java.time.Duration timeout, boolean dryRun) implements ActionSpec {
     @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.CLOUD, provider));
+    }
+
+    @Override
     public boolean isLongStep() {
       return true;
     }
@@ -180,6 +203,11 @@ public sealed interface ActionSpec {
    */
   record SilenceSpec(java.util.List<SilenceMatcher> matchers, java.time.Duration duration, Template comment,
       boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.ALERTMANAGER, ""));
+    }
+
     /** Copies the matchers. */
     public SilenceSpec {
       matchers = java.util.List.copyOf(matchers);
@@ -198,6 +226,11 @@ public sealed interface ActionSpec {
    * @param stageChanges whether every later stage change of the episode also notifies this receiver
    */
   record NotifySpec(String receiver, Template message, boolean stageChanges, boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.RECEIVER, receiver));
+    }
+
     @Override
     public boolean runsInBackground() {
       return true;

@@ -9,6 +9,7 @@ import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -35,12 +36,27 @@ public final class OutboundReadiness {
         if (spec.dryRun()) {
           continue;
         }
-        if (spec instanceof NotifySpec n && !receivers.contains(n.receiver())) {
-          unknownReceivers.computeIfAbsent(n.receiver(), r -> new TreeSet<>()).add(p.name());
-        } else if (spec instanceof SilenceSpec && config.alertmanager().isEmpty()) {
-          silencing.add(p.name());
-        } else if (spec instanceof ReplaceSpec && config.aws().isEmpty()) {
-          replacing.add(p.name());
+        Optional<ActionSpec.Needs> needs = spec.needs();
+        if (needs.isEmpty()) {
+          continue;
+        }
+        String name = needs.get().name();
+        switch (needs.get().port()) {
+          case RECEIVER -> {
+            if (!receivers.contains(name)) {
+              unknownReceivers.computeIfAbsent(name, r -> new TreeSet<>()).add(p.name());
+            }
+          }
+          case ALERTMANAGER -> {
+            if (config.alertmanager().isEmpty()) {
+              silencing.add(p.name());
+            }
+          }
+          case CLOUD -> {
+            if (config.aws().isEmpty()) {
+              replacing.add(p.name());
+            }
+          }
         }
       }
     }
