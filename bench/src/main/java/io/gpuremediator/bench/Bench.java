@@ -1,13 +1,18 @@
 package io.gpuremediator.bench;
 
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,12 +21,18 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code make bench}: runs every benchmark and prints the figures. For throughput, the server under
@@ -47,7 +58,7 @@ public final class Bench {
     Path playbooks = Path.of(args[1]);
     Path work = Files.createDirectories(Path.of(args[2]));
     // The services started in this JVM log every decision, as in production, but to a file rather than over the figures.
-    System.setErr(new java.io.PrintStream(new java.io.FileOutputStream(work.resolve("in-process.log").toFile()), true));
+    System.setErr(new PrintStream(new FileOutputStream(work.resolve("in-process.log").toFile()), true));
     try {
       sections(jar, playbooks, work, Path.of(args.length > 3 ? args[3] : "."));
       System.exit(0); // the in-process servers' threads would keep the JVM alive
@@ -134,7 +145,7 @@ public final class Bench {
   /** Whether a section runs: all of them, or only those named in {@code -Dbench.only=a,b}. */
   private static boolean runs(String section) {
     String only = System.getProperty("bench.only");
-    return only == null || java.util.Arrays.asList(only.split(",")).contains(section);
+    return only == null || Arrays.asList(only.split(",")).contains(section);
   }
 
   private static double throughput(String mode, Path playbooks, Path work, String payload) throws Exception {
@@ -256,7 +267,7 @@ public final class Bench {
       if (seen.contains("\"stage\":\"drained\"")) {
         return;
       }
-      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+      LockSupport.parkNanos(1_000_000);
     }
     throw new IllegalStateException("node " + name + " not drained within 30 s; its ledger: " + seen);
   }
@@ -265,18 +276,18 @@ public final class Bench {
   private static double floorQuarantine(KubernetesClient client, String name) {
     Node node = client.nodes().withName(name).get();
     long t0 = System.nanoTime();
-    node.getStatus().getConditions().add(new io.fabric8.kubernetes.api.model.NodeConditionBuilder().withType("GpuHealthy")
+    node.getStatus().getConditions().add(new NodeConditionBuilder().withType("GpuHealthy")
         .withStatus("False").withReason("GpuXid").withMessage("XID 79 on GPU 3").build());
     Node stored = client.nodes().resource(node).updateStatus();
-    stored.getSpec().setTaints(List.of(new io.fabric8.kubernetes.api.model.TaintBuilder().withKey("gpu-remediator.io/unhealthy")
+    stored.getSpec().setTaints(List.of(new TaintBuilder().withKey("gpu-remediator.io/unhealthy")
         .withValue("xid-79").withEffect("NoSchedule").build()));
     stored.getSpec().setUnschedulable(true);
-    Map<String, String> annotations = new java.util.HashMap<>(stored.getMetadata().getAnnotations() == null ? Map.of()
+    Map<String, String> annotations = new HashMap<>(stored.getMetadata().getAnnotations() == null ? Map.of()
         : stored.getMetadata().getAnnotations());
     annotations.put("gpu-remediator.io/state", "{\"v\":1,\"claims\":{},\"episodes\":{}}");
     stored.getMetadata().setAnnotations(annotations);
     client.nodes().resource(stored).update();
-    client.v1().events().inNamespace("default").resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+    client.v1().events().inNamespace("default").resource(new EventBuilder()
         .withNewMetadata().withName(name + "." + Long.toHexString(System.nanoTime())).endMetadata()
         .withNewInvolvedObject().withKind("Node").withName(name).endInvolvedObject()
         .withType("Warning").withReason("GpuXidHardwareError").withMessage("floor").build()).create();
@@ -325,10 +336,10 @@ public final class Bench {
         List<Double> parse = measured.get(0);
         List<Double> alone = measured.get(1);
         List<Double> watched;
-        java.util.concurrent.ScheduledExecutorService page = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        ScheduledExecutorService page = Executors.newSingleThreadScheduledExecutor();
         try {
           // What the status page's script asks every second while it is open.
-          page.scheduleAtFixedRate(() -> statusPageRefresh(port), 0, 1, java.util.concurrent.TimeUnit.SECONDS);
+          page.scheduleAtFixedRate(() -> statusPageRefresh(port), 0, 1, TimeUnit.SECONDS);
           watched = stormRounds(port, bare, rounds).get(1);
         } finally {
           page.shutdownNow();
@@ -365,7 +376,7 @@ public final class Bench {
     List<Double> parse = new ArrayList<>();
     List<Double> storm = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
-      String body = Payloads.xidStorm(STORM, java.time.Instant.now().toString());
+      String body = Payloads.xidStorm(STORM, Instant.now().toString());
       parse.add(post(barePort, body, "\"alerts\":" + STORM));
       storm.add(post(port, body, "\"suppressed\":" + STORM));
       HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))

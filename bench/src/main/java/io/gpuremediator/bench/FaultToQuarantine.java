@@ -18,11 +18,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -108,7 +110,7 @@ final class FaultToQuarantine {
         // Faults 1 s apart all land at the same phase of the 1 s scrape/evaluation/group cycle; a seeded random
         // offset of up to 1 s each spreads them over every phase.
         report("at 1 s intervals plus a random 0-1 s offset each",
-            measure(p, tainted, webhookArrived, 1 + FAULTS, new java.util.Random(42)));
+            measure(p, tainted, webhookArrived, 1 + FAULTS, new Random(42)));
       } finally {
         watch.close();
       }
@@ -116,7 +118,7 @@ final class FaultToQuarantine {
   }
 
   private static List<Trace> measure(Pipeline p, Map<String, Long> tainted, Map<String, Long> webhookArrived, int firstNode,
-      java.util.Random jitter) throws Exception {
+      Random jitter) throws Exception {
     Map<String, Long> injected = new LinkedHashMap<>();
     long due = System.nanoTime();
     for (int i = 0; i < FAULTS; i++) {
@@ -156,7 +158,7 @@ final class FaultToQuarantine {
   }
 
   private static Map<String, Long> alertmanagerReceipts(Pipeline p) throws Exception {
-    Map<String, Long> out = new java.util.HashMap<>();
+    Map<String, Long> out = new HashMap<>();
     String filter = URLEncoder.encode("alertname=\"GpuXidHardwareError\"", StandardCharsets.UTF_8);
     for (JsonNode a : p.http().get(p.alertmanagerUrl() + "/api/v2/alerts?filter=" + filter, null)) {
       out.put(a.path("labels").path("node").asText(), Instant.parse(a.path("updatedAt").asText()).toEpochMilli());

@@ -6,10 +6,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -65,7 +67,7 @@ final class FlameGraph {
       samples++;
       List<RecordedFrame> frames = st.getFrames();
       StringBuilder b = new StringBuilder();
-      java.util.Set<String> seenOurs = new java.util.HashSet<>();
+      Set<String> seenOurs = new HashSet<>();
       for (int i = frames.size() - 1; i >= 0; i--) {
         String name = name(frames.get(i));
         if (b.length() > 0) {

@@ -1,11 +1,20 @@
 package io.gpuremediator.bench;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simcluster.SimCluster;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The simulated cluster (fabric8 mock API server in CRUD mode on 127.0.0.1) in this JVM, seeded with
@@ -30,17 +39,17 @@ final class MockApiServer implements AutoCloseable {
     cluster = SimCluster.start("127.0.0.1", 0);
     if (realistic) {
       // Eight creates in flight: 10,000 nodes one by one took 216 s.
-      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+      ExecutorService pool = Executors.newFixedThreadPool(8);
       try {
-        List<java.util.concurrent.Future<?>> created = new java.util.ArrayList<>();
+        List<Future<?>> created = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
           int n = i;
           created.add(pool.submit(() -> cluster.client().nodes().resource(realisticNode(n)).create()));
         }
-        for (java.util.concurrent.Future<?> f : created) {
+        for (Future<?> f : created) {
           f.get();
         }
-      } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+      } catch (InterruptedException | ExecutionException e) {
         throw new IOException("seeding the mock API server failed", e);
       } finally {
         pool.shutdownNow();
@@ -56,8 +65,8 @@ final class MockApiServer implements AutoCloseable {
     }
   }
 
-  private static io.fabric8.kubernetes.api.model.Node realisticNode(int i) {
-    java.util.Map<String, String> labels = new java.util.LinkedHashMap<>();
+  private static Node realisticNode(int i) {
+    Map<String, String> labels = new LinkedHashMap<>();
     labels.put("nvidia.com/gpu.present", "true");
     labels.put("kubernetes.io/hostname", nodeName(i));
     labels.put("node.kubernetes.io/instance-type", "p5.48xlarge");
@@ -65,15 +74,15 @@ final class MockApiServer implements AutoCloseable {
     for (int l = labels.size(); l < 60; l++) {
       labels.put("example.com/label-" + l, "value-" + (i % 37) + "-" + l);
     }
-    java.util.Map<String, String> annotations = new java.util.LinkedHashMap<>();
+    Map<String, String> annotations = new LinkedHashMap<>();
     for (int a = 0; a < 20; a++) {
       annotations.put("example.com/annotation-" + a, "some-annotation-value-of-realistic-length-" + a + "-" + i);
     }
-    java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> capacity = java.util.Map.of(
-        "nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("8"),
-        "cpu", new io.fabric8.kubernetes.api.model.Quantity("192"),
-        "memory", new io.fabric8.kubernetes.api.model.Quantity("2063731364Ki"),
-        "pods", new io.fabric8.kubernetes.api.model.Quantity("110"));
+    Map<String, Quantity> capacity = Map.of(
+        "nvidia.com/gpu", new Quantity("8"),
+        "cpu", new Quantity("192"),
+        "memory", new Quantity("2063731364Ki"),
+        "pods", new Quantity("110"));
     NodeBuilder b = new NodeBuilder().withNewMetadata().withName(nodeName(i)).withLabels(labels)
         .withAnnotations(annotations).endMetadata()
         .withNewSpec().withProviderID("aws:///us-east-1a/i-0" + Integer.toHexString(0x1000000 + i)).endSpec();
@@ -81,7 +90,7 @@ final class MockApiServer implements AutoCloseable {
         .addNewAddress().withType("InternalIP").withAddress("10." + (i / 62500) + "." + (i / 250 % 250) + "." + (i % 250 + 1))
         .endAddress().addNewAddress().withType("Hostname").withAddress(nodeName(i)).endAddress()
         .addNewAddress().withType("InternalDNS").withAddress(nodeName(i) + ".ec2.internal").endAddress();
-    for (String type : java.util.List.of("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")) {
+    for (String type : List.of("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")) {
       status = status.addNewCondition().withType(type).withStatus("False").withReason("KubeletHasSufficient" + type)
           .withLastTransitionTime("2026-11-01T00:00:00Z").withLastHeartbeatTime("2026-11-22T09:59:00Z").endCondition();
     }

@@ -25,14 +25,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -73,7 +76,7 @@ final class RuleCost {
     // One target per node, as in a cluster: Prometheus spreads their scrapes over the interval.
     List<List<List<SyntheticFleet.Series>>> perNode = fleet.byNode(fleet.raw(false));
     HttpServer exporter = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    java.util.concurrent.ExecutorService scrapes = java.util.concurrent.Executors.newFixedThreadPool(2);
+    ExecutorService scrapes = Executors.newFixedThreadPool(2);
     exporter.setExecutor(scrapes);
     exporter.createContext("/metrics/", exchange -> {
       String path = exchange.getRequestURI().getPath();
@@ -287,7 +290,7 @@ final class RuleCost {
       }
     }
     double[] sorted = cycles.clone();
-    java.util.Arrays.sort(sorted);
+    Arrays.sort(sorted);
     double median = sorted[MEASURED / 2];
     List<String> each = new ArrayList<>();
     for (double c : cycles) {

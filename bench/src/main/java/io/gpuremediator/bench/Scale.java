@@ -1,8 +1,10 @@
 package io.gpuremediator.bench;
 
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +27,7 @@ final class Scale {
    * The JVM flags the service runs with when deployed: the image's {@code JAVA_TOOL_OPTIONS} (Dockerfile) and, for the
    * container's memory limit the JVM sizes itself by, {@code -XX:MaxRAM} set to the Deployment's limit.
    */
-  static List<String> deployedJvmFlags(Path root) throws java.io.IOException {
+  static List<String> deployedJvmFlags(Path root) throws IOException {
     String dockerfile = Files.readString(root.resolve("Dockerfile")).replace("\\\n", " ");
     Matcher options = Pattern.compile("ENV JAVA_TOOL_OPTIONS=\"([^\"]*)\"").matcher(dockerfile);
     Matcher limit = Pattern.compile("limits: \\{memory: (\\d+)Mi\\}")
@@ -33,7 +35,7 @@ final class Scale {
     if (!options.find() || !limit.find()) {
       throw new IllegalStateException("no JAVA_TOOL_OPTIONS in the Dockerfile or no memory limit in deploy/base/deployment.yaml");
     }
-    List<String> flags = new java.util.ArrayList<>(List.of(options.group(1).trim().split("\\s+")));
+    List<String> flags = new ArrayList<>(List.of(options.group(1).trim().split("\\s+")));
     flags.add("-XX:MaxRAM=" + limit.group(1) + "m");
     return flags;
   }
@@ -53,7 +55,7 @@ final class Scale {
           + "safety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS);
       String java = ProcessHandle.current().info().command().orElse("java");
       long started = System.nanoTime();
-      List<String> command = new java.util.ArrayList<>(List.of("taskset", "-c", "0", java));
+      List<String> command = new ArrayList<>(List.of("taskset", "-c", "0", java));
       command.addAll(jvmFlags);
       command.addAll(List.of("-jar", jar.toString(), "serve", "--config", config.toString()));
       Process service = new ProcessBuilder(command).redirectOutput(work.resolve("scale-" + nodes + ".log").toFile()).redirectErrorStream(true).start();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 import java.util.function.LongToDoubleFunction;
 
 /**
@@ -215,7 +216,7 @@ final class SyntheticFleet {
     return out;
   }
 
-  private List<Series> perNode(String name, java.util.function.IntFunction<String> labels, double value) {
+  private List<Series> perNode(String name, IntFunction<String> labels, double value) {
     List<Series> out = new ArrayList<>(nodes);
     for (int n = 0; n < nodes; n++) {
       out.add(new Series(name, labels.apply(n), t -> value));

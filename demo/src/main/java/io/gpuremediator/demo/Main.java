@@ -4,6 +4,7 @@ import io.gpuremediator.pipeline.Layout;
 import io.gpuremediator.pipeline.Options;
 import io.gpuremediator.pipeline.Pipeline;
 import io.gpuremediator.pipeline.Processes;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +38,7 @@ public final class Main {
 
   private static int run(Layout layout, boolean verbose) throws Exception {
     long t0 = System.nanoTime();
-    java.nio.file.Files.createDirectories(layout.work());
+    Files.createDirectories(layout.work());
     LibraryLog.to(layout.work().resolve("libraries.log"));
     Timeline t = new Timeline(System.out, verbose);
     t.plain("GPU Remediator demo: the whole loop on 127.0.0.1 (logs and configs in " + layout.root().relativize(layout.run()) + "/)");

@@ -11,7 +11,9 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.StreamSupport;
 
 /** Reads what each part of the pipeline says: Prometheus, Alertmanager, the remediator and the cluster. */
@@ -92,7 +94,7 @@ final class Observe {
 
   /** Prometheus' scrape targets by health, with the first few errors. */
   String targetsWhy() throws IOException, InterruptedException {
-    java.util.Map<String, Integer> byHealth = new java.util.TreeMap<>();
+    Map<String, Integer> byHealth = new TreeMap<>();
     List<String> errors = new ArrayList<>();
     for (JsonNode t : p.http().get(p.prometheusUrl() + "/api/v1/targets?state=active", null).path("data").path("activeTargets")) {
       byHealth.merge(t.path("health").asText(), 1, Integer::sum);

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -42,7 +43,7 @@ public final class Story {
       LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"));
 
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
-  private static final java.util.Set<String> LOOP_REASONS = java.util.Set.of("steps_applied", "drain_started", "drained",
+  private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
       "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 

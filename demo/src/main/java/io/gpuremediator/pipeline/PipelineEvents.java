@@ -1,6 +1,7 @@
 package io.gpuremediator.pipeline;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /** What the pipeline reports while it starts and runs. */
 public interface PipelineEvents {
@@ -11,7 +12,7 @@ public interface PipelineEvents {
   void webhook(String body, String answer);
 
   /** A webhook reached the tee ({@code --verbose} only), before it is forwarded: when, and the raw body. */
-  default void webhookArrived(java.time.Instant at, String rawBody) {}
+  default void webhookArrived(Instant at, String rawBody) {}
 
   /** A notification reached the demo's Slack-compatible receiver: its text. */
   default void notified(String text) {}

@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * For {@code --verbose}: sits between Alertmanager and the remediator on 127.0.0.1, forwards each
@@ -25,7 +26,7 @@ final class WebhookTee implements AutoCloseable {
       try (InputStream in = exchange.getRequestBody()) {
         body = in.readAllBytes();
       }
-      report.webhookArrived(java.time.Instant.now(), new String(body, StandardCharsets.UTF_8));
+      report.webhookArrived(Instant.now(), new String(body, StandardCharsets.UTF_8));
       HttpRequest.Builder forward = HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofSeconds(30))
           .POST(HttpRequest.BodyPublishers.ofByteArray(body));
       for (String header : new String[] {"Authorization", "Content-Type"}) {

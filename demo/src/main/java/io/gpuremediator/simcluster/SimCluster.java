@@ -10,8 +10,11 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The Kubernetes API in memory on one loopback address: the fabric8 mock server in CRUD mode with the API
@@ -23,7 +26,7 @@ public final class SimCluster implements AutoCloseable {
   public static final String JOB_NAMESPACE = "ml-training";
   private static final int TRAINING_PODS = 4;
   /** Held, so that its level survives: java.util.logging keeps loggers only weakly. */
-  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+  private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
   /** The training job's PodDisruptionBudget: no worker may go until the job has written its checkpoint. */
   public static final String JOB_BUDGET = "llm-pretrain";
@@ -43,7 +46,7 @@ public final class SimCluster implements AutoCloseable {
 
   /** The mock logs every request through java.util.logging; a cluster prints only warnings. */
   public static void quiet() {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    MOCK_LOG.setLevel(Level.WARNING);
   }
 
   /** Starts serving on {@code host:port} (0 picks a free port). */
@@ -76,7 +79,7 @@ public final class SimCluster implements AutoCloseable {
 
   private static Node node(SimNode n) {
     boolean gpu = n.kind() == SimNode.Kind.GPU;
-    Map<String, String> labels = new java.util.LinkedHashMap<>();
+    Map<String, String> labels = new LinkedHashMap<>();
     labels.put("kubernetes.io/hostname", n.name());
     labels.put("kubernetes.io/os", "linux");
     labels.put("node.kubernetes.io/instance-type", gpu ? "p5.48xlarge" : "trn1.32xlarge");

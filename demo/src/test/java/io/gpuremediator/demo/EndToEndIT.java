@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.pipeline.Layout;
 import io.gpuremediator.pipeline.Options;
 import io.gpuremediator.pipeline.Pipeline;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class EndToEndIT {
   @Test
   void theStoryPlaysOutOnTheRealPipelineAndEveryProcessIsStoppedByPid() throws Exception {
     Layout layout = new Layout(Path.of(".."), Path.of("target/e2e"));
-    java.nio.file.Files.createDirectories(layout.work());
+    Files.createDirectories(layout.work());
     LibraryLog.to(layout.work().resolve("libraries.log"));
     Timeline timeline = new Timeline(System.out, false);
     Pipeline pipeline = Pipeline.start(layout, Options.demo(false), timeline);

@@ -1,14 +1,14 @@
 package io.gpuremediator.action;
 
-import java.util.ArrayList;
-import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.ActionSpec.NotifySpec;
 import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.state.NodeLedger;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

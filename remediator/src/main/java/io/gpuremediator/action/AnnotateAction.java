@@ -1,15 +1,15 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.node.FieldRule;
-import io.gpuremediator.playbook.Template;
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
-import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
-import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
 
 /** {@code annotate: {key, value}}: sets an annotation of ours; never overwrites one we did not set. */
 final class AnnotateAction implements ActionKind<AnnotateSpec> {

@@ -1,18 +1,18 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.playbook.Template;
-import java.util.Set;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.playbook.ActionSpec.ConditionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@code condition: {type, status, reason, message}}: sets a node status condition. In on_resolved it

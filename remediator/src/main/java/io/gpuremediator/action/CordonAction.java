@@ -1,14 +1,14 @@
 package io.gpuremediator.action;
 
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.CordonSpec;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
 
 /** {@code cordon: {}}: marks the node unschedulable, remembering whether it already was. */
 final class CordonAction implements ActionKind<CordonSpec> {

@@ -6,7 +6,6 @@ import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeKeys;
-import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;

@@ -1,16 +1,16 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.playbook.Template;
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.playbook.ActionSpec.EventSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
 
 /** {@code event: {reason, message[, type]}}: records a core/v1 Event on the node once the node write succeeded. */
 final class EventAction implements ActionKind<EventSpec> {

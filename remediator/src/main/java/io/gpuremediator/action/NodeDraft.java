@@ -1,11 +1,11 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.Taint;
 import io.gpuremediator.node.TaintEffect;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.state.NodeLedger;
 import java.time.Instant;
 import java.util.ArrayList;

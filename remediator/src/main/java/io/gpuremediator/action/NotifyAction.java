@@ -1,16 +1,16 @@
 package io.gpuremediator.action;
 
-import java.util.regex.Pattern;
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.playbook.Phase;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Template;
-import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.playbook.ActionSpec.NotifySpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * {@code notify: {receiver, message[, stage_changes]}}: applied to a draft it only says what will be sent; the closed

@@ -1,26 +1,26 @@
 package io.gpuremediator.action;
 
-import org.yaml.snakeyaml.nodes.Node;
-import java.util.regex.Pattern;
-import java.util.Set;
-import java.util.Optional;
-import java.time.Duration;
-import io.gpuremediator.playbook.Phase;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Template;
-import io.gpuremediator.playbook.Matcher;
-import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
+import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.Matcher.Op;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.SilenceMatcher;
+import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.value.Durations;
+import io.gpuremediator.yaml.MapReader;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * {@code silence: {matchers, duration, comment}}: applied to a draft it only says what will be held; the closed loop

@@ -1,18 +1,18 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.playbook.Template;
-import io.gpuremediator.node.TaintEffect;
-import java.util.Set;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.Taint;
+import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.ActionSpec.TaintSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
 import java.util.Optional;
+import java.util.Set;
 
 /** {@code taint: {key, value, effect}}: adds the taint, or updates the value of one we added. */
 final class TaintAction implements ActionKind<TaintSpec> {

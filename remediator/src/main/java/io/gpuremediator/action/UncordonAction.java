@@ -1,14 +1,14 @@
 package io.gpuremediator.action;
 
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec.UncordonSpec;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
 
 /** {@code uncordon: {}}: makes the node schedulable, only if we cordoned it and no other alert needs the cordon. */
 final class UncordonAction implements ActionKind<UncordonSpec> {

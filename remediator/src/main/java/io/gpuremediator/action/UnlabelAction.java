@@ -1,13 +1,13 @@
 package io.gpuremediator.action;
 
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
-import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
-import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.action.KeyValues.Kind;
+import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
+import java.util.Optional;
+import java.util.Set;
 
 /** {@code unlabel: {key}}: removes a label we set, once no other alert needs it. */
 final class UnlabelAction implements ActionKind<UnlabelSpec> {

@@ -1,17 +1,17 @@
 package io.gpuremediator.action;
 
-import java.util.Set;
-import java.util.Optional;
-import io.gpuremediator.yaml.MapReader;
-import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.ActionSpec.UntaintSpec;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.yaml.MapReader;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /** {@code untaint: {key[, effect]}}: removes a taint we added, once no other alert needs it. */
 final class UntaintAction implements ActionKind<UntaintSpec> {

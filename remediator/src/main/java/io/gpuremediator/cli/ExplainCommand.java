@@ -5,25 +5,27 @@ import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.episode.DecisionListener;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.episode.WebhookResult;
+import io.gpuremediator.http.WebhookDecoder;
+import io.gpuremediator.http.WebhookFormatException;
 import io.gpuremediator.kube.NodeFiles;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
-import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
-import io.gpuremediator.service.RemediatorService;
-import io.gpuremediator.http.WebhookDecoder;
-import io.gpuremediator.http.WebhookFormatException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -34,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * {@code explain --config FILE --alerts PAYLOAD.json [--nodes NODES.yaml]}: decides one webhook body
@@ -107,7 +110,7 @@ final class ExplainCommand {
         cluster::generation, SafetyListener.NONE, Clock.systemUTC());
     try {
       gate.load();
-    } catch (io.gpuremediator.safety.FleetStore.FleetStoreException e) {
+    } catch (FleetStore.FleetStoreException e) {
       throw new IllegalStateException("an in-memory store cannot fail", e);
     }
     return gate;
@@ -122,7 +125,7 @@ final class ExplainCommand {
         + (d.detail().isEmpty() ? "" : ": " + d.detail()));
     out.println("  safety:   " + d.wouldBeRefused()
         .map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
-        .orElse(d.outcome() == io.gpuremediator.decision.Outcome.DRY_RUN ? "no limit would refuse it" : "not evaluated"));
+        .orElse(d.outcome() == Outcome.DRY_RUN ? "no limit would refuse it" : "not evaluated"));
     for (ActionRecord a : d.actions()) {
       out.printf("  - %-10s %-10s %s%n", a.type(), a.outcome(), a.change());
     }
@@ -173,12 +176,12 @@ final class ExplainCommand {
     }
 
     @Override
-    public <T> T modifyNode(String name, java.util.function.Function<NodeInfo, Edited<T>> edit) {
+    public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) {
       throw new UnsupportedOperationException("explain never writes");
     }
 
     @Override
-    public void recordEvent(io.gpuremediator.node.NodeEvent event) {
+    public void recordEvent(NodeEvent event) {
       throw new UnsupportedOperationException("explain never writes");
     }
   }

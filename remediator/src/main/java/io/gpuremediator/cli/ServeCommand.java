@@ -1,11 +1,12 @@
 package io.gpuremediator.cli;
 
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -34,7 +35,7 @@ final class ServeCommand {
     KubeApi client;
     try {
       client = KubeApi.connect(config.kubeconfig());
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       err.println("remediator serve: kubeconfig " + e.getFile() + " does not exist");
       return 1;
     } catch (IOException | RuntimeException e) {

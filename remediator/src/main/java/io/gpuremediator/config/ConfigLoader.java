@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.SequenceNode;
@@ -114,7 +115,7 @@ public final class ConfigLoader {
   }
 
   private static Optional<RemediatorConfig.Listen> listen(MapReader m, String key, String value, Problems problems) {
-    java.util.regex.Matcher lm = LISTEN.matcher(value);
+    Matcher lm = LISTEN.matcher(value);
     if (!lm.matches() || Integer.parseInt(lm.group(2)) > 65535) {
       problems.add(m.at(key), "\"" + key + "\" must be HOST:PORT, not \"" + value + "\"");
       return Optional.empty();

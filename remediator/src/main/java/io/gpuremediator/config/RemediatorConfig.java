@@ -3,6 +3,7 @@ package io.gpuremediator.config;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,7 +51,7 @@ public record RemediatorConfig(
   }
 
   /** The Alertmanager silences are held in ({@code alertmanager}). */
-  public record Alertmanager(java.net.URI url, Optional<Path> bearerTokenFile) {}
+  public record Alertmanager(URI url, Optional<Path> bearerTokenFile) {}
 
   /** The kinds of notification receiver. */
   public enum ReceiverType {
@@ -64,7 +65,7 @@ public record RemediatorConfig(
   public record Receiver(String name, ReceiverType type, Path urlFile) {}
 
   /** Where instances are replaced ({@code cloud.aws}); credentials come from the SDK's default provider chain. */
-  public record Aws(String region, Optional<java.net.URI> endpoint) {}
+  public record Aws(String region, Optional<URI> endpoint) {}
 
   /**
    * How webhook and API callers authenticate: a bearer token from a file, or explicitly none; and optionally a

@@ -1,8 +1,9 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.state.Stage;
-import java.util.Map;
 import io.gpuremediator.decision.Decision;
+import io.gpuremediator.state.Stage;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Told about every decision once it is final (to log it, count it and keep it for the API), and of the episode
@@ -13,7 +14,7 @@ public interface DecisionListener {
   void decided(Decision decision);
 
   /** Called once per webhook with its decisions, in order; by default each is {@linkplain #decided decided}. */
-  default void decidedAll(java.util.List<Decision> decisions) {
+  default void decidedAll(List<Decision> decisions) {
     decisions.forEach(this::decided);
   }
 

@@ -1,13 +1,19 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.state.Stage;
-import java.util.TreeMap;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.state.Stage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,15 +46,15 @@ public final class DecisionRecorder implements DecisionListener {
    * reason, naming every node: a 200-alert storm is one line, not 200 alike.
    */
   @Override
-  public void decidedAll(java.util.List<Decision> decisions) {
-    Map<Reason, java.util.List<Decision>> fleetWide = new java.util.EnumMap<>(Reason.class);
+  public void decidedAll(List<Decision> decisions) {
+    Map<Reason, List<Decision>> fleetWide = new EnumMap<>(Reason.class);
     int[] byReason = new int[Reason.values().length]; // counted once per reason, not once per alert
     for (Decision d : decisions) {
       log.add(d);
       byReason[d.reason().ordinal()]++;
       actedAfter(d);
       if (FLEET_WIDE.contains(d.reason())) {
-        fleetWide.computeIfAbsent(d.reason(), r -> new java.util.ArrayList<>()).add(d);
+        fleetWide.computeIfAbsent(d.reason(), r -> new ArrayList<>()).add(d);
       } else {
         logLine(d);
       }
@@ -67,11 +73,11 @@ public final class DecisionRecorder implements DecisionListener {
     });
   }
 
-  private static final java.util.Set<Reason> FLEET_WIDE = java.util.EnumSet.of(Reason.BREAKER_OPEN, Reason.PAUSED,
+  private static final Set<Reason> FLEET_WIDE = EnumSet.of(Reason.BREAKER_OPEN, Reason.PAUSED,
       Reason.SAFETY_STATE_UNAVAILABLE);
 
   /** One logfmt line for refusals of one fleet-wide reason: how many, every node and alertname, the first detail. */
-  static String groupLine(Reason reason, java.util.List<Decision> refused) {
+  static String groupLine(Reason reason, List<Decision> refused) {
     StringBuilder b = new StringBuilder(64 + refused.size() * 24).append("decisions outcome=")
         .append(refused.get(0).outcome().code()).append(" reason=").append(reason.code())
         .append(" count=").append(refused.size());
@@ -90,7 +96,7 @@ public final class DecisionRecorder implements DecisionListener {
 
   private void actedAfter(Decision d) {
     if (d.reason() == Reason.ACTIONS_APPLIED) {
-      metrics.actedAfter(java.time.Duration.between(d.startsAt(), d.time()).toMillis() / 1000.0);
+      metrics.actedAfter(Duration.between(d.startsAt(), d.time()).toMillis() / 1000.0);
     }
   }
 

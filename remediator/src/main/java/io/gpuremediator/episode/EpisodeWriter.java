@@ -1,15 +1,14 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
 import io.gpuremediator.decision.ActionRecord;
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.Cluster.Edited;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
@@ -17,7 +16,6 @@ import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -47,7 +45,7 @@ final class EpisodeWriter {
    * before a step acts outside the node (an eviction, a Job), since the cache the look started from may be behind.
    */
   boolean stillCurrent(String node, Episode expected) throws ClusterException {
-    Optional<io.gpuremediator.node.NodeInfo> fresh = cluster.freshNode(node);
+    Optional<NodeInfo> fresh = cluster.freshNode(node);
     return fresh.isPresent() && expected.equals(fresh.get().ledger().episodes().get(expected.fingerprint()))
         && leading.getAsBoolean();
   }
@@ -76,7 +74,7 @@ final class EpisodeWriter {
 
   private Optional<Written> edit(String node, Episode expected, Phase phase, StepsOnDraft work, Episode next)
       throws ClusterException {
-    Function<io.gpuremediator.node.NodeInfo, Edited<Optional<Written>>> edit = fresh -> {
+    Function<NodeInfo, Edited<Optional<Written>>> edit = fresh -> {
       Episode current = fresh.ledger().episodes().get(expected.fingerprint());
       if (!expected.equals(current) || !leading.getAsBoolean()) {
         return new Edited<>(fresh, Optional.empty());

@@ -2,14 +2,20 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Outcome;
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster;
-import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.state.Stage;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +50,7 @@ public final class RefusalEvents implements DecisionListener {
   /** Creates the listener; {@code executor} runs the paced writer; each Event is dated by its decision. */
   public RefusalEvents(Cluster cluster, Executor executor) {
     this(cluster, executor, new Pace(PER_SECOND, BURST, System::nanoTime,
-        nanos -> java.util.concurrent.locks.LockSupport.parkNanos(nanos)));
+        nanos -> LockSupport.parkNanos(nanos)));
   }
 
   RefusalEvents(Cluster cluster, Executor executor, Pace pace) {
@@ -81,7 +87,7 @@ public final class RefusalEvents implements DecisionListener {
   }
 
   /** One episode refused for one reason: one Event. */
-  private record Episode(String fingerprint, java.time.Instant startsAt, io.gpuremediator.decision.Reason reason) {}
+  private record Episode(String fingerprint, Instant startsAt, Reason reason) {}
 
   /** The Event for a refusal. */
   private static NodeEvent event(Decision d) {
@@ -117,12 +123,12 @@ public final class RefusalEvents implements DecisionListener {
   static final class Pace {
     private final double perSecond;
     private final int burst;
-    private final java.util.function.LongSupplier nanos;
-    private final java.util.function.LongConsumer park;
+    private final LongSupplier nanos;
+    private final LongConsumer park;
     private double tokens;
     private long last;
 
-    Pace(double perSecond, int burst, java.util.function.LongSupplier nanos, java.util.function.LongConsumer park) {
+    Pace(double perSecond, int burst, LongSupplier nanos, LongConsumer park) {
       this.perSecond = perSecond;
       this.burst = burst;
       this.nanos = nanos;
@@ -157,7 +163,7 @@ public final class RefusalEvents implements DecisionListener {
       }
 
       @Override
-      public void decidedAll(java.util.List<Decision> decisions) {
+      public void decidedAll(List<Decision> decisions) {
         for (DecisionListener l : listeners) {
           l.decidedAll(decisions);
         }
@@ -171,7 +177,7 @@ public final class RefusalEvents implements DecisionListener {
       }
 
       @Override
-      public void stages(java.util.Map<io.gpuremediator.state.Stage, Integer> counts) {
+      public void stages(Map<Stage, Integer> counts) {
         for (DecisionListener l : listeners) {
           l.stages(counts);
         }

@@ -1,41 +1,32 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.WebhookMessage;
 import io.gpuremediator.decision.ActionRecord;
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.Cluster;
-import io.gpuremediator.node.Cluster.Edited;
-import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Resolution;
 import io.gpuremediator.playbook.ActionSpec;
-import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyGate;
-import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.NodeLedger.Episode;
-import io.gpuremediator.state.Progress;
-import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -258,7 +249,9 @@ public final class RemediationEngine {
       return Optional.empty();
     }
     Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(candidate(e.node, e.playbook)) : Optional.empty();
-    List<ActionRecord> records = simulate(e.node, e.alert, e.phase, e.steps, e.specs);
+    boolean noEpisode = e.phase == Phase.RESOLVED && !e.node.ledger().episodes().containsKey(e.alert.fingerprint());
+    List<ActionRecord> records = StepRecords.simulate(new NodeDraft(e.node, e.alert.fingerprint(), e.phase, clock.instant()),
+        e.specs, e.steps, noEpisode);
     String detail = e.note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
         .orElse("nothing written; the actions record what would have been done");
     Decision d = decision(e.alert, e.node.name(), e.playbook.name(), dryRun.get(), detail, records);
@@ -336,22 +329,6 @@ public final class RemediationEngine {
       return Optional.of(Reason.DRY_RUN_ACTION);
     }
     return Optional.empty();
-  }
-
-  /**
-   * What {@link AlertWrite} would record, written nowhere: in particular a resolution with no episode of its alert on the
-   * node starts no long step (no diagnose Job), so the dry-run says {@code not_run} as the live path does.
-   */
-  private List<ActionRecord> simulate(NodeInfo node, Alert alert, Phase phase, List<Step> steps, List<ActionSpec> specs) {
-    NodeDraft draft = new NodeDraft(node, alert.fingerprint(), phase, clock.instant());
-    boolean noEpisode = phase == Phase.RESOLVED && !node.ledger().episodes().containsKey(alert.fingerprint());
-    List<ActionRecord> records = new ArrayList<>(steps.size());
-    for (int i = 0; i < steps.size(); i++) {
-      records.add(noEpisode && specs.get(i).isLongStep()
-          ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, AlertWrite.NO_EPISODE)
-          : StepRecords.dryRunOf(steps.get(i).apply(draft)));
-    }
-    return records;
   }
 
   private Decision decision(Alert alert, String node, String playbook, Reason reason, String detail,

@@ -55,4 +55,18 @@ final class StepRecords {
   static ActionRecord pending(ActionRecord record) {
     return new ActionRecord(record.type(), StepOutcome.PENDING, record.change());
   }
+
+  /**
+   * What {@link #apply} would record, written nowhere (a dry-run): with no episode of the alert on the node, a long step
+   * would not run (no diagnose Job), so the dry-run says {@code not_run} as the live path does.
+   */
+  static List<ActionRecord> simulate(NodeDraft draft, List<ActionSpec> specs, List<Step> steps, boolean noEpisode) {
+    List<ActionRecord> records = new ArrayList<>(steps.size());
+    for (int i = 0; i < steps.size(); i++) {
+      records.add(noEpisode && specs.get(i).isLongStep()
+          ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, AlertWrite.NO_EPISODE)
+          : dryRunOf(steps.get(i).apply(draft)));
+    }
+    return records;
+  }
 }

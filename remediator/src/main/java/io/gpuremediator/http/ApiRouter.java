@@ -2,11 +2,13 @@ package io.gpuremediator.http;
 
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
+import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.http.WebhookHandler;
+import io.gpuremediator.safety.FleetGate;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -16,7 +18,9 @@ import io.vertx.ext.web.handler.PlatformHandler;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -38,13 +42,13 @@ public final class ApiRouter {
       DecisionLog decisions,
       Supplier<List<NodeInfo>> nodes,
       CollectorRegistry registry,
-      io.gpuremediator.safety.FleetGate gate,
-      io.vertx.core.WorkerExecutor workers,
-      java.time.Clock clock,
+      FleetGate gate,
+      WorkerExecutor workers,
+      Clock clock,
       ConnectionLimit connections,
       ClientRate clientRate,
       WebhookAdmission admission,
-      io.gpuremediator.episode.HumanControls controls) {}
+      HumanControls controls) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
@@ -112,7 +116,7 @@ public final class ApiRouter {
 
   private static void requireJson(RoutingContext ctx) {
     String type = ctx.request().getHeader("Content-Type");
-    String mime = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+    String mime = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
     if (!mime.equals("application/json")) {
       json(ctx, 415, error("Content-Type must be application/json, not \"" + (type == null ? "" : type) + "\""));
       return;

@@ -1,7 +1,9 @@
 package io.gpuremediator.http;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.time.YearMonth;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
@@ -69,10 +71,10 @@ final class Rfc3339 {
     } else {
       return null;
     }
-    if (day > java.time.YearMonth.of(year, month).lengthOfMonth()) {
+    if (day > YearMonth.of(year, month).lengthOfMonth()) {
       return null;
     }
-    long epochDay = java.time.LocalDate.of(year, month, day).toEpochDay();
+    long epochDay = LocalDate.of(year, month, day).toEpochDay();
     long epochSecond = epochDay * 86_400 + hour * 3600L + minute * 60L + second - offsetSeconds;
     return Instant.ofEpochSecond(epochSecond, nanos);
   }

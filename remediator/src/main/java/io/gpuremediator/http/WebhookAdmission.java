@@ -1,6 +1,5 @@
 package io.gpuremediator.http;
 
-import io.gpuremediator.http.WebhookHandler;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.atomic.AtomicBoolean;

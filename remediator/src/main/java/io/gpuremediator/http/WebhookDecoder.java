@@ -13,9 +13,11 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Decodes an Alertmanager webhook body into a {@link WebhookMessage} in one streaming pass. Unknown
@@ -220,7 +222,7 @@ public final class WebhookDecoder {
     try {
       return Map.ofEntries(entries.toArray(new Map.Entry[0]));
     } catch (IllegalArgumentException duplicate) {
-      java.util.Set<String> seen = new java.util.HashSet<>();
+      Set<String> seen = new HashSet<>();
       String twice = entries.stream().map(Map.Entry::getKey).filter(k -> !seen.add(k)).findFirst().orElse("");
       throw new WebhookFormatException(path + ": \"" + printable(twice) + "\" appears twice");
     }

@@ -1,14 +1,16 @@
 package io.gpuremediator.http;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.alert.WebhookMessage;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.episode.WebhookResult;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.vertx.core.Handler;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
@@ -81,10 +83,10 @@ public final class WebhookHandler implements Handler<RoutingContext> {
       firing += alert.isFiring() ? 1 : 0;
     }
     if (firing > 0) {
-      metrics.alertsReceived(io.gpuremediator.alert.AlertStatus.FIRING.code(), firing);
+      metrics.alertsReceived(AlertStatus.FIRING.code(), firing);
     }
     if (firing < message.alerts().size()) {
-      metrics.alertsReceived(io.gpuremediator.alert.AlertStatus.RESOLVED.code(), message.alerts().size() - firing);
+      metrics.alertsReceived(AlertStatus.RESOLVED.code(), message.alerts().size() - firing);
     }
     return new Decided(engine.handle(message), null);
   }
@@ -148,6 +150,6 @@ public final class WebhookHandler implements Handler<RoutingContext> {
     return false;
   }
 
-  private static final com.fasterxml.jackson.core.io.JsonStringEncoder ENCODER =
-      com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance();
+  private static final JsonStringEncoder ENCODER =
+      JsonStringEncoder.getInstance();
 }

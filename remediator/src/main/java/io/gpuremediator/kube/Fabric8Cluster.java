@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,9 +47,9 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final Map<String, Node> ownWrites = new ConcurrentHashMap<>();
   private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
   private SharedIndexInformer<Node> informer;
-  private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong generation = new AtomicLong();
   private volatile boolean caughtUp;
-  private volatile java.util.function.Consumer<String> episodesChanged = name -> { };
+  private volatile Consumer<String> episodesChanged = name -> { };
 
   /** Creates the adapter; call {@link #start()} to begin watching nodes. */
   public Fabric8Cluster(KubernetesClient client, String instance) {
@@ -119,7 +121,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   /** Tells {@code listener} the name of each node whose episodes changed (on the watch's thread: keep it quick). */
-  public void onEpisodesChanged(java.util.function.Consumer<String> listener) {
+  public void onEpisodesChanged(Consumer<String> listener) {
     this.episodesChanged = listener;
   }
 

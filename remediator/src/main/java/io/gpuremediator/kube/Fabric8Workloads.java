@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.workload.DiagnosticJob;
 import io.gpuremediator.workload.Eviction;
@@ -30,6 +32,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -240,11 +243,11 @@ final class Fabric8Workloads implements Workloads {
   }
 
   @Override
-  public AutoCloseable watchJobs(String namespace, String label, java.util.function.Consumer<String> node) {
-    io.fabric8.kubernetes.client.informers.SharedIndexInformer<Job> informer =
+  public AutoCloseable watchJobs(String namespace, String label, Consumer<String> node) {
+    SharedIndexInformer<Job> informer =
         client.batch().v1().jobs().inNamespace(namespace).withLabel(label).runnableInformer(0);
     informer.exceptionHandler((started, t) -> true);
-    informer.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+    informer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(Job job) {
         tell(job);

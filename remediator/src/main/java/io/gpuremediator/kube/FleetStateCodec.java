@@ -8,6 +8,7 @@ import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.FleetState.Breaker;
 import io.gpuremediator.safety.FleetState.Pause;
 import io.gpuremediator.safety.FleetState.Sighting;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -78,7 +79,7 @@ final class FleetStateCodec {
       }
       return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, sightings(root.path("firing")),
           sightings(root.path("acknowledged")), times(root.path("replacements")));
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("fleet state is unreadable: " + e.getMessage(), e);
     }
   }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpuremediator.safety.FleetStore;
+import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,7 +52,7 @@ public final class KubeApi implements AutoCloseable {
   }
 
   /** The pods and diagnostic Jobs on nodes. */
-  public io.gpuremediator.workload.Workloads workloads() {
+  public Workloads workloads() {
     return new Fabric8Workloads(client);
   }
 

@@ -9,9 +9,13 @@ import io.gpuremediator.state.NodeLedger.Claim;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
+import java.io.IOException;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -72,7 +76,7 @@ final class LedgerCodec {
     JsonNode root;
     try {
       root = JSON.readTree(json);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalArgumentException("not JSON");
     }
     if (root == null || !root.isObject() || root.path("v").asInt() != VERSION) {
@@ -99,20 +103,20 @@ final class LedgerCodec {
         episodes.put(e.getKey(), new Episode(e.getKey(), o.path("alertname").asText(), o.path("playbook").asText(),
             Instant.parse(o.path("starts_at").asText()), since, progress, strings(o.path("labels")),
             strings(o.path("annotations")), strings(o.path("outbound"))));
-      } catch (java.time.format.DateTimeParseException ex) {
+      } catch (DateTimeParseException ex) {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
     }
-    java.util.List<NodeLedger.PastEpisode> history = new java.util.ArrayList<>();
+    List<NodeLedger.PastEpisode> history = new ArrayList<>();
     for (JsonNode p : root.path("history")) {
       try {
         history.add(new NodeLedger.PastEpisode(p.path("fingerprint").asText(), Instant.parse(p.path("starts_at").asText()),
             p.path("playbook").asText(), Instant.parse(p.path("since").asText()), Instant.parse(p.path("released_at").asText())));
-      } catch (java.time.format.DateTimeParseException ex) {
+      } catch (DateTimeParseException ex) {
         throw new IllegalArgumentException("a past episode has a bad time");
       }
     }
-    java.util.List<String> expiring = new java.util.ArrayList<>();
+    List<String> expiring = new ArrayList<>();
     root.path("expiring_silences").forEach(id -> expiring.add(id.asText()));
     return NodeLedger.of(claims, episodes, history, expiring);
   }

@@ -3,6 +3,10 @@ package io.gpuremediator.kube;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuremediator.node.InternalIp;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
@@ -12,6 +16,7 @@ import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.state.NodeLedger;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +37,7 @@ final class NodeMapper {
     if (node.getSpec() != null) {
       unschedulable = Boolean.TRUE.equals(node.getSpec().getUnschedulable());
       if (node.getSpec().getTaints() != null) {
-        for (io.fabric8.kubernetes.api.model.Taint t : node.getSpec().getTaints()) {
+        for (var t : node.getSpec().getTaints()) {
           TaintEffect.fromApiName(Objects.toString(t.getEffect(), ""))
               .ifPresent(e -> taints.add(new Taint(t.getKey(), Objects.toString(t.getValue(), ""), e)));
         }
@@ -42,10 +47,8 @@ final class NodeMapper {
     List<String> ips = new ArrayList<>();
     if (node.getStatus() != null) {
       if (node.getStatus().getConditions() != null) {
-        for (io.fabric8.kubernetes.api.model.NodeCondition c : node.getStatus().getConditions()) {
-          conditions.add(new NodeCondition(c.getType(), c.getStatus(), c.getReason(), c.getMessage(),
-              time(c.getLastTransitionTime()), time(c.getLastHeartbeatTime())));
-        }
+        node.getStatus().getConditions().forEach(c -> conditions.add(toModel(c.getType(), c.getStatus(), c.getReason(),
+            c.getMessage(), c.getLastTransitionTime(), c.getLastHeartbeatTime())));
       }
       if (node.getStatus().getAddresses() != null) {
         for (NodeAddress a : node.getStatus().getAddresses()) {
@@ -78,18 +81,14 @@ final class NodeMapper {
     } else {
       annotations.put(NodeKeys.LEDGER_ANNOTATION, LedgerCodec.encode(edited.ledger()));
     }
-    List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>();
-    List<io.fabric8.kubernetes.api.model.Taint> old = fresh.getSpec() == null || fresh.getSpec().getTaints() == null
-        ? List.of() : fresh.getSpec().getTaints();
-    for (Taint t : edited.taints()) {
-      // Reuse the stored object where it is unchanged, so fields we do not model (timeAdded) survive.
-      taints.add(old.stream()
-          .filter(o -> t.key().equals(o.getKey()) && t.effect().apiName().equals(o.getEffect())
-              && t.value().equals(Objects.toString(o.getValue(), "")))
-          .findFirst()
-          .orElseGet(() -> new io.fabric8.kubernetes.api.model.Taint(t.effect().apiName(), t.key(), null,
-              t.value().isEmpty() ? null : t.value())));
-    }
+    var old = Optional.ofNullable(fresh.getSpec()).map(NodeSpec::getTaints).orElse(List.of());
+    // Reuse the stored object where it is unchanged, so fields we do not model (timeAdded) survive.
+    var taints = edited.taints().stream().map(t -> old.stream()
+        .filter(o -> t.key().equals(o.getKey()) && t.effect().apiName().equals(o.getEffect())
+            && t.value().equals(Objects.toString(o.getValue(), "")))
+        .findFirst()
+        .orElseGet(() -> new TaintBuilder().withEffect(t.effect().apiName()).withKey(t.key())
+            .withValue(t.value().isEmpty() ? null : t.value()).build())).toList();
     return new NodeBuilder(fresh)
         .editMetadata().withLabels(new LinkedHashMap<>(edited.labels())).withAnnotations(annotations).endMetadata()
         .editOrNewSpec().withTaints(taints).withUnschedulable(edited.unschedulable() ? Boolean.TRUE : null).endSpec()
@@ -98,14 +97,13 @@ final class NodeMapper {
 
   /** {@code fresh} with the conditions of {@code edited}, reusing unchanged condition objects. */
   static Node withConditions(Node fresh, NodeInfo edited) {
-    List<io.fabric8.kubernetes.api.model.NodeCondition> old = fresh.getStatus() == null
-        || fresh.getStatus().getConditions() == null ? List.of() : fresh.getStatus().getConditions();
-    List<io.fabric8.kubernetes.api.model.NodeCondition> next = new ArrayList<>();
-    for (NodeCondition c : edited.conditions()) {
-      next.add(old.stream().filter(o -> c.equals(toModel(o))).findFirst().orElseGet(() ->
-          new io.fabric8.kubernetes.api.model.NodeCondition(format(c.lastHeartbeatTime()), format(c.lastTransitionTime()),
-              c.message().isEmpty() ? null : c.message(), c.reason().isEmpty() ? null : c.reason(), c.status(), c.type())));
-    }
+    var old = Optional.ofNullable(fresh.getStatus()).map(NodeStatus::getConditions).orElse(List.of());
+    var next = edited.conditions().stream().map(c -> old.stream().filter(o -> c.equals(toModel(o.getType(), o.getStatus(),
+        o.getReason(), o.getMessage(), o.getLastTransitionTime(), o.getLastHeartbeatTime()))).findFirst()
+        .orElseGet(() -> new NodeConditionBuilder().withLastHeartbeatTime(format(c.lastHeartbeatTime()))
+            .withLastTransitionTime(format(c.lastTransitionTime())).withMessage(c.message().isEmpty() ? null : c.message())
+            .withReason(c.reason().isEmpty() ? null : c.reason()).withStatus(c.status()).withType(c.type()).build()))
+        .toList();
     return new NodeBuilder(fresh).editOrNewStatus().withConditions(next).endStatus().build();
   }
 
@@ -121,9 +119,9 @@ final class NodeMapper {
     return copy;
   }
 
-  private static NodeCondition toModel(io.fabric8.kubernetes.api.model.NodeCondition o) {
-    return new NodeCondition(o.getType(), o.getStatus(), o.getReason(), o.getMessage(),
-        time(o.getLastTransitionTime()), time(o.getLastHeartbeatTime()));
+  private static NodeCondition toModel(String type, String status, String reason, String message, String transition,
+      String heartbeat) {
+    return new NodeCondition(type, status, reason, message, time(transition), time(heartbeat));
   }
 
   private static Map<String, String> orEmpty(Map<String, String> map) {
@@ -142,6 +140,6 @@ final class NodeMapper {
   }
 
   private static String format(Instant t) {
-    return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    return t == null ? null : t.truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }

@@ -4,6 +4,7 @@ import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
+import java.util.Map;
 
 /** The service's collectors, registered to one registry. */
 public final class RemediatorMetrics {
@@ -169,7 +170,7 @@ public final class RemediatorMetrics {
   }
 
   /** Sets the number of active episodes in each stage (every stage code, zero included). */
-  public void episodeStages(java.util.Map<String, Integer> byStage) {
+  public void episodeStages(Map<String, Integer> byStage) {
     byStage.forEach((stage, n) -> episodeStage.labels(stage).set(n));
   }
 

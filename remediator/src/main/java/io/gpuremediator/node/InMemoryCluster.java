@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -15,7 +16,7 @@ import java.util.function.Function;
 public final class InMemoryCluster implements Cluster {
   private final Map<String, NodeInfo> nodes = new ConcurrentHashMap<>();
   private final List<NodeEvent> events = new CopyOnWriteArrayList<>();
-  private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong generation = new AtomicLong();
 
   /** Creates a cluster holding these nodes. */
   public InMemoryCluster(List<NodeInfo> initial) {

@@ -1,5 +1,6 @@
 package io.gpuremediator.outbound;
 
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import java.util.Optional;
 
@@ -10,6 +11,6 @@ public interface ReplaceBudget {
   Optional<Refusal> admit(String node);
 
   /** A budget that refuses every replacement: for a loop built without the safety gate. */
-  ReplaceBudget NONE = node -> Optional.of(new Refusal(io.gpuremediator.decision.Reason.REPLACE_RATE_LIMITED,
+  ReplaceBudget NONE = node -> Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED,
       "no replacement budget is configured"));
 }

@@ -1,7 +1,11 @@
 package io.gpuremediator.playbook;
 
 import io.gpuremediator.node.TaintEffect;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** One action of a playbook, as written. One record per action kind; {@code dryRun} is the action-level switch. */
 public sealed interface ActionSpec {
@@ -25,7 +29,7 @@ public sealed interface ActionSpec {
   static String kindOf(Class<?> specType) {
     String simple = specType.getSimpleName();
     String stem = simple.endsWith("Spec") ? simple.substring(0, simple.length() - "Spec".length()) : simple;
-    return stem.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+    return stem.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
   }
 
   /** What outside Kubernetes a step calls, to be configured in the service config. */
@@ -136,7 +140,7 @@ public sealed interface ActionSpec {
 
     /** The mode as written in playbooks. */
     public String code() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -146,8 +150,8 @@ public sealed interface ActionSpec {
    * @param gracePeriod the most a pod gets to terminate, whatever its own terminationGracePeriodSeconds
    * @param skipNamespaces pods in namespaces matching this regex are left alone (DaemonSet and mirror pods always are)
    */
-  record DrainSpec(DrainMode mode, java.time.Duration timeout, java.time.Duration gracePeriod,
-      java.util.regex.Pattern skipNamespaces, boolean dryRun) implements ActionSpec {
+  record DrainSpec(DrainMode mode, Duration timeout, Duration gracePeriod,
+      Pattern skipNamespaces, boolean dryRun) implements ActionSpec {
     @Override
     public boolean isLongStep() {
       return true;
@@ -159,11 +163,11 @@ public sealed interface ActionSpec {
    *
    * @param onFail the playbook an episode escalates to when diagnostics fail; empty: stay out for a human
    */
-  record DiagnoseSpec(String image, java.util.List<String> command, java.time.Duration timeout,
+  record DiagnoseSpec(String image, List<String> command, Duration timeout,
       Optional<String> onFail, boolean dryRun) implements ActionSpec {
     /** Copies the command. */
     public DiagnoseSpec {
-      command = java.util.List.copyOf(command);
+      command = List.copyOf(command);
     }
 
     @Override
@@ -182,7 +186,7 @@ public sealed interface ActionSpec {
    * Has the node's cloud instance replaced: AWS Auto Scaling {@code SetInstanceHealth(Unhealthy)} for the node's
    * providerID; the step ends when the Node object is gone, or fails at {@code timeout}.
    */
-  record ReplaceSpec(String provider, java.time.Duration timeout, boolean dryRun) implements ActionSpec {
+  record ReplaceSpec(String provider, Duration timeout, boolean dryRun) implements ActionSpec {
     @Override
     public Optional<Needs> needs() {
       return Optional.of(new Needs(Port.CLOUD, provider));
@@ -201,7 +205,7 @@ public sealed interface ActionSpec {
    * @param matchers what to silence; values may be templates (never a regex's)
    * @param duration how long each silence lasts; renewed while the episode lasts
    */
-  record SilenceSpec(java.util.List<SilenceMatcher> matchers, java.time.Duration duration, Template comment,
+  record SilenceSpec(List<SilenceMatcher> matchers, Duration duration, Template comment,
       boolean dryRun) implements ActionSpec {
     @Override
     public Optional<Needs> needs() {
@@ -210,7 +214,7 @@ public sealed interface ActionSpec {
 
     /** Copies the matchers. */
     public SilenceSpec {
-      matchers = java.util.List.copyOf(matchers);
+      matchers = List.copyOf(matchers);
     }
 
 

@@ -2,6 +2,7 @@ package io.gpuremediator.playbook;
 
 import io.gpuremediator.playbook.Matcher.Op;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * One matcher of a silence step, as written: {@code node="{{ node }}"}. An equality's value may be a template; a
@@ -27,8 +28,8 @@ public record SilenceMatcher(String label, Op op, Template value) {
     return switch (op) {
       case EQ -> actual.equals(v);
       case NE -> !actual.equals(v);
-      case RE -> java.util.regex.Pattern.compile("^(?:" + v + ")$").matcher(actual).matches();
-      case NRE -> !java.util.regex.Pattern.compile("^(?:" + v + ")$").matcher(actual).matches();
+      case RE -> Pattern.compile("^(?:" + v + ")$").matcher(actual).matches();
+      case NRE -> !Pattern.compile("^(?:" + v + ")$").matcher(actual).matches();
     };
   }
 

@@ -3,6 +3,8 @@ package io.gpuremediator.safety;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,9 +48,9 @@ public record FleetState(
     starts = List.copyOf(starts);
     TreeMap<String, List<Instant>> copy = new TreeMap<>();
     playbookStarts.forEach((k, v) -> copy.put(k, List.copyOf(v)));
-    playbookStarts = java.util.Collections.unmodifiableSortedMap(copy);
-    firing = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(firing));
-    acknowledged = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(acknowledged));
+    playbookStarts = Collections.unmodifiableSortedMap(copy);
+    firing = Collections.unmodifiableSortedMap(new TreeMap<>(firing));
+    acknowledged = Collections.unmodifiableSortedMap(new TreeMap<>(acknowledged));
     replacements = List.copyOf(replacements);
   }
 
@@ -128,7 +130,7 @@ public record FleetState(
    */
   public List<String> storm(Duration window) {
     List<Map.Entry<String, Sighting>> byStart = new ArrayList<>(firing.entrySet());
-    byStart.sort(java.util.Comparator.comparing(e -> e.getValue().startedAt()));
+    byStart.sort(Comparator.comparing(e -> e.getValue().startedAt()));
     int bestFrom = 0;
     int bestTo = 0;
     int from = 0;

@@ -2,6 +2,7 @@ package io.gpuremediator.safety;
 
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.value.Rate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -70,5 +71,5 @@ public interface SafetyGate {
    * @param cooldown the playbook's own cooldown; the fleet default when empty
    */
   record Candidate(NodeInfo node, String playbook, boolean becomesUnavailable,
-      Optional<io.gpuremediator.value.Rate> playbookRate, Optional<Duration> cooldown) {}
+      Optional<Rate> playbookRate, Optional<Duration> cooldown) {}
 }

@@ -2,15 +2,14 @@ package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.playbook.ActionSpec;
-import io.gpuremediator.playbook.ActionSpec.NotifySpec;
-import io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
-import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -26,7 +25,7 @@ public final class OutboundReadiness {
   public static List<String> warnings(RemediatorConfig config, PlaybookSet playbooks) {
     Set<String> receivers = new TreeSet<>();
     config.receivers().forEach(r -> receivers.add(r.name()));
-    java.util.Map<String, Set<String>> unknownReceivers = new java.util.TreeMap<>();
+    Map<String, Set<String>> unknownReceivers = new TreeMap<>();
     Set<String> silencing = new TreeSet<>();
     Set<String> replacing = new TreeSet<>();
     for (Playbook p : playbooks.playbooks()) {

@@ -1,45 +1,34 @@
 package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.episode.DecisionListener;
 import io.gpuremediator.episode.DecisionRecorder;
+import io.gpuremediator.episode.EpisodeLoop;
+import io.gpuremediator.episode.HumanControls;
+import io.gpuremediator.episode.LoopSettings;
+import io.gpuremediator.episode.RefusalEvents;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
 import io.gpuremediator.http.BearerAuth;
 import io.gpuremediator.http.ClientRate;
 import io.gpuremediator.http.ConnectionLimit;
-import io.gpuremediator.http.WebhookAdmission;
 import io.gpuremediator.http.Readiness;
-import io.gpuremediator.episode.RefusalEvents;
+import io.gpuremediator.http.WebhookAdmission;
+import io.gpuremediator.http.WebhookHandler;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.LeaderElection;
-import io.gpuremediator.episode.EpisodeLoop;
-import io.gpuremediator.episode.HumanControls;
-
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.InstanceHealth;
-import io.gpuremediator.outbound.Notifier;
-import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.Silences;
-import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
-import io.gpuremediator.outbound.http.AlertmanagerSilences;
-import io.gpuremediator.outbound.http.WebhookNotifier;
-import io.gpuremediator.episode.LoopSettings;
+import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.playbook.load.LoadResult;
+import io.gpuremediator.playbook.load.PlaybookReloader;
 import io.gpuremediator.safety.BudgetWarnings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
-import io.gpuremediator.metrics.RemediatorMetrics;
-import io.gpuremediator.node.NodeResolver;
-import io.gpuremediator.playbook.load.LoadResult;
-import io.gpuremediator.playbook.load.PlaybookReloader;
-import io.gpuremediator.state.Stage;
-import io.gpuremediator.http.WebhookHandler;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
 import io.vertx.core.Vertx;
@@ -47,13 +36,13 @@ import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,10 +57,8 @@ public final class RemediatorService implements AutoCloseable {
   private static final int DECISION_LOG_SIZE = 1000;
   private static final int ENGINE_THREADS = 4;
   /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
-  static final java.time.Duration LEASE_DURATION = java.time.Duration.ofSeconds(15);
+  static final Duration LEASE_DURATION = Duration.ofSeconds(15);
   private static final long FLEET_STATE_RETRY_MILLIS = 2000;
-  /** Notifications held at most (queued, in flight, waiting to retry); more are dropped and counted. */
-  private static final int NOTIFY_QUEUE = 1000;
 
   private final RemediatorConfig config;
   private final KubeApi kube;
@@ -87,15 +74,15 @@ public final class RemediatorService implements AutoCloseable {
   private FleetGate gate;
   private LeaderElection election;
   private EpisodeLoop loop;
-  private AutoScalingInstanceHealth aws;
-  private java.util.concurrent.ExecutorService eventWriter;
+  private OutsideWiring outside;
+  private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
-  private final java.util.concurrent.ExecutorService stateWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+  private final ExecutorService stateWriter = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "remediator-fleet-state");
     t.setDaemon(true);
     return t;
   });
-  private final String identity = hostname() + "-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+  private final String identity = hostname() + "-" + UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
   public RemediatorService(RemediatorConfig config, KubeApi kube, Clock clock) {
@@ -111,8 +98,8 @@ public final class RemediatorService implements AutoCloseable {
    * @throws StartupException with a one-line reason when the service cannot start
    */
   public int start() throws StartupException {
-    Optional<String> token = readToken();
-    Optional<String> readOnlyToken = readOnlyToken();
+    Optional<String> token = SecretFiles.bearerToken(config);
+    Optional<String> readOnlyToken = SecretFiles.readOnlyToken(config);
     if (readOnlyToken.isPresent() && readOnlyToken.equals(token)) {
       throw new StartupException("read_token_file holds the bearer token itself: a read-only token must differ");
     }
@@ -132,19 +119,20 @@ public final class RemediatorService implements AutoCloseable {
     gate = new FleetGate(SafetyLimits.from(config), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, metricsListener(), clock, stateWriter);
-    eventWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    eventWriter = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "remediator-refusal-events");
       t.setDaemon(true);
       return t;
     });
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
+    outside = OutsideWiring.create(config, vertx, metrics, clock, gate::admitReplacement);
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
-        outsidePorts());
+        outside.ports());
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
         () -> election == null || election.isLeader(), loop);
     decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
@@ -192,59 +180,6 @@ public final class RemediatorService implements AutoCloseable {
       startStatusServer(config.statusListen().get(), options, routes);
     }
     return server.actualPort();
-  }
-
-  /** Alertmanager, the notification receivers and the cloud, as configured; what is not configured refuses. */
-  private OutsidePorts outsidePorts() throws StartupException {
-    OutboundListener counted = new OutboundListener() {
-      @Override
-      public void request(String target, String outcome) {
-        metrics.outboundRequest(target, outcome);
-      }
-
-      @Override
-      public void dropped(String receiver) {
-        metrics.notificationDropped(receiver);
-      }
-    };
-    Silences silences = Silences.NOT_CONFIGURED;
-    if (config.alertmanager().isPresent()) {
-      RemediatorConfig.Alertmanager am = config.alertmanager().get();
-      Optional<String> amToken = am.bearerTokenFile().isEmpty() ? Optional.empty()
-          : Optional.of(token(am.bearerTokenFile().get(), "alertmanager.bearer_token_file"));
-      silences = new AlertmanagerSilences(vertx, am.url(), amToken, counted);
-    }
-    Map<String, WebhookNotifier.Target> targets = new java.util.HashMap<>();
-    for (RemediatorConfig.Receiver r : config.receivers()) {
-      String url = secret(r.urlFile(), "notify receiver " + r.name() + " url_file");
-      try {
-        java.net.URI u = new java.net.URI(url);
-        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-          throw new java.net.URISyntaxException(url, "not an http(s) URL");
-        }
-        targets.put(r.name(), new WebhookNotifier.Target(r.name(), r.type() == RemediatorConfig.ReceiverType.SLACK, u));
-      } catch (java.net.URISyntaxException e) {
-        throw new StartupException("the URL in notify receiver " + r.name() + " url_file " + r.urlFile()
-            + " is not an http(s) URL");
-      }
-    }
-    Notifier notifier = targets.isEmpty() ? Notifier.NONE
-        : new WebhookNotifier(vertx, targets, NOTIFY_QUEUE, counted, clock);
-    InstanceHealth instances = InstanceHealth.NOT_CONFIGURED;
-    if (config.aws().isPresent()) {
-      aws = AutoScalingInstanceHealth.create(config.aws().get().region(), config.aws().get().endpoint(), counted);
-      instances = aws;
-    }
-    return new OutsidePorts(silences, notifier, instances, gate::admitReplacement);
-  }
-
-  /** A secret (a URL) from its file, stripped. */
-  private static String secret(Path file, String key) throws StartupException {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8).strip();
-    } catch (IOException e) {
-      throw new StartupException("cannot read " + key + " " + file + ": " + e.getMessage());
-    }
   }
 
   /** The global dry-run writes nothing to Kubernetes, its fleet state included. */
@@ -342,33 +277,6 @@ public final class RemediatorService implements AutoCloseable {
     return Optional.ofNullable(statusServer).map(HttpServer::actualPort);
   }
 
-  /** The read-only token, when {@code auth.read_token_file} is set. */
-  private Optional<String> readOnlyToken() throws StartupException {
-    return config.auth().readTokenFile().isEmpty() ? Optional.empty()
-        : Optional.of(token(config.auth().readTokenFile().get(), "read_token_file"));
-  }
-
-  private Optional<String> readToken() throws StartupException {
-    if (config.auth().insecureNoAuth()) {
-      LOGGER.warn("auth disabled by insecure_no_auth: true; anyone who reaches the port can drive remediations");
-      return Optional.empty();
-    }
-    return Optional.of(token(config.auth().bearerTokenFile().orElseThrow(), "bearer_token_file"));
-  }
-
-  /** A token from its file (the config key named in errors), at least 16 characters. */
-  private static String token(Path file, String key) throws StartupException {
-    try {
-      String token = Files.readString(file, StandardCharsets.UTF_8).strip();
-      if (token.length() < 16) {
-        throw new StartupException("the token in " + key + " " + file + " is shorter than 16 characters");
-      }
-      return token;
-    } catch (IOException e) {
-      throw new StartupException("cannot read " + key + " " + file + ": " + e.getMessage());
-    }
-  }
-
   private static String hostname() {
     String name = System.getenv("HOSTNAME");
     return name == null || name.isBlank() ? "gpu-remediator" : name;
@@ -404,8 +312,8 @@ public final class RemediatorService implements AutoCloseable {
     if (cluster != null) {
       cluster.close();
     }
-    if (aws != null) {
-      aws.close();
+    if (outside != null) {
+      outside.close();
     }
   }
 

@@ -2,6 +2,7 @@ package io.gpuremediator.state;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +73,7 @@ public final class NodeLedger {
   }
 
   /** Without these silence ids (they were expired). */
-  public NodeLedger withoutExpiring(java.util.Collection<String> expired) {
+  public NodeLedger withoutExpiring(Collection<String> expired) {
     List<String> left = new ArrayList<>(expiring);
     left.removeAll(expired);
     return of(claims, episodes, history, left);

@@ -3,6 +3,7 @@ package io.gpuremediator.workload;
 import io.gpuremediator.node.ClusterException;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /** The port to the pods and Jobs on a node. Synchronous, thread-safe; every failure is a {@link ClusterException}. */
 public interface Workloads {
@@ -28,5 +29,5 @@ public interface Workloads {
    * Watches the Jobs of {@code namespace} that carry {@code label}, and tells {@code node} the node a Job is pinned to
    * whenever one changes or goes (on the watch's thread: keep it quick). Closing the result stops the watch.
    */
-  AutoCloseable watchJobs(String namespace, String label, java.util.function.Consumer<String> node);
+  AutoCloseable watchJobs(String namespace, String label, Consumer<String> node);
 }

@@ -2,6 +2,7 @@ package io.gpuremediator.yaml;
 
 import java.io.IOException;
 import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ public final class YamlFile {
         return Optional.empty();
       }
       text = Files.readString(path, StandardCharsets.UTF_8);
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       problems.add(1, "cannot read file: " + e.getMessage());
       return Optional.empty();
     }

@@ -2,6 +2,8 @@ package io.gpuremediator.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -9,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -105,12 +108,12 @@ class CliTest {
    */
   @Test
   void explainOfAResolutionWithNoEpisodePlansNoDiagnoseJobAsTheLivePathDoes() throws IOException {
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-    com.fasterxml.jackson.databind.node.ObjectNode body =
-        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(Path.of("../tests/real/alertmanager/0.2x-resolved-body.json").toFile());
-    com.fasterxml.jackson.databind.node.ObjectNode labels = json.createObjectNode().put("alertname", "GpuXidHardwareError")
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode body =
+        (ObjectNode) json.readTree(Path.of("../tests/real/alertmanager/0.2x-resolved-body.json").toFile());
+    ObjectNode labels = json.createObjectNode().put("alertname", "GpuXidHardwareError")
         .put("node", "gpu-node-1").put("gpu", "3").put("xid", "79").put("severity", "critical").put("remediate", "true");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) body.path("alerts").get(0)).set("labels", labels);
+    ((ObjectNode) body.path("alerts").get(0)).set("labels", labels);
     Path payload = dir.resolve("resolved.json");
     json.writeValue(payload.toFile(), body);
     assertThat(run("explain", "--config", "src/test/resources/config/explain.yaml", "--alerts", payload.toString(),
@@ -150,8 +153,8 @@ class CliTest {
   }
 
   /** The playbook files deploy/playbooks ships (its Kustomization is not one). */
-  private static int shippedPlaybookFiles() throws java.io.IOException {
-    try (java.util.stream.Stream<Path> files = Files.list(Path.of("../deploy/playbooks"))) {
+  private static int shippedPlaybookFiles() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of("../deploy/playbooks"))) {
       return (int) files.filter(f -> f.toString().endsWith(".yaml")).count();
     }
   }

@@ -3,7 +3,9 @@ package io.gpuremediator.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.config.RemediatorConfig.Breaker;
+import io.gpuremediator.value.Rate;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,11 +53,11 @@ class ConfigLoaderTest {
         + "cloud:\n  aws: {region: us-west-2, endpoint: \"http://127.0.0.1:4566\"}\n").config().orElseThrow();
     assertThat(c.safety().replaceRateLimit()).hasToString("1/12h");
     assertThat(c.alertmanager()).contains(new RemediatorConfig.Alertmanager(
-        java.net.URI.create("http://alertmanager-operated.monitoring:9093"), Optional.of(dir.resolve("am-token"))));
+        URI.create("http://alertmanager-operated.monitoring:9093"), Optional.of(dir.resolve("am-token"))));
     assertThat(c.receivers()).containsExactly(
         new RemediatorConfig.Receiver("gpu-oncall", RemediatorConfig.ReceiverType.SLACK, dir.resolve("slack-url")),
         new RemediatorConfig.Receiver("bot", RemediatorConfig.ReceiverType.WEBHOOK, Path.of("/etc/bot-url")));
-    assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(java.net.URI.create("http://127.0.0.1:4566"))));
+    assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(URI.create("http://127.0.0.1:4566"))));
     RemediatorConfig defaults = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
     assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
     assertThat(defaults.alertmanager()).isEmpty();
@@ -81,7 +83,7 @@ class ConfigLoaderTest {
     RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
         + "limits: {max_connections: 100, idle_timeout: 30s, client_rate: 20/1m, webhook_queue: 4}\n").config().orElseThrow();
     assertThat(c.limits()).isEqualTo(new RemediatorConfig.Limits(100, Duration.ofSeconds(30),
-        new io.gpuremediator.value.Rate(20, Duration.ofMinutes(1)), 4));
+        new Rate(20, Duration.ofMinutes(1)), 4));
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load("auth: {bearer_token_file: token}\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
         + "  client_rate: 0/1s\n  webhook_queue: 99999999999\n  queue: 3\n").errors()).containsExactly(

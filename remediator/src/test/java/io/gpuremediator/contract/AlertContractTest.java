@@ -11,8 +11,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -109,25 +114,25 @@ class AlertContractTest {
     assertThat(playbooks.firstMatch(labels).isPresent()).isEqualTo(remediate);
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void everyDcgmMetricTheRulesReadIsEnabledInTheCountersCsv() throws IOException {
-    java.util.Set<String> enabled = new java.util.TreeSet<>();
+    Set<String> enabled = new TreeSet<>();
     for (String line : Files.readAllLines(Path.of("../dcgm/counters.csv"))) {
       if (!line.isBlank() && !line.startsWith("#")) {
         enabled.add(line.split(",", 2)[0].strip());
       }
     }
-    java.util.Set<String> read = dcgmFieldsReadBy(RULES);
+    Set<String> read = dcgmFieldsReadBy(RULES);
     assertThat(read).isNotEmpty();
     assertThat(enabled).containsAll(read);
   }
 
   /** The DCGM fields the rule files of {@code dir} read (their comments aside). */
-  private static java.util.Set<String> dcgmFieldsReadBy(Path dir) throws IOException {
-    java.util.Set<String> read = new java.util.TreeSet<>();
+  private static Set<String> dcgmFieldsReadBy(Path dir) throws IOException {
+    Set<String> read = new TreeSet<>();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".rules.yml")).toList()) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bDCGM_(?:FI|EXP)_[A-Z0-9_]+").matcher(
+        Matcher m = Pattern.compile("\\bDCGM_(?:FI|EXP)_[A-Z0-9_]+").matcher(
             Files.readString(f).replaceAll("(?m)^\\s*#.*$", ""));
         while (m.find()) {
           read.add(m.group());
@@ -138,17 +143,17 @@ class AlertContractTest {
   }
 
   /** An opt-in rule file reads a field the CSV carries as a commented row: turning it on is uncommenting it. */
-  @org.junit.jupiter.api.Test
+  @Test
   void everyDcgmMetricAnOptInRuleReadsIsACommentedRowOfTheCountersCsv() throws IOException {
     String csv = Files.readString(Path.of("../dcgm/counters.csv"));
-    java.util.Set<String> read = dcgmFieldsReadBy(RULES.resolve("opt-in"));
+    Set<String> read = dcgmFieldsReadBy(RULES.resolve("opt-in"));
     assertThat(read).isNotEmpty();
     for (String metric : read) {
       assertThat(csv).as(metric).containsPattern("(?m)^# " + metric + ", ");
     }
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void noAlertOutsideTheContract() {
     assertThat(ALERTS.keySet()).containsExactlyInAnyOrderElementsOf(contract().map(a -> (String) a.get()[0]).toList());
   }

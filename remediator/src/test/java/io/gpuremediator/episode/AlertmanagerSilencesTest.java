@@ -3,13 +3,13 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
@@ -19,10 +19,12 @@ import io.gpuremediator.testing.MutableClock;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,12 +68,12 @@ class AlertmanagerSilencesTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  private OutsidePorts ports(java.net.URI alertmanager) {
+  private OutsidePorts ports(URI alertmanager) {
     return new OutsidePorts(new AlertmanagerSilences(vertx, alertmanager, Optional.empty(), OutboundListener.NONE),
         Notifier.NONE, InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE);
   }
 
-  private ClosedLoopHarness harness(java.net.URI alertmanager) {
+  private ClosedLoopHarness harness(URI alertmanager) {
     ClosedLoopHarness h = new ClosedLoopHarness(dir, PLAYBOOKS, ports(alertmanager), new MutableClock(Instant.now()));
     open.add(h);
     return h;
@@ -89,7 +91,7 @@ class AlertmanagerSilencesTest {
         Map.of("alertname", "GpuThermal", "node", NODE, "severity", "warning"),
         Map.of("alertname", "GpuXidHardwareError", "node", NODE, "severity", "critical", "remediate", "true"),
         Map.of("alertname", "GpuThermal", "node", "gpu-node-1", "severity", "warning"))) {
-      alerts.add(new JsonObject().put("labels", new JsonObject(new java.util.HashMap<>(labels)))
+      alerts.add(new JsonObject().put("labels", new JsonObject(new HashMap<>(labels)))
           .put("startsAt", now.minusSeconds(60).toString()).put("endsAt", now.plus(Duration.ofHours(3)).toString()));
     }
     assertThat(am.post("/api/v2/alerts", alerts.encode())).isEqualTo(200);
@@ -211,7 +213,7 @@ class AlertmanagerSilencesTest {
   @Test
   void anAlertmanagerThatIsDownHoldsNothingUpAndIsAskedAgainWithBackoff() throws Exception {
     int port = LocalAlertmanager.freePort();
-    ClosedLoopHarness h = harness(java.net.URI.create("http://127.0.0.1:" + port));
+    ClosedLoopHarness h = harness(URI.create("http://127.0.0.1:" + port));
     h.fire(xid());
     h.look(NODE);
     h.look(NODE);

@@ -2,27 +2,28 @@ package io.gpuremediator.episode;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
-import io.gpuremediator.episode.RemediationEngine;
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
-import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.value.Budget;
@@ -151,7 +152,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** Waits for the cache to show the node as the server has it (or, deleted, not at all), then advances its episodes once. */
   void look(String node) {
     await().atMost(Duration.ofSeconds(20)).until(() -> {
-      io.fabric8.kubernetes.api.model.Node onServer = client.nodes().withName(node).get();
+      Node onServer = client.nodes().withName(node).get();
       return onServer == null ? cluster.node(node).isEmpty()
           : cluster.node(node).map(n -> n.resourceVersion().equals(onServer.getMetadata().getResourceVersion())).orElse(false);
     });
@@ -197,12 +198,12 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** The simulated Job controller marks the Job with a condition (Complete or Failed). */
   void finishJob(String type, String reason) {
     Job job = job();
-    job.setStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
+    job.setStatus(new JobStatusBuilder()
         .withConditions(new JobConditionBuilder().withType(type).withStatus("True").withReason(reason).build()).build());
     client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
   }
 
-  List<Decision> decisions(io.gpuremediator.decision.Reason reason) {
+  List<Decision> decisions(Reason reason) {
     return decisions.stream().filter(d -> d.reason() == reason).toList();
   }
 

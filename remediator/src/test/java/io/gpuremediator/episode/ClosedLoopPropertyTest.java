@@ -2,12 +2,10 @@ package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.episode.Episodes;
-import io.gpuremediator.episode.RemediationEngine;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.Playbook;
@@ -30,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,7 +53,7 @@ class ClosedLoopPropertyTest {
     String one = System.getProperty("loop.seed");
     long first = one == null ? 0 : Long.parseLong(one);
     long last = one == null ? SEQUENCES : first + 1;
-    Map<String, Integer> seen = new java.util.TreeMap<>();
+    Map<String, Integer> seen = new TreeMap<>();
     for (long seed = first; seed < last; seed++) {
       new Sequence(seed).run(seen);
     }

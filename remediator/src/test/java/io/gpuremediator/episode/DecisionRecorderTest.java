@@ -3,10 +3,16 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.metrics.RemediatorMetrics;
+import io.prometheus.client.CollectorRegistry;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class DecisionRecorderTest {
   @Test
@@ -20,9 +26,9 @@ class DecisionRecorderTest {
 
   @Test
   void anAppliedQuarantineIsTimedFromItsAlertsStartAndNothingElseIs() {
-    io.prometheus.client.CollectorRegistry registry = new io.prometheus.client.CollectorRegistry();
-    DecisionRecorder recorder = new DecisionRecorder(new io.gpuremediator.decision.DecisionLog(10),
-        new io.gpuremediator.metrics.RemediatorMetrics(registry));
+    CollectorRegistry registry = new CollectorRegistry();
+    DecisionRecorder recorder = new DecisionRecorder(new DecisionLog(10),
+        new RemediatorMetrics(registry));
     Instant start = Instant.parse("2026-11-22T10:00:00Z");
     recorder.decided(new Decision(start.plusSeconds(95), "a", start, "GpuXidHardwareError", "firing", "n1", "xid",
         Reason.ACTIONS_APPLIED, "", List.of()));
@@ -36,8 +42,8 @@ class DecisionRecorderTest {
 
   /** Runs {@code body} with the decision logger at DEBUG and its events kept in a list. */
   private static void withDecisionLog(
-      java.util.function.Consumer<List<ch.qos.logback.classic.spi.ILoggingEvent>> body) {
-    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+      Consumer<List<ch.qos.logback.classic.spi.ILoggingEvent>> body) {
+    ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) LoggerFactory
         .getLogger("io.gpuremediator.decision");
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
         new ch.qos.logback.core.read.ListAppender<>();
@@ -56,8 +62,8 @@ class DecisionRecorderTest {
   @Test
   void whatChangedOrWasRefusedIsLoggedAtInfoWhatWasIgnoredOrOnlyADryRunAtDebug() {
     withDecisionLog(seen -> {
-      DecisionRecorder recorder = new DecisionRecorder(new io.gpuremediator.decision.DecisionLog(10),
-          new io.gpuremediator.metrics.RemediatorMetrics(new io.prometheus.client.CollectorRegistry()));
+      DecisionRecorder recorder = new DecisionRecorder(new DecisionLog(10),
+          new RemediatorMetrics(new CollectorRegistry()));
       for (Reason r : List.of(Reason.ACTIONS_APPLIED, Reason.BREAKER_OPEN, Reason.KUBE_UNAVAILABLE,
           Reason.DRY_RUN_GLOBAL, Reason.NO_PLAYBOOK)) {
         recorder.decided(new Decision(Instant.EPOCH, "a", Instant.EPOCH, "A", "firing", "n1", "p", r, "", List.of()));
@@ -71,11 +77,11 @@ class DecisionRecorderTest {
   @Test
   void aWebhooksStormRefusalsAreOneLineNamingEveryNodeAndEachStillCountedAndListed() {
     withDecisionLog(seen -> {
-      io.prometheus.client.CollectorRegistry registry = new io.prometheus.client.CollectorRegistry();
-      io.gpuremediator.decision.DecisionLog decisions = new io.gpuremediator.decision.DecisionLog(500);
+      CollectorRegistry registry = new CollectorRegistry();
+      DecisionLog decisions = new DecisionLog(500);
       DecisionRecorder recorder = new DecisionRecorder(decisions,
-          new io.gpuremediator.metrics.RemediatorMetrics(registry));
-      List<Decision> webhook = new java.util.ArrayList<>();
+          new RemediatorMetrics(registry));
+      List<Decision> webhook = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         webhook.add(new Decision(Instant.EPOCH, "f" + i, Instant.EPOCH, "GpuXidHardwareError", "firing",
             "gpu-node-" + i, "gpu-hardware-xid", Reason.BREAKER_OPEN, "storm breaker open since ...", List.of()));

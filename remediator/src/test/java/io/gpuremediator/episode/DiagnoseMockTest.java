@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
@@ -50,7 +52,7 @@ class DiagnoseMockTest {
         .contains("gpu-remediator.io/unhealthy", "node.kubernetes.io/unschedulable");
     assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand())
         .containsExactly("dcgmi", "diag", "-r", "2", "-j");
-    assertThat(job.getMetadata().getLabels()).containsKey(io.gpuremediator.action.EpisodeNames.JOB_EPISODE_LABEL);
+    assertThat(job.getMetadata().getLabels()).containsKey(EpisodeNames.JOB_EPISODE_LABEL);
     h.look(NODE);
     h.look(NODE);
     assertThat(h.client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).hasSize(1);
@@ -123,7 +125,7 @@ class DiagnoseMockTest {
         .filter(j -> j.getStatus() == null || j.getStatus().getConditions() == null || j.getStatus().getConditions().isEmpty())
         .findFirst().orElseThrow();
     assertThat(h.client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).hasSize(2);
-    second.setStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder().addNewCondition().withType("Complete")
+    second.setStatus(new JobStatusBuilder().addNewCondition().withType("Complete")
         .withStatus("True").endCondition().build());
     h.client.batch().v1().jobs().inNamespace("gpu-remediator").resource(second).updateStatus();
     h.look(NODE);

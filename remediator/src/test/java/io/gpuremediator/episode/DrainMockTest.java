@@ -15,7 +15,10 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import org.assertj.core.groups.Tuple;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,8 +78,8 @@ class DrainMockTest {
     Decision fired = h.fire(xid());
     assertThat(fired.reason()).isEqualTo(Reason.ACTIONS_APPLIED);
     assertThat(fired.actions()).extracting(ActionRecord::type, a -> a.outcome().code()).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("taint", "applied"), org.assertj.core.groups.Tuple.tuple("cordon", "applied"),
-        org.assertj.core.groups.Tuple.tuple("drain", "pending"), org.assertj.core.groups.Tuple.tuple("event", "pending"));
+        Tuple.tuple("taint", "applied"), Tuple.tuple("cordon", "applied"),
+        Tuple.tuple("drain", "pending"), Tuple.tuple("event", "pending"));
     assertThat(h.episode(NODE).progress().stage()).isEqualTo(Stage.QUARANTINED);
 
     Episode draining = h.lookUntil(NODE, Stage.DRAINING, 1);
@@ -201,7 +204,7 @@ class DrainMockTest {
     harness("evict");
     drainHeldByBudget();
     h.client.nodes().withName(NODE).delete();
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> h.cluster.node(NODE).isEmpty());
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> h.cluster.node(NODE).isEmpty());
     int asked = h.server.evictionRequests();
     h.clock.advance(Duration.ofMinutes(1));
     h.loop.advance(NODE);
@@ -230,7 +233,7 @@ class DrainMockTest {
     assertThat(h.server.evictionsGranted("default", "web-2")).isEqualTo(1);
   }
 
-  private java.util.List<Event> events(String reason) {
+  private List<Event> events(String reason) {
     return h.client.v1().events().inNamespace("default").list().getItems().stream()
         .filter(e -> reason.equals(e.getReason())).toList();
   }

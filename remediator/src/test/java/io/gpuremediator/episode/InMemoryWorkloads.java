@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Pods, budgets and Jobs in memory, with the API server's rules: a pod under a budget that allows no
@@ -90,7 +91,7 @@ final class InMemoryWorkloads implements Workloads {
   }
 
   @Override
-  public AutoCloseable watchJobs(String namespace, String label, java.util.function.Consumer<String> node) {
+  public AutoCloseable watchJobs(String namespace, String label, Consumer<String> node) {
     return () -> { };
   }
 }

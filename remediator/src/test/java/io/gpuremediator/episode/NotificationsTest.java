@@ -3,12 +3,12 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundListener;
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.state.NodeLedger.Episode;
@@ -20,6 +20,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -28,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,7 +63,7 @@ class NotificationsTest {
   private HttpServer receivers;
   private final List<JsonObject> slack = new CopyOnWriteArrayList<>();
   private final AtomicInteger hanging = new AtomicInteger();
-  private final java.util.concurrent.atomic.AtomicReference<HttpServerRequest> hung = new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<HttpServerRequest> hung = new AtomicReference<>();
   private final AtomicInteger failed = new AtomicInteger();
   private final Map<String, Integer> outcomes = new ConcurrentHashMap<>();
   private WebhookNotifier notifier;
@@ -90,7 +92,7 @@ class NotificationsTest {
           public void dropped(String receiver) {
             outcomes.merge("dropped " + receiver, 1, Integer::sum);
           }
-        }, java.time.Clock.systemUTC(), Duration.ofMillis(200));
+        }, Clock.systemUTC(), Duration.ofMillis(200));
   }
 
   private void receive(HttpServerRequest req) {

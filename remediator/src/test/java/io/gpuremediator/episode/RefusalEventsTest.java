@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 class RefusalEventsTest {
@@ -45,7 +46,7 @@ class RefusalEventsTest {
     assertThat(cluster.events()).extracting(NodeEvent::node).doesNotHaveDuplicates();
     assertThat(events.waiting()).isZero();
     // 100 at once, the other 50 at 50 a second.
-    assertThat(now[0] / 1e9).isCloseTo(1.0, org.assertj.core.data.Offset.offset(0.05));
+    assertThat(now[0] / 1e9).isCloseTo(1.0, Offset.offset(0.05));
     assertThat(parks).hasSize(50);
   }
 

@@ -2,15 +2,17 @@ package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Taint;
@@ -18,8 +20,11 @@ import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.ForwardingCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,6 +34,10 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,11 +85,11 @@ class RemediationEngineTest {
   void theLoopHearsOfANewEpisodeOnlyOnceItsWebhookHasWrittenItsEvents() {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
     List<String> order = new ArrayList<>();
-    java.util.function.Consumer<String>[] watch = new java.util.function.Consumer[1];
-    io.gpuremediator.node.Cluster watched = new io.gpuremediator.testing.ForwardingCluster(c) {
+    Consumer<String>[] watch = new Consumer[1];
+    Cluster watched = new ForwardingCluster(c) {
       @Override
-      public <T> T modifyNode(String name, java.util.function.Function<NodeInfo, io.gpuremediator.node.Cluster.Edited<T>> edit)
-          throws io.gpuremediator.node.ClusterException {
+      public <T> T modifyNode(String name, Function<NodeInfo, Cluster.Edited<T>> edit)
+          throws ClusterException {
         T result = c.modifyNode(name, edit);
         order.add("node written");
         watch[0].accept(name);
@@ -88,7 +97,7 @@ class RemediationEngineTest {
       }
 
       @Override
-      public void recordEvent(io.gpuremediator.node.NodeEvent event) {
+      public void recordEvent(NodeEvent event) {
         order.add("event " + event.reason());
       }
     };
@@ -134,8 +143,8 @@ class RemediationEngineTest {
     Decision d = shipped(c).decide(Alerts.xid("n1", "79"));
     assertThat(d.reason()).isEqualTo(Reason.ACTIONS_APPLIED);
     assertThat(d.actions()).extracting(ActionRecord::type, a -> a.outcome().code()).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("taint", "applied"), org.assertj.core.groups.Tuple.tuple("cordon", "applied"),
-        org.assertj.core.groups.Tuple.tuple("condition", "applied"), org.assertj.core.groups.Tuple.tuple("event", "applied"));
+        Tuple.tuple("taint", "applied"), Tuple.tuple("cordon", "applied"),
+        Tuple.tuple("condition", "applied"), Tuple.tuple("event", "applied"));
     NodeInfo n = node(c, "n1");
     assertThat(n.taints()).containsExactly(new Taint(UNHEALTHY, "xid-79", TaintEffect.NO_SCHEDULE));
     assertThat(n.unschedulable()).isTrue();
@@ -316,7 +325,7 @@ class RemediationEngineTest {
   @Test
   void labelsAreSetAndRemovedOnlyWhenOurs() throws IOException {
     NodeInfo labelled = new NodeInfo("n1", Map.of("nvidia.com/gpu.present", "true", "gpu-remediator.io/rma", "human"),
-        Map.of(), List.of(), false, List.of(), List.of(), "", io.gpuremediator.state.NodeLedger.EMPTY, java.util.Optional.empty());
+        Map.of(), List.of(), false, List.of(), List.of(), "", NodeLedger.EMPTY, Optional.empty());
     InMemoryCluster c = cluster(labelled, NodeInfo.named("n2", GPU));
     RemediationEngine e = engine(c, false, playbook("playbooks:\n  - name: p\n    match: ['alertname=\"X\"']\n"
         + "    actions:\n      - label: {key: gpu-remediator.io/rma, value: \"true\"}\n"
@@ -334,7 +343,7 @@ class RemediationEngineTest {
   @Test
   void aNodeWithAnUnreadableLedgerIsNotTouched() {
     NodeInfo broken = new NodeInfo("n1", GPU, Map.of(), List.of(), false, List.of(), List.of(), "",
-        io.gpuremediator.state.NodeLedger.EMPTY, java.util.Optional.of("annotation unreadable"));
+        NodeLedger.EMPTY, Optional.of("annotation unreadable"));
     InMemoryCluster c = cluster(broken);
     assertThat(shipped(c).decide(Alerts.xid("n1", "79")).reason()).isEqualTo(Reason.NODE_STATE_UNREADABLE);
     assertThat(node(c, "n1")).isEqualTo(broken);

@@ -2,12 +2,12 @@ package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.PlaybookSet;
@@ -22,9 +22,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -102,7 +104,7 @@ class SafetyEngineTest {
     RemediationEngine engine = Fleets.engine(cluster, SHIPPED, gate, false, d -> { }, clock);
     List<Alert> backlog = new ArrayList<>(IntStream.range(0, 200)
         .mapToObj(i -> xid(i, Alerts.STARTS.minus(Duration.ofHours(30)).plusSeconds(i))).toList());
-    java.util.Collections.shuffle(backlog, new java.util.Random(20261123));
+    Collections.shuffle(backlog, new Random(20261123));
     int acted = 0;
     for (int webhook = 0; webhook < 20; webhook++) {
       for (Decision d : engine.handle(Alerts.message(backlog.subList(webhook * 10, webhook * 10 + 10).toArray(Alert[]::new)))

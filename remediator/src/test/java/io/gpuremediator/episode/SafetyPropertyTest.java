@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -104,7 +105,7 @@ class SafetyPropertyTest {
         } else if (roll < 85) {
           what = "storm";
           int size = 2 + random.nextInt(14);
-          send(java.util.stream.IntStream.range(0, size).mapToObj(i -> alerts.fire()).toArray(Alert[]::new));
+          send(IntStream.range(0, size).mapToObj(i -> alerts.fire()).toArray(Alert[]::new));
         } else if (roll < 95) {
           what = "time";
           clock.advance(Duration.ofMinutes(1 + random.nextInt(30)));

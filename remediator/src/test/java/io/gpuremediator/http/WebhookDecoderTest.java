@@ -3,10 +3,16 @@ package io.gpuremediator.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.alert.WebhookMessage;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,23 +63,23 @@ class WebhookDecoderTest {
    */
   @Test
   void acceptsEveryLabelNameAlertmanagerAcceptsInARealBody() throws Exception {
-    java.nio.file.Path real = java.nio.file.Path.of("../tests/real/alertmanager");
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-    com.fasterxml.jackson.databind.node.ObjectNode body =
-        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(real.resolve("0.2x-resolved-body.json").toFile());
-    com.fasterxml.jackson.databind.node.ObjectNode grafana =
-        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(real.resolve("utf8-labels-grafana-webhook.json").toFile());
-    com.fasterxml.jackson.databind.node.ObjectNode alert = (com.fasterxml.jackson.databind.node.ObjectNode) body.path("alerts").get(0);
+    Path real = Path.of("../tests/real/alertmanager");
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode body =
+        (ObjectNode) json.readTree(real.resolve("0.2x-resolved-body.json").toFile());
+    ObjectNode grafana =
+        (ObjectNode) json.readTree(real.resolve("utf8-labels-grafana-webhook.json").toFile());
+    ObjectNode alert = (ObjectNode) body.path("alerts").get(0);
     alert.set("labels", grafana);
-    String otel = java.nio.file.Files.readString(real.resolve("utf8-otel-labels-am-0.31.txt")).strip();
-    com.fasterxml.jackson.databind.node.ObjectNode dotted = json.createObjectNode();
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("([^{}=, ]+)=\"([^\"]*)\"").matcher(otel);
+    String otel = Files.readString(real.resolve("utf8-otel-labels-am-0.31.txt")).strip();
+    ObjectNode dotted = json.createObjectNode();
+    Matcher m = Pattern.compile("([^{}=, ]+)=\"([^\"]*)\"").matcher(otel);
     while (m.find()) {
       dotted.put(m.group(1), m.group(2));
     }
     dotted.put("node", "gpu-node-1");
     dotted.put("k8s.cluster.name", "prod-a");
-    com.fasterxml.jackson.databind.node.ObjectNode second = alert.deepCopy();
+    ObjectNode second = alert.deepCopy();
     second.set("labels", dotted);
     body.withArray("alerts").add(second);
 

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class CanonicalNodeStoreTest {
@@ -33,7 +34,7 @@ class CanonicalNodeStoreTest {
     Node stored = store.get("b");
 
     assertThat(stored.getMetadata().getLabels()).isEqualTo(before);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> stored.getMetadata().getLabels().put("x", "y"))
+    Assertions.assertThatThrownBy(() -> stored.getMetadata().getLabels().put("x", "y"))
         .as("immutable: NodeInfo takes it without a copy").isInstanceOf(UnsupportedOperationException.class);
     String type = "node.kubernetes.io/instance-type";
     assertThat(key(stored.getMetadata().getLabels(), type)).isSameAs(key(a.getMetadata().getLabels(), type));

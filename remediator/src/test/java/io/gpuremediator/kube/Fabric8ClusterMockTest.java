@@ -15,14 +15,15 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.episode.RemediationEngine;
-import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import java.io.IOException;
@@ -30,9 +31,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,7 +86,7 @@ class Fabric8ClusterMockTest {
     assertThat(engine(shipped()).decide(Alerts.xid("n1", "79")).reason()).isEqualTo(Reason.ACTIONS_APPLIED);
     Node n = stored("n1");
     assertThat(n.getSpec().getTaints()).extracting(Taint::getKey, Taint::getValue, Taint::getEffect)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("gpu-remediator.io/unhealthy", "xid-79", "NoSchedule"));
+        .containsExactly(Tuple.tuple("gpu-remediator.io/unhealthy", "xid-79", "NoSchedule"));
     assertThat(n.getSpec().getUnschedulable()).isTrue();
     assertThat(n.getMetadata().getAnnotations().get(NodeKeys.LEDGER_ANNOTATION))
         .contains("\"cordon\":{\"holders\":[\"" + Alerts.xid("n1", "79").fingerprint() + "\"]}");
@@ -158,9 +161,9 @@ class Fabric8ClusterMockTest {
         // Someone else writes between our read and our write: our PUT must get 409 and re-read.
         client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata().addToLabels("other", "writer").endMetadata().build());
       }
-      java.util.Map<String, String> labels = new java.util.HashMap<>(fresh.labels());
+      Map<String, String> labels = new HashMap<>(fresh.labels());
       labels.put("gpu-remediator.io/mine", "yes");
-      return new Cluster.Edited<>(new io.gpuremediator.node.NodeInfo(fresh.name(), labels, fresh.annotations(), fresh.taints(),
+      return new Cluster.Edited<>(new NodeInfo(fresh.name(), labels, fresh.annotations(), fresh.taints(),
           fresh.unschedulable(), fresh.conditions(), fresh.internalIps(), fresh.resourceVersion(), fresh.ledger(),
           fresh.ledgerError()), "attempt " + calls.get());
     });

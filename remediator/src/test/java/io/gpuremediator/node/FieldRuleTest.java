@@ -2,6 +2,7 @@ package io.gpuremediator.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class FieldRuleTest {
@@ -36,7 +37,7 @@ class FieldRuleTest {
 
   @Test
   void handWrittenChecksAgreeWithTheDefiningRegexes() {
-    java.util.Random random = new java.util.Random(42);
+    Random random = new Random(42);
     String alphabet = "aZ09-_.,:/ \u043e";
     for (int i = 0; i < 200_000; i++) {
       StringBuilder b = new StringBuilder();

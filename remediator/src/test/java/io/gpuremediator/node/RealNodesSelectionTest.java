@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -61,7 +62,7 @@ class RealNodesSelectionTest {
     Map<String, String> labels = labels("eks-managed-nodegroup-p3.txt");
     assertThat(labels).containsEntry("node.kubernetes.io/instance-type", "p3.2xlarge");
     assertThat(LabelSelector.gpuNodes().matches(labels)).isFalse();
-    assertThat(LabelSelector.anyOf(java.util.List.of(LabelSelector.gpuNodes(),
+    assertThat(LabelSelector.anyOf(List.of(LabelSelector.gpuNodes(),
         LabelSelector.parse("eks.amazonaws.com/nodegroup=managed-ondemand-20220925033713447600000001").value())).matches(labels)).isTrue();
   }
 }

@@ -3,10 +3,10 @@ package io.gpuremediator.safety;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.SafetyGate.Candidate;
-import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.value.Budget;
@@ -18,6 +18,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +33,7 @@ class FleetGateTest {
   private final List<NodeInfo> fleet = new ArrayList<>();
   private FleetGate gate;
   /** The test edits the fleet list in place: recount on every check. */
-  private static final java.util.concurrent.atomic.AtomicLong EVERY_CALL = new java.util.concurrent.atomic.AtomicLong();
+  private static final AtomicLong EVERY_CALL = new AtomicLong();
 
   private static NodeInfo node(String name) {
     return NodeInfo.named(name, Map.of("nvidia.com/gpu.present", "true"));
@@ -333,7 +335,7 @@ class FleetGateTest {
 
   @Test
   void aReplacementIsStoredBeforeItIsAdmittedAndOneThatCannotBeStoredIsRefusedButStaysCounted() throws Exception {
-    java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean down = new AtomicBoolean();
     List<FleetState> saved = new ArrayList<>();
     FleetStore flaky = new FleetStore() {
       @Override

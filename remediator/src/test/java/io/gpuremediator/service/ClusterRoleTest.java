@@ -3,19 +3,19 @@ package io.gpuremediator.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.config.ConfigLoader;
-import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
 import java.net.URI;
@@ -25,6 +25,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -88,7 +89,7 @@ class ClusterRoleTest {
         .withLabels(Map.of("app", "llm")).endMetadata().withNewSpec().withNodeName("gpu-node-1").endSpec()
         .withNewStatus().withPhase("Running").endStatus().build()).create();
     server.budget("ml-training", "llm-pdb", "app", "llm", 0);
-    List<RecordedRequest> sent = new java.util.ArrayList<>();
+    List<RecordedRequest> sent = new ArrayList<>();
 
     Files.writeString(dir.resolve("token"), TOKEN);
     Path config = dir.resolve("remediator.yaml");
@@ -177,7 +178,7 @@ class ClusterRoleTest {
   }
 
   private List<RecordedRequest> drain() throws InterruptedException {
-    List<RecordedRequest> out = new java.util.ArrayList<>();
+    List<RecordedRequest> out = new ArrayList<>();
     RecordedRequest r;
     while ((r = server.takeRequest(200, TimeUnit.MILLISECONDS)) != null) {
       out.add(r);

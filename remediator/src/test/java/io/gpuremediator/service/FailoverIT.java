@@ -3,7 +3,9 @@ package io.gpuremediator.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
@@ -23,7 +25,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,7 +104,7 @@ class FailoverIT {
     Instance third = leader(Duration.ofSeconds(90));
     double second = (System.nanoTime() - killed) / 1e9;
     var job = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems().get(0);
-    job.setStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder().addNewCondition().withType("Complete")
+    job.setStatus(new JobStatusBuilder().addNewCondition().withType("Complete")
         .withStatus("True").endCondition().build());
     client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
     await().atMost(Duration.ofSeconds(30)).until(() -> third.stage().isEmpty() && third.decisions()
@@ -121,11 +126,11 @@ class FailoverIT {
     instances.add(new Instance("a", safety));
     instances.add(new Instance("b", safety));
     Instance leader = leader(Duration.ofSeconds(60));
-    String webhook = Alerts.json(java.util.stream.IntStream.range(0, 200).mapToObj(i -> Alerts.xid("gpu-node-" + i, "79"))
-        .toArray(io.gpuremediator.alert.Alert[]::new));
+    String webhook = Alerts.json(IntStream.range(0, 200).mapToObj(i -> Alerts.xid("gpu-node-" + i, "79"))
+        .toArray(Alert[]::new));
 
     // Alertmanager sends; the leader dies while deciding; Alertmanager retries against whoever answers.
-    java.util.concurrent.CompletableFuture<String> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+    CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> {
       try {
         return leader.post(webhook);
       } catch (Exception e) {
@@ -145,8 +150,8 @@ class FailoverIT {
     assertThat(quarantined()).as("quarantined nodes: the budget, not more (first answer: %s)", first.join()).isEqualTo(budget);
     Map<String, Long> quarantineEvents = client.v1().events().inNamespace("default").list().getItems().stream()
         .filter(e -> "GpuXidHardwareError".equals(e.getReason()))
-        .collect(java.util.stream.Collectors.groupingBy(e -> e.getInvolvedObject().getName(),
-            java.util.stream.Collectors.counting()));
+        .collect(Collectors.groupingBy(e -> e.getInvolvedObject().getName(),
+            Collectors.counting()));
     assertThat(quarantineEvents.values()).as("one quarantine per node, however often the webhook came").allMatch(c -> c == 1);
     // The Event follows the node write: a kill between the two loses that Event, and the retry, a duplicate, does not
     // write it again. A lost Event, never a second action.

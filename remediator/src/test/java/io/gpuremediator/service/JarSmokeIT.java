@@ -16,7 +16,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,8 +62,8 @@ class JarSmokeIT {
     Process serve = java(log, "serve", "--config", config.toString());
     try {
       HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
-      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
-          .pollInterval(java.time.Duration.ofMillis(100)).ignoreExceptions()
+      Awaitility.await().atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
           .untilAsserted(() -> assertThat(HTTP.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode())
               .as(Files.readString(log)).isEqualTo(200));
       HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
@@ -98,8 +101,8 @@ class JarSmokeIT {
   }
 
   /** The playbook files deploy/playbooks ships (its Kustomization is not one). */
-  private static int shippedPlaybookFiles() throws java.io.IOException {
-    try (java.util.stream.Stream<Path> files = Files.list(Path.of("../deploy/playbooks"))) {
+  private static int shippedPlaybookFiles() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of("../deploy/playbooks"))) {
       return (int) files.filter(f -> f.toString().endsWith(".yaml")).count();
     }
   }

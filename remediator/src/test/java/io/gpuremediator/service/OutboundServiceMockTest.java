@@ -18,7 +18,9 @@ import io.vertx.core.json.JsonObject;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -122,7 +124,7 @@ class OutboundServiceMockTest {
   }
 
   private List<JsonObject> silences(String state) throws Exception {
-    List<JsonObject> out = new java.util.ArrayList<>();
+    List<JsonObject> out = new ArrayList<>();
     for (Object o : new JsonArray(am.get("/api/v2/silences"))) {
       JsonObject s = (JsonObject) o;
       if (s.getJsonObject("status").getString("state").equals(state) && s.getString("comment").contains(NODE)) {
@@ -134,6 +136,6 @@ class OutboundServiceMockTest {
 
   /** The real clock: Alertmanager refuses a silence that ends in its past. */
   private RunningService instance(Path config) throws Exception {
-    return new RunningService(config, server, java.time.Clock.systemUTC(), "outbound-test-token");
+    return new RunningService(config, server, Clock.systemUTC(), "outbound-test-token");
   }
 }

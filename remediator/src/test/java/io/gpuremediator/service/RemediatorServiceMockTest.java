@@ -8,11 +8,11 @@ import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RawHttp;
@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -214,7 +215,7 @@ class RemediatorServiceMockTest {
   }
 
   private static Map<String, String> resourceVersions() {
-    return client.nodes().list().getItems().stream().collect(java.util.stream.Collectors.toMap(
+    return client.nodes().list().getItems().stream().collect(Collectors.toMap(
         n -> n.getMetadata().getName(), n -> n.getMetadata().getResourceVersion()));
   }
 

@@ -7,10 +7,10 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.config.ConfigLoader;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.vertx.core.json.JsonArray;
@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -256,7 +257,7 @@ class WebhookFuzzMockTest {
     String open = r.nextBoolean() ? "[" : "{\"a\":";
     String close = open.equals("[") ? "]" : "}";
     String nested = open.repeat(depth) + "1" + close.repeat(depth);
-    return payload.encode().replaceFirst("\"labels\":\\{", "\"labels\":{\"deep\":" + java.util.regex.Matcher.quoteReplacement(nested) + ",");
+    return payload.encode().replaceFirst("\"labels\":\\{", "\"labels\":{\"deep\":" + Matcher.quoteReplacement(nested) + ",");
   }
 
   private static byte[] corrupted(String body, Random r) {

@@ -16,6 +16,7 @@ import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -282,7 +283,7 @@ public final class FaultyApiProxy implements AutoCloseable {
   private static MultiMap copy(MultiMap headers) {
     MultiMap out = MultiMap.caseInsensitiveMultiMap();
     headers.forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase(java.util.Locale.ROOT))) {
+      if (!HOP_BY_HOP.contains(k.toLowerCase(Locale.ROOT))) {
         out.add(k, v);
       }
     });

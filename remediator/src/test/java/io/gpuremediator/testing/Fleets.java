@@ -14,6 +14,7 @@ import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,7 +36,7 @@ public final class Fleets {
   /** Limits from their config spellings. */
   public static SafetyLimits limits(String maxUnavailable, String rate, int breakerNodes, String cooldown) {
     return new SafetyLimits(Budget.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
-        Duration.ofMinutes(10), Optional.empty(), io.gpuremediator.value.Durations.parse(cooldown).value());
+        Duration.ofMinutes(10), Optional.empty(), Durations.parse(cooldown).value());
   }
 
   /** A loaded gate over the cluster's GPU nodes. */

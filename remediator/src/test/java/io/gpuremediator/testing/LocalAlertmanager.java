@@ -2,6 +2,7 @@ package io.gpuremediator.testing;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,7 +31,7 @@ public final class LocalAlertmanager implements AutoCloseable {
 
   /** A free port on 127.0.0.1 (for an Alertmanager started later on it). */
   public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
   }

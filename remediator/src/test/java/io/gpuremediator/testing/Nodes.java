@@ -2,9 +2,11 @@ package io.gpuremediator.testing;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.simapi.EmulatedApiServer;
 import java.util.Map;
 
 /** Kubernetes Node objects as a GPU cluster has them, and clients for tests. */
@@ -40,14 +42,14 @@ public final class Nodes {
 
   /** A running pod on a node (its own terminationGracePeriodSeconds 600, above the drains' caps). */
   public static void runningPod(KubernetesClient client, String namespace, String name, String node, Map<String, String> labels) {
-    client.pods().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
+    client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata()
         .withName(name).withNamespace(namespace).withLabels(labels).endMetadata().withNewSpec().withNodeName(node)
         .withTerminationGracePeriodSeconds(600L).addNewContainer().withName("c").withImage("img").endContainer().endSpec()
         .withNewStatus().withPhase("Running").endStatus().build()).create();
   }
 
   /** A training pod, ml-training/trainer-0 (app=llm), on the node, under budget ml-training/llm-pdb that allows nothing yet. */
-  public static void trainerHeldByBudget(KubernetesClient client, io.gpuremediator.simapi.EmulatedApiServer server, String node) {
+  public static void trainerHeldByBudget(KubernetesClient client, EmulatedApiServer server, String node) {
     runningPod(client, "ml-training", "trainer-0", node, Map.of("app", "llm"));
     server.budget("ml-training", "llm-pdb", "app", "llm", 0);
   }

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /** Raw HTTP/1.1 over a socket, for requests a normal client will not send (lying Content-Length, endless chunks). */
 public final class RawHttp {
@@ -21,7 +22,7 @@ public final class RawHttp {
       OutputStream out = s.getOutputStream();
       out.write(head.getBytes(StandardCharsets.US_ASCII));
       byte[] chunk = new byte[64 * 1024];
-      java.util.Arrays.fill(chunk, (byte) 'a');
+      Arrays.fill(chunk, (byte) 'a');
       long sent = 0;
       try {
         while (sent < bodyBytes) {

@@ -28,9 +28,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,7 +55,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private static final Pattern CONTINUE = Pattern.compile("[?&]continue=([^&]+)");
   /** Paged lists in progress, by continue token; the oldest expire (under the map's monitor). */
   private static final int SNAPSHOTS = 64;
-  private final Map<String, Snapshot> snapshots = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+  private final Map<String, Snapshot> snapshots = new LinkedHashMap<>(16, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, Snapshot> eldest) {
       return size() > SNAPSHOTS;
@@ -220,7 +222,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     ObjectNode metadata = page.with("metadata");
     metadata.remove(List.of("continue", "remainingItemCount"));
     if (to < items.size()) {
-      String next = java.util.UUID.randomUUID().toString();
+      String next = UUID.randomUUID().toString();
       synchronized (snapshots) {
         snapshots.put(next, new Snapshot(list, to));
       }

@@ -1,8 +1,11 @@
 package io.gpuremediator.dcgmsim;
 
 import io.gpuremediator.dcgmsim.CountersCsv.Field;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Renders the simulated series in the Prometheus text format, with the labels the real exporters emit
@@ -20,7 +23,7 @@ final class MetricsText {
   private static final int NVLINKS = 18;
   private static final int NVLINK_THAT_FAILS = 3;
   /** The health watches served per GPU (dcgm-exporter serves one series per GPU and watch). */
-  private static final java.util.List<String> HEALTH_WATCHES = java.util.List.of("PCIE", "NVLINK", "MEM", "THERMAL");
+  private static final List<String> HEALTH_WATCHES = List.of("PCIE", "NVLINK", "MEM", "THERMAL");
   private static final int HEALTH_PASS = 0;
   private static final int HEALTH_FAIL = 20;
   private static final Map<String, String> XID_MESSAGES = Map.ofEntries(
@@ -204,8 +207,8 @@ final class MetricsText {
     return out.toString();
   }
 
-  private java.util.List<String> allNodes() {
-    java.util.List<String> all = new java.util.ArrayList<>(fleet.gpuNodes());
+  private List<String> allNodes() {
+    List<String> all = new ArrayList<>(fleet.gpuNodes());
     all.addAll(fleet.trnNodes());
     return all;
   }
@@ -218,7 +221,7 @@ final class MetricsText {
   private static void sample(StringBuilder out, String name, Map<String, String> labels, double value) {
     out.append(name).append('{');
     boolean first = true;
-    for (Map.Entry<String, String> e : new java.util.TreeMap<>(labels).entrySet()) {
+    for (Map.Entry<String, String> e : new TreeMap<>(labels).entrySet()) {
       if (!first) {
         out.append(',');
       }

@@ -10,6 +10,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * The simulator's HTTP endpoints. Each exporter has its own path per node, so that Prometheus scrapes
@@ -52,7 +53,7 @@ final class SimulatorServer {
     return vertx.createHttpServer().requestHandler(router).listen(port, host).toCompletionStage().toCompletableFuture().get();
   }
 
-  private void trnOnly(RoutingContext ctx, String exporter, java.util.function.UnaryOperator<String> body) {
+  private void trnOnly(RoutingContext ctx, String exporter, UnaryOperator<String> body) {
     String node = ctx.pathParam("node");
     if (!fleet.trnNodes().contains(node)) {
       ctx.response().setStatusCode(404).end("no simulated Trainium node " + node + "\n");

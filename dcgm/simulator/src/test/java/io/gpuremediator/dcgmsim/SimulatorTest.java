@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +19,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SimulatorTest {
   private static final Path CSV = Path.of("../counters.csv");
@@ -29,13 +31,13 @@ class SimulatorTest {
   /** The shipped CSV with its opt-in per-link row turned on, so that the link format is served too. */
   private static CountersCsv withLinkState(Path dir) throws IOException {
     Path file = dir.resolve("counters.csv");
-    java.nio.file.Files.writeString(file, java.nio.file.Files.readString(CSV)
+    Files.writeString(file, Files.readString(CSV)
         .replace("# DCGM_FI_DEV_NVLINK_LINK_STATUS,", "DCGM_FI_DEV_NVLINK_LINK_STATUS,"));
     return CountersCsv.read(file);
   }
 
   @BeforeEach
-  void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+  void start(@TempDir Path dir) throws Exception {
     csv = withLinkState(dir);
     SimFleet fleet = new SimFleet(3, 1);
     vertx = Vertx.vertx();

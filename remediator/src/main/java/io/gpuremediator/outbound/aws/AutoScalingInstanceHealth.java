@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -78,7 +79,7 @@ public final class AutoScalingInstanceHealth implements InstanceHealth, AutoClos
     return Marked.MARKED;
   }
 
-  private <T> T call(java.util.function.Supplier<T> request) throws OutboundException {
+  private <T> T call(Supplier<T> request) throws OutboundException {
     try {
       T answer = request.get();
       listener.request(TARGET, "ok");

@@ -7,6 +7,7 @@ import io.gpuremediator.outbound.Silences;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
@@ -53,11 +54,11 @@ public final class AlertmanagerSilences implements Silences {
     JsonObject body = new JsonObject().put("matchers", matchers).put("startsAt", silence.startsAt().toString())
         .put("endsAt", silence.endsAt().toString()).put("createdBy", silence.createdBy()).put("comment", silence.comment());
     id.ifPresent(i -> body.put("id", i));
-    HttpResponse<Buffer> answer = send(request(io.vertx.core.http.HttpMethod.POST, "/api/v2/silences").sendJsonObject(body));
+    HttpResponse<Buffer> answer = send(request(HttpMethod.POST, "/api/v2/silences").sendJsonObject(body));
     if (id.isPresent() && answer.statusCode() == 404) {
       // Alertmanager no longer knows it (restarted without its data): create it anew rather than fail forever.
       body.remove("id");
-      answer = send(request(io.vertx.core.http.HttpMethod.POST, "/api/v2/silences").sendJsonObject(body));
+      answer = send(request(HttpMethod.POST, "/api/v2/silences").sendJsonObject(body));
     }
     expectOk(answer, "creating a silence");
     String given = json(answer).getString("silenceID", "");
@@ -69,7 +70,7 @@ public final class AlertmanagerSilences implements Silences {
 
   @Override
   public Optional<String> findByMarker(String marker) throws OutboundException {
-    HttpResponse<Buffer> answer = send(request(io.vertx.core.http.HttpMethod.GET, "/api/v2/silences").send());
+    HttpResponse<Buffer> answer = send(request(HttpMethod.GET, "/api/v2/silences").send());
     expectOk(answer, "listing silences");
     JsonArray all;
     try {
@@ -90,7 +91,7 @@ public final class AlertmanagerSilences implements Silences {
 
   @Override
   public void expire(String id) throws OutboundException {
-    HttpResponse<Buffer> answer = send(request(io.vertx.core.http.HttpMethod.DELETE, "/api/v2/silence/" + id).send());
+    HttpResponse<Buffer> answer = send(request(HttpMethod.DELETE, "/api/v2/silence/" + id).send());
     String text = answer.bodyAsString() == null ? "" : answer.bodyAsString();
     if (answer.statusCode() == 404 || (answer.statusCode() == 500 && text.contains("not found"))
         || text.contains("already expired")) {
@@ -99,7 +100,7 @@ public final class AlertmanagerSilences implements Silences {
     expectOk(answer, "expiring silence " + id);
   }
 
-  private HttpRequest<Buffer> request(io.vertx.core.http.HttpMethod method, String path) {
+  private HttpRequest<Buffer> request(HttpMethod method, String path) {
     String prefix = base.getPath() == null || base.getPath().equals("/") ? "" : base.getPath().replaceAll("/$", "");
     int port = base.getPort() > 0 ? base.getPort() : "https".equals(base.getScheme()) ? 443 : 80;
     HttpRequest<Buffer> r = client.request(method, port, base.getHost(), prefix + path)

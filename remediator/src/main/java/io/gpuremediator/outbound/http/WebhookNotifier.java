@@ -10,6 +10,7 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,12 +38,12 @@ public final class WebhookNotifier implements Notifier {
 
   /** A notifier for these receivers, holding at most {@code capacity} messages, retrying after 1 s, 2 s, 4 s, 8 s. */
   public WebhookNotifier(Vertx vertx, Map<String, Target> targets, int capacity, OutboundListener listener, Clock clock) {
-    this(vertx, targets, capacity, listener, clock, java.time.Duration.ofSeconds(1));
+    this(vertx, targets, capacity, listener, clock, Duration.ofSeconds(1));
   }
 
   /** The same, with the first retry after {@code firstBackoff}. */
   public WebhookNotifier(Vertx vertx, Map<String, Target> targets, int capacity, OutboundListener listener, Clock clock,
-      java.time.Duration firstBackoff) {
+      Duration firstBackoff) {
     this.vertx = vertx;
     this.client = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(5000).setIdleTimeout(60)
         .setUserAgent("gpu-remediator").setFollowRedirects(false).setMaxPoolSize(4));

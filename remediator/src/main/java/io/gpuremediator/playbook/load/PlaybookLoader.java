@@ -21,13 +21,19 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.Tag;
 
 /** Loads playbook files strictly. Stateless and thread-safe. */
 public final class PlaybookLoader {
@@ -66,7 +72,7 @@ public final class PlaybookLoader {
 
   /** Escalation and on_fail targets must name another playbook; the error goes to the file that names it. */
   private static List<PlaybookFile> checkEscalations(List<Playbook> all, List<PlaybookFile> files) {
-    java.util.Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     all.forEach(p -> names.add(p.name()));
     List<PlaybookFile> checked = new ArrayList<>();
     for (PlaybookFile f : files) {
@@ -77,7 +83,7 @@ public final class PlaybookLoader {
             errors.add(p.source() + ": escalate.to \"" + e.to() + "\" names no other playbook");
           }
         });
-        java.util.stream.Stream.concat(p.actions().stream(), p.onResolved().stream())
+        Stream.concat(p.actions().stream(), p.onResolved().stream())
             .map(ActionSpec::escalatesTo).flatMap(Optional::stream).filter(to -> !names.contains(to) || to.equals(p.name()))
             .forEach(to -> errors.add(p.source() + ": diagnose on_fail \"" + to + "\" names no other playbook"));
       }
@@ -227,8 +233,8 @@ public final class PlaybookLoader {
           + (phase == Phase.RESOLVED ? " (it changes the node; on_resolved only undoes)" : " (it only undoes; use it in on_resolved)"));
       return Optional.empty();
     }
-    Node paramsNode = entry.take(kindName).orElse(new org.yaml.snakeyaml.nodes.MappingNode(
-        org.yaml.snakeyaml.nodes.Tag.MAP, List.of(), org.yaml.snakeyaml.DumperOptions.FlowStyle.FLOW));
+    Node paramsNode = entry.take(kindName).orElse(new MappingNode(
+        Tag.MAP, List.of(), DumperOptions.FlowStyle.FLOW));
     if (paramsNode instanceof ScalarNode) {
       problems.add(paramsNode, "parameters of action \"" + kindName + "\" must be a mapping (use {} for none)");
       return Optional.empty();

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,10 +50,10 @@ public final class PlaybookReloader {
   }
 
   /** Loads the playbooks if their files changed since the last check (or never loaded); returns the load, if any. */
-  public synchronized java.util.Optional<LoadResult> check() {
+  public synchronized Optional<LoadResult> check() {
     List<String> stamp = stamp();
     if (Objects.equals(stamp, lastStamp)) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     lastStamp = stamp;
     LoadResult result = PlaybookLoader.load(sources);
@@ -65,7 +66,7 @@ public final class PlaybookReloader {
           String.join(" | ", result.errors()));
     }
     listener.loaded(result);
-    return java.util.Optional.of(result);
+    return Optional.of(result);
   }
 
   /** What identifies the sources' current content cheaply: each file's path, size and modification time. */

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -77,7 +78,7 @@ class PlaybookLoaderTest {
     assertThat(specific.rateLimit().orElseThrow()).hasToString("5/1h");
     assertThat(specific.cooldown()).contains(Duration.ofMinutes(30));
     assertThat(specific.actions()).extracting(ActionSpec::kind, ActionSpec::dryRun)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("taint", true), org.assertj.core.groups.Tuple.tuple("cordon", false));
+        .containsExactly(Tuple.tuple("taint", true), Tuple.tuple("cordon", false));
   }
 
   @Test

@@ -1,0 +1,89 @@
+package io.gpuremediator.service;
+
+import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.outbound.InstanceHealth;
+import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.OutboundListener;
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
+import io.gpuremediator.outbound.Silences;
+import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
+import io.gpuremediator.outbound.http.AlertmanagerSilences;
+import io.gpuremediator.outbound.http.WebhookNotifier;
+import io.gpuremediator.service.RemediatorService.StartupException;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** Alertmanager, the notification receivers and the cloud, as configured; what is not configured refuses. */
+final class OutsideWiring implements AutoCloseable {
+  /** Notifications held at most (queued, in flight, waiting to retry); more are dropped and counted. */
+  private static final int NOTIFY_QUEUE = 1000;
+
+  private final OutsidePorts ports;
+  private final AutoScalingInstanceHealth aws;
+
+  private OutsideWiring(OutsidePorts ports, AutoScalingInstanceHealth aws) {
+    this.ports = ports;
+    this.aws = aws;
+  }
+
+  /** Builds the ports; fails with a one-line reason when a secret cannot be read or a receiver's URL is not http(s). */
+  static OutsideWiring create(RemediatorConfig config, Vertx vertx, RemediatorMetrics metrics, Clock clock,
+      ReplaceBudget replaceBudget) throws StartupException {
+    OutboundListener counted = new OutboundListener() {
+      @Override
+      public void request(String target, String outcome) {
+        metrics.outboundRequest(target, outcome);
+      }
+
+      @Override
+      public void dropped(String receiver) {
+        metrics.notificationDropped(receiver);
+      }
+    };
+    Silences silences = Silences.NOT_CONFIGURED;
+    if (config.alertmanager().isPresent()) {
+      RemediatorConfig.Alertmanager am = config.alertmanager().get();
+      Optional<String> amToken = am.bearerTokenFile().isEmpty() ? Optional.empty()
+          : Optional.of(SecretFiles.token(am.bearerTokenFile().get(), "alertmanager.bearer_token_file"));
+      silences = new AlertmanagerSilences(vertx, am.url(), amToken, counted);
+    }
+    Map<String, WebhookNotifier.Target> targets = new HashMap<>();
+    for (RemediatorConfig.Receiver r : config.receivers()) {
+      String url = SecretFiles.secret(r.urlFile(), "notify receiver " + r.name() + " url_file");
+      try {
+        URI u = new URI(url);
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+          throw new URISyntaxException(url, "not an http(s) URL");
+        }
+        targets.put(r.name(), new WebhookNotifier.Target(r.name(), r.type() == RemediatorConfig.ReceiverType.SLACK, u));
+      } catch (URISyntaxException e) {
+        throw new StartupException("the URL in notify receiver " + r.name() + " url_file " + r.urlFile()
+            + " is not an http(s) URL");
+      }
+    }
+    Notifier notifier = targets.isEmpty() ? Notifier.NONE
+        : new WebhookNotifier(vertx, targets, NOTIFY_QUEUE, counted, clock);
+    AutoScalingInstanceHealth aws = config.aws().isEmpty() ? null
+        : AutoScalingInstanceHealth.create(config.aws().get().region(), config.aws().get().endpoint(), counted);
+    InstanceHealth instances = aws == null ? InstanceHealth.NOT_CONFIGURED : aws;
+    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, replaceBudget), aws);
+  }
+
+  OutsidePorts ports() {
+    return ports;
+  }
+
+  @Override
+  public void close() {
+    if (aws != null) {
+      aws.close();
+    }
+  }
+}
