@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code notify: {receiver, message[, stage_changes]}}: applied to a draft it only says what will be sent; the closed
- * loop ({@code loop}) queues it once the step is reached, off the decision path.
+ * loop (the episode engine) queues it once the step is reached, off the decision path.
  */
 final class NotifyAction implements ActionKind<NotifySpec> {
   private static final Pattern RECEIVER = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");

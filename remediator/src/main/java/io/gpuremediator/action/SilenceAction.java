@@ -24,7 +24,7 @@ import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * {@code silence: {matchers, duration, comment}}: applied to a draft it only says what will be held; the closed loop
- * ({@code loop}) creates, renews and expires the silence, off the decision path.
+ * (the episode engine) creates, renews and expires the silence, off the decision path.
  */
 final class SilenceAction implements ActionKind<SilenceSpec> {
   /** The label every alert meant for the remediator carries: a silence must never mute those. */

@@ -1,11 +1,11 @@
 /**
- * The node actions: one {@link io.gpuremediator.action.ActionKind} class per kind, behind one
- * {@link io.gpuremediator.action.ActionRegistry}. Each kind renders and checks its templates (the spec
- * decoded by {@code playbook.load}) before anything is written, and applies itself idempotently to a
- * {@link io.gpuremediator.action.NodeDraft}, recording in the node's ledger what it changed so that
- * an undo removes only what we added.
+ * The step kinds: one class per kind ({@link io.gpuremediator.action.ActionKind}) behind one
+ * {@link io.gpuremediator.action.ActionRegistry} row each. A kind decodes and checks its YAML, renders its templates
+ * for one alert before anything is written, applies itself idempotently to a {@link io.gpuremediator.action.NodeDraft}
+ * (recording in the node's ledger what it changed, so that an undo removes only what we added), and, for a long step
+ * ({@link io.gpuremediator.action.LongStep}), starts, looks and cancels in the background with stages of its own.
  *
- * <p>Depends on {@code playbook}, {@code node}, {@code state} and {@code decision}; no YAML, no Vert.x,
- * no fabric8 (the rules per package are in {@code arch/PackageRulesTest}).
+ * <p>Uses: {@code decision}, {@code node}, {@code outbound}, {@code playbook}, {@code state}, {@code value},
+ * {@code workload}, {@code yaml}; libraries: {@code org.yaml}.
  */
 package io.gpuremediator.action;

@@ -1,9 +1,8 @@
 /**
- * What the remediator knows of a Kubernetes node, independent of any client library: the node record,
- * the API server's validation rules for names and fields, label selectors, how an alert's labels
- * resolve to a node, and the {@link io.gpuremediator.node.Cluster} port through which nodes are read
- * and written.
+ * What the remediator knows of a Kubernetes node, independent of any client library: the node record, the API
+ * server's validation rules for names and fields, label selectors, how an alert's labels resolve to a node, and the
+ * {@link io.gpuremediator.node.Cluster} port through which nodes are read and written; {@code kube} implements it.
  *
- * <p>JDK and {@code state} only; the fabric8 adapter in {@code kube} implements the port.
+ * <p>Uses: {@code decision}, {@code state}, {@code yaml}; libraries: the JDK only.
  */
 package io.gpuremediator.node;

@@ -1,6 +1,11 @@
 /**
- * The composition root of the running service: builds the cluster adapter, playbook reloader,
- * engine, metrics and HTTP server from a config, starts them in order and stops them. Used by the
- * {@code serve} command and by tests that run the whole service against a mock API server.
+ * The composition root of the running service: builds the cluster adapter, playbook reloader, safety gate,
+ * episode engine, outside ports, metrics and HTTP servers from a config, starts them in order and stops them. Used by
+ * the {@code serve} command and by the tests that run the whole service.
+ *
+ * <p>Uses: {@code config}, {@code decision}, {@code episode}, {@code http}, {@code kube}, {@code metrics},
+ * {@code node}, {@code outbound}, {@code outbound.aws}, {@code outbound.http}, {@code playbook},
+ * {@code playbook.load}, {@code safety}; libraries: {@code io.prometheus},
+ * {@code io.vertx}, {@code org.slf4j}.
  */
 package io.gpuremediator.service;

@@ -1,28 +1,23 @@
 package io.gpuremediator.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
-import io.gpuremediator.service.RemediatorService;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -168,14 +163,9 @@ class DashboardContractTest {
       Path config = dir.resolve("remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n");
-      RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
-          KubeApi.of(server.client()), Alerts.liveClock());
-      try {
-        int port = service.start();
-        HttpClient http = HttpClient.newHttpClient();
-        HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
-        await().atMost(Duration.ofSeconds(30)).until(() -> http.send(get, HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
-        for (String line : http.send(get, HttpResponse.BodyHandlers.ofString()).body().split("\n")) {
+      try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(),
+          Optional.of("dashboard-test-token-0123456789"))) {
+        for (String line : Http.get(service.port(), "/metrics").body().split("\n")) {
           String[] f = line.split(" ");
           if (line.startsWith("# TYPE ") && f.length == 4) {
             switch (f[3]) {
@@ -187,8 +177,6 @@ class DashboardContractTest {
             names.add(line.split("[{ ]", 2)[0]);
           }
         }
-      } finally {
-        service.close();
       }
     }
     return names;

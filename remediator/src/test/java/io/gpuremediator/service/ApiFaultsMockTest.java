@@ -7,19 +7,17 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.FaultyApiProxy;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,12 +56,11 @@ class ApiFaultsMockTest {
   private static final String TAINT = "gpu-remediator.io/unhealthy";
   private static final Duration DELIVERY_DEADLINE = Duration.ofSeconds(90);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   @TempDir Path dir;
   private EmulatedApiServer server;
   private KubernetesClient admin;
   private FaultyApiProxy proxy;
-  private RemediatorService service;
+  private RunningService service;
   private int port;
 
   @AfterEach
@@ -191,10 +188,7 @@ class ApiFaultsMockTest {
   /** One notification: the answer when it was 2xx; empty on any other answer or a failed connection. */
   private Optional<String> postOnce(Alert alert) throws InterruptedException {
     try {
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + TOKEN)
-          .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r = service.alerts(alert);
       return r.statusCode() / 100 == 2 ? Optional.of(r.body()) : Optional.empty();
     } catch (IOException e) {
       return Optional.empty(); // as Alertmanager: a failed notification is retried
@@ -233,22 +227,10 @@ class ApiFaultsMockTest {
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n"
         + "safety: {max_unavailable: 10%, rate_limit: 5000/1h, breaker: {nodes: 5000, window: 10m}}\n");
-    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
-        KubeApi.connect(Optional.of(dir.resolve("kubeconfig"))), Alerts.liveClock());
-    port = service.start();
-    await().atMost(Duration.ofSeconds(60)).until(() -> readyz() == 200);
-  }
-
-  private int readyz() {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-          .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
+    service = RunningService.started(config, KubeApi.connect(Optional.of(dir.resolve("kubeconfig"))), Alerts.liveClock(),
+        Optional.of(TOKEN));
+    port = service.port();
+    await().atMost(Duration.ofSeconds(60)).until(() -> Http.status(port, "/readyz") == 200);
   }
 
   /**
@@ -263,7 +245,7 @@ class ApiFaultsMockTest {
     void probe() {
       long downSince = proxy.nodeWatchDownSince();
       long sent = System.nanoTime();
-      int code = readyz();
+      int code = Http.status(port, "/readyz");
       boolean stale = downSince != -1 && proxy.nodeWatchDownSince() == downSince
           && sent - downSince > TimeUnit.SECONDS.toNanos(1);
       probes.incrementAndGet();

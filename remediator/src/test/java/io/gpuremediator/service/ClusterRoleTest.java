@@ -12,22 +12,20 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +53,6 @@ class ClusterRoleTest {
   private static final String TOKEN = "rbac-test-token-0123456789";
   /** The test's own client says so, and its calls are left out: they are the simulated cluster's, not the service's. */
   private static final String SETUP_AGENT = "rbac-test-setup";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final Pattern CORE = Pattern.compile("^/api/v1/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
   private static final Pattern GROUPED =
       Pattern.compile("^/apis/([^/]+)/[^/]+/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
@@ -99,10 +96,7 @@ class ClusterRoleTest {
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"
         + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
     JumpClock clock = new JumpClock();
-    try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
-        KubeApi.of(server.client()), clock)) {
-      int port = service.start();
-      await().atMost(Duration.ofSeconds(30)).until(() -> status(port, "/readyz") == 200);
+    try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), clock, Optional.of(TOKEN))) {
       // The real API server answers 409 when the node changed since the informer saw it; the service
       // then reads the node fresh (get) and writes again.
       server.mock().expect().put().withPath("/api/v1/nodes/gpu-node-1").andReturn(409, new StatusBuilder()
@@ -110,15 +104,15 @@ class ClusterRoleTest {
               + " \"gpu-node-1\": the object has been modified; please apply your changes to the latest version and try again")
           .build()).once();
       Alert xid = Alerts.xid("gpu-node-1", "79");
-      assertThat(post(port, xid)).contains("actions_applied");
+      assertThat(service.post(xid)).contains("actions_applied");
       // The drain: the budget refuses the eviction until the timeout, then the pod is deleted.
       await().atMost(Duration.ofSeconds(20)).until(() -> server.evictionRequests() > 0);
       clock.jump(Duration.ofMinutes(31));
       await().atMost(Duration.ofSeconds(20))
           .until(() -> setup.pods().inNamespace("ml-training").withName("trainer-0").get() == null);
       // The loop records the drain's end in a write of its own after deleting the pod: resolve once it has.
-      await().atMost(Duration.ofSeconds(20)).until(() -> nodes(port).contains("\"stage\":\"drained\""));
-      assertThat(post(port, Alerts.resolved(xid))).contains("resolved_actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/api/v1/nodes").body().contains("\"stage\":\"drained\""));
+      assertThat(service.post(Alerts.resolved(xid))).contains("resolved_actions_applied");
       // Diagnostics: the Job fails (its pod's log is read) and the episode escalates; a human releases the node.
       await().atMost(Duration.ofSeconds(20)).until(() -> !setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().isEmpty());
       Job job = setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().get(0);
@@ -131,9 +125,9 @@ class ClusterRoleTest {
       setup.batch().v1().jobs().inNamespace(NAMESPACE).resource(job).updateStatus();
       await().atMost(Duration.ofSeconds(20)).until(() -> "true".equals(
           setup.nodes().withName("gpu-node-1").get().getMetadata().getLabels().get("gpu-remediator.io/needs-human")));
-      assertThat(release(port, "gpu-node-1")).contains("released_by_human");
+      assertThat(service.postJson("/api/v1/nodes/gpu-node-1/release", "{\"reason\": \"GPU replaced\"}").body()).contains("released_by_human");
       Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
-      assertThat(post(port, storm)).contains("breaker_open");
+      assertThat(service.post(storm)).contains("breaker_open");
       // Refusal Events and the breaker's announcement are written off the webhook path: wait until both were sent.
       await().atMost(Duration.ofSeconds(20)).until(() -> {
         sent.addAll(drain());
@@ -245,32 +239,5 @@ class ClusterRoleTest {
     }
     assertThat(out).as(file + " grants something").isNotEmpty();
     return out;
-  }
-
-  private static String release(int port, String node) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/nodes/" + node + "/release"))
-        .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"reason\": \"GPU replaced\"}")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-  }
-
-  private static String post(int port, Alert... alerts) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-        .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alerts))).build(), HttpResponse.BodyHandlers.ofString()).body();
-  }
-
-  private static String nodes(int port) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/nodes"))
-        .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body();
-  }
-
-  private static int status(int port, String path) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (Exception e) {
-      return -1;
-    }
   }
 }

@@ -9,14 +9,12 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +42,6 @@ class FailoverIT {
   private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
   private static final String TOKEN = "failover-test-token-0123456789";
   private static final String NODE = "gpu-node-1";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   @TempDir Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;
@@ -230,32 +227,22 @@ class FailoverIT {
     }
 
     boolean ready() {
-      try {
-        // A paused process accepts the connection and never answers: ask with a timeout.
-        return process.isAlive() && HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-            .timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-      } catch (IOException | InterruptedException e) {
-        return false;
-      }
+      // A paused process accepts the connection and never answers: ask with a timeout.
+      return process.isAlive() && Http.status(port, "/readyz", Duration.ofSeconds(1)) == 200;
     }
 
     String post(String body) throws Exception {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).body();
+      return Http.postJson(port, "/api/v1/alerts", body, TOKEN).body();
     }
 
     /** The status code and the body, as "503 {...}". */
     String postStatus(String body) throws Exception {
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r = Http.postJson(port, "/api/v1/alerts", body, TOKEN);
       return r.statusCode() + " " + r.body();
     }
 
     String get(String path) throws Exception {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-          .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString()).body();
+      return Http.get(port, path, TOKEN).body();
     }
 
     Optional<JsonObject> stage() throws Exception {

@@ -6,12 +6,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +29,6 @@ class JarSmokeIT {
   @TempDir Path dir;
 
   private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   private Process java(Path log, String... args) throws IOException {
     String[] command = new String[args.length + 3];
@@ -61,15 +58,11 @@ class JarSmokeIT {
     Path log = dir.resolve("serve.log");
     Process serve = java(log, "serve", "--config", config.toString());
     try {
-      HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
       Awaitility.await().atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-          .untilAsserted(() -> assertThat(HTTP.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode())
-              .as(Files.readString(log)).isEqualTo(200));
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Content-Type", "application/json").header("Authorization", "Bearer smoke-test-token-0123456789")
-          .POST(HttpRequest.BodyPublishers.ofString(Alerts.json(Alerts.xid("gpu-node-1", "79")))).build(),
-          HttpResponse.BodyHandlers.ofString());
+          .untilAsserted(() -> assertThat(Http.status(port, "/readyz")).as(Files.readString(log)).isEqualTo(200));
+      HttpResponse<String> r = Http.postJson(port, "/api/v1/alerts", Alerts.json(Alerts.xid("gpu-node-1", "79")),
+          "smoke-test-token-0123456789");
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
       assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isTrue();
     } finally {

@@ -8,18 +8,15 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.AlertStatus;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
@@ -58,7 +56,7 @@ class OverloadMockTest {
   private static final int LARGE_BYTES = 4 * 1024 * 1024 - 4096;
 
   private static KubernetesClient client;
-  private static RemediatorService service;
+  private static RunningService service;
   private static int port;
 
   @BeforeAll
@@ -72,9 +70,8 @@ class OverloadMockTest {
         + "]\nauth: {bearer_token_file: token}\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"
         + "limits: {max_connections: " + MAX_CONNECTIONS + "}\n");
-    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
-    port = service.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> get("/readyz").statusCode() == 200);
+    service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN));
+    port = service.port();
   }
 
   @AfterAll
@@ -105,11 +102,11 @@ class OverloadMockTest {
         }
       }
       List<CompletableFuture<HttpResponse<String>>> flood = new ArrayList<>();
-      HttpClient flooder = http();
       byte[] manyAlerts = manyAlerts();
       byte[] hugeString = hugeString();
       for (int i = 0; i < LARGE_WEBHOOKS; i++) {
-        flood.add(flooder.sendAsync(request("/api/v1/alerts", i % 2 == 0 ? manyAlerts : hugeString), HttpResponse.BodyHandlers.ofString()));
+        flood.add(Http.sendAlone(port, "POST", "/api/v1/alerts", i % 2 == 0 ? manyAlerts : hugeString, "application/json",
+            Optional.of(TOKEN)));
       }
 
       HttpResponse<String> healthz = get("/healthz");
@@ -169,14 +166,6 @@ class OverloadMockTest {
     return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean os ? os.getOpenFileDescriptorCount() : 0;
   }
 
-  /**
-   * A client of its own for each exchange: a pooled connection the service closed as the one idle longest would
-   * fail a POST (as Alertmanager would retry it).
-   */
-  private static HttpClient http() {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  }
-
   /** Alerts for a node outside the selector, as many as fit in a large body. */
   private static byte[] manyAlerts() {
     String one = Alerts.json(Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fp0",
@@ -205,18 +194,11 @@ class OverloadMockTest {
     return m.find() ? Double.parseDouble(m.group(1)) : 0;
   }
 
-  private static HttpRequest request(String path, byte[] body) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-        .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKEN).build();
+  private static HttpResponse<String> post(byte[] body) throws Exception {
+    return Http.sendAlone(port, "POST", "/api/v1/alerts", body, "application/json", Optional.of(TOKEN)).get();
   }
 
-  private static HttpResponse<String> post(byte[] body) throws IOException, InterruptedException {
-    return http().send(request("/api/v1/alerts", body), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return http().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+  private static HttpResponse<String> get(String path) throws Exception {
+    return Http.sendAlone(port, "GET", path, new byte[0], "", Optional.empty()).get();
   }
 }

@@ -14,20 +14,20 @@ import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RawHttp;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -45,9 +45,8 @@ class RemediatorServiceMockTest {
   @TempDir static Path dir;
 
   private static final String TOKEN = "s3cret-token-for-tests-0123456789";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static KubernetesClient client;
-  private static RemediatorService service;
+  private static RunningService service;
   private static int port;
   private static Path playbooks;
 
@@ -66,11 +65,10 @@ class RemediatorServiceMockTest {
     }
     Files.writeString(dir.resolve("token"), TOKEN + "\n");
     // Fleet limits wide enough for an 11-node test fleet: these tests are about the service, not the limits.
-    service = new RemediatorService(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
+    service = RunningService.started(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), KubeApi.of(client),
-        Alerts.liveClock());
-    port = service.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> get("/readyz", false).statusCode() == 200);
+        Alerts.liveClock(), Optional.of(TOKEN)).awaitReady();
+    port = service.port();
   }
 
   static RemediatorConfig config(String extra) throws IOException {
@@ -90,12 +88,7 @@ class RemediatorServiceMockTest {
   }
 
   private static HttpResponse<String> post(int toPort, String body, String contentType, String token) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toPort + "/api/v1/alerts"))
-        .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType);
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return Http.send(toPort, "POST", "/api/v1/alerts", Http.text(body), contentType, Optional.ofNullable(token));
   }
 
   private static HttpResponse<String> post(Alert... alerts) throws Exception {
@@ -103,21 +96,13 @@ class RemediatorServiceMockTest {
   }
 
   private static HttpResponse<String> get(String path, boolean auth) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET();
-    if (auth) {
-      b.header("Authorization", "Bearer " + TOKEN);
-    }
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return Http.send(port, "GET", path, new byte[0], "", auth ? Optional.of(TOKEN) : Optional.empty());
   }
 
   private static HttpResponse<String> control(String node, String what, String body, String contentType, String token)
       throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/nodes/" + node + "/" + what))
-        .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType);
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return Http.send(port, "POST", "/api/v1/nodes/" + node + "/" + what, Http.text(body), contentType,
+        Optional.ofNullable(token));
   }
 
   @Test
@@ -296,14 +281,14 @@ class RemediatorServiceMockTest {
   @Test
   void notReadyIs503() throws Exception {
     try (KubernetesClient dead = Nodes.unreachable();
-        RemediatorService unready = new RemediatorService(
-            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), KubeApi.of(dead), Alerts.liveClock())) {
-      int unreadyPort = unready.start();
+        RunningService unready = RunningService.started(
+            config("auth: {insecure_no_auth: true}\nleader_election: {enabled: false}\n"), KubeApi.of(dead), Alerts.liveClock(),
+            Optional.empty())) {
+      int unreadyPort = unready.port();
       HttpResponse<String> r = post(unreadyPort, Alerts.json(Alerts.xid("gpu-node-7", "79")), "application/json", null);
       assertThat(r.statusCode()).isEqualTo(503);
       assertThat(new JsonObject(r.body()).getString("error")).isEqualTo("not ready: Kubernetes node watch not synced");
-      HttpResponse<String> ready = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + unreadyPort + "/readyz")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> ready = Http.get(unreadyPort, "/readyz");
       assertThat(ready.statusCode()).isEqualTo(503);
     }
   }

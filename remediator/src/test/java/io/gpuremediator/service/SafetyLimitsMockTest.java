@@ -1,25 +1,20 @@
 package io.gpuremediator.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,9 +32,8 @@ class SafetyLimitsMockTest {
   KubernetesClient mockClient;
   @TempDir Path dir;
 
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private final List<RemediatorService> services = new ArrayList<>();
-  private int port;
+  private final List<RunningService> services = new ArrayList<>();
+  private RunningService service;
 
   private void start(int nodes, String safety) throws Exception {
     KubernetesClient client = Nodes.noRetry(mockClient);
@@ -49,32 +43,19 @@ class SafetyLimitsMockTest {
     Path f = dir.resolve("remediator.yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\nleader_election: {enabled: false}\n");
-    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
-    services.add(s);
-    port = s.start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> status("/readyz") == 200);
+    service = RunningService.ready(f, KubeApi.of(client), Alerts.liveClock(), Optional.empty());
+    services.add(service);
   }
 
   @AfterEach
   void stop() {
-    services.forEach(RemediatorService::close);
-  }
-
-  private int status(String path) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode();
-    } catch (Exception e) {
-      return 0;
-    }
+    services.forEach(RunningService::close);
   }
 
   private JsonArray post(Alert... alerts) throws Exception {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alerts))).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = service.alerts(alerts);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    return new JsonObject(r.body()).getJsonArray("decisions");
+    return RunningService.decisionsOf(r);
   }
 
   private static List<String> reasons(JsonArray decisions) {
@@ -106,9 +87,7 @@ class SafetyLimitsMockTest {
     Alert alert = xid(2, Instant.now());
     List<CompletableFuture<HttpResponse<String>>> copies = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      copies.add(HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-          .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Alerts.json(alert))).build(),
-          HttpResponse.BodyHandlers.ofString()));
+      copies.add(service.alertsAsync(alert));
     }
     List<String> reasons = new ArrayList<>();
     for (CompletableFuture<HttpResponse<String>> c : copies) {
@@ -158,8 +137,7 @@ class SafetyLimitsMockTest {
     assertThat(reasons(post(storm))).containsOnly("breaker_open");
     Alert[] resolved = IntStream.range(1, 8).mapToObj(i -> Alerts.resolved(storm[i])).toArray(Alert[]::new);
     post(resolved);
-    assertThat(HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
-        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+    assertThat(service.send("POST", "/api/v1/breaker/reset", new byte[0], "").statusCode()).isEqualTo(200);
     assertThat(cordoned(20)).as("the reset acts on nothing").isZero();
     // Alertmanager re-sends the one still firing; one node is no storm.
     assertThat(reasons(post(storm[0]))).containsExactly("actions_applied");

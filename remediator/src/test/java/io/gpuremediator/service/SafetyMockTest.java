@@ -8,20 +8,19 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,8 +35,7 @@ class SafetyMockTest {
   @TempDir Path dir;
 
   private static final String TOKEN = "safety-test-token-0123456789";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private final List<RemediatorService> services = new ArrayList<>();
+  private final List<RunningService> services = new ArrayList<>();
   private KubernetesClient client;
 
   @BeforeEach
@@ -51,30 +49,24 @@ class SafetyMockTest {
 
   @AfterEach
   void stop() {
-    services.forEach(RemediatorService::close);
+    services.forEach(RunningService::close);
     client.close();
   }
 
-  private RemediatorService service(String safety) throws Exception {
+  private RunningService service(String safety) throws Exception {
     Path f = dir.resolve("remediator-" + services.size() + ".yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
-    RemediatorService s = new RemediatorService(ConfigLoader.load(f).config().orElseThrow(), KubeApi.of(Nodes.noRetry(mockClient)),
-        Alerts.liveClock());
+    RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
+        Optional.of(TOKEN));
     services.add(s);
     return s;
   }
 
   private static HttpResponse<String> send(int port, String method, String path, String body, String contentType)
       throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .header("Authorization", "Bearer " + TOKEN)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (contentType != null) {
-      b.header("Content-Type", contentType);
-    }
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return Http.send(port, method, path, body == null ? new byte[0] : Http.text(body), contentType, Optional.of(TOKEN));
   }
 
   private static HttpResponse<String> post(int port, Alert... alerts) throws Exception {
@@ -86,12 +78,7 @@ class SafetyMockTest {
   }
 
   private static boolean ready(int port) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-    } catch (Exception e) {
-      return false;
-    }
+    return Http.status(port, "/readyz") == 200;
   }
 
   private long events(String node, String reason) {
@@ -103,15 +90,15 @@ class SafetyMockTest {
 
   @Test
   void aRestartBetweenAnAlertAndItsResendCausesNoSecondActionAndTheReleaseStillWorks() throws Exception {
-    RemediatorService first = service(WIDE);
-    int port = first.start();
+    RunningService first = service(WIDE);
+    int port = first.port();
     await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
     Alert xid = Alerts.xid("gpu-node-1", "79");
     assertThat(reason(post(port, xid), 0)).isEqualTo("actions_applied");
     first.close();
 
-    RemediatorService second = service(WIDE);
-    int port2 = second.start();
+    RunningService second = service(WIDE);
+    int port2 = second.port();
     await().atMost(Duration.ofSeconds(30)).until(() -> ready(port2));
     assertThat(reason(post(port2, xid), 0)).isEqualTo("duplicate_episode");
     assertThat(events("gpu-node-1", "GpuXidHardwareError")).isEqualTo(1);
@@ -122,10 +109,10 @@ class SafetyMockTest {
 
   @Test
   void onlyTheLeaderActsAndTheFollowerTakesOverWhenTheLeaderStops() throws Exception {
-    RemediatorService a = service(WIDE);
-    RemediatorService b = service(WIDE);
-    int portA = a.start();
-    int portB = b.start();
+    RunningService a = service(WIDE);
+    RunningService b = service(WIDE);
+    int portA = a.port();
+    int portB = b.port();
     await().atMost(Duration.ofSeconds(15)).until(() -> ready(portA) || ready(portB));
     boolean aLeads = ready(portA);
     int leader = aLeads ? portA : portB;
@@ -153,8 +140,8 @@ class SafetyMockTest {
 
   @Test
   void aBudgetThatRoundsToZeroForTheSelectedFleetIsSaidByTheSafetyApi() throws Exception {
-    RemediatorService s = service("{max_unavailable: 5%}");
-    int port = s.start();
+    RunningService s = service("{max_unavailable: 5%}");
+    int port = s.port();
     await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
     JsonObject safety = new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body());
     assertThat(safety.getJsonObject("max_unavailable").getInteger("budget")).isZero();
@@ -164,8 +151,8 @@ class SafetyMockTest {
 
   @Test
   void aStormOpensTheBreakerWhichIsStoredInTheConfigMapAndResetOnlyByTheApi() throws Exception {
-    RemediatorService s = service("{max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}");
-    int port = s.start();
+    RunningService s = service("{max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}");
+    int port = s.port();
     await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
     Alert[] storm = IntStream.range(0, 6).mapToObj(i -> Alerts.xid("gpu-node-" + i, "79")).toArray(Alert[]::new);
     HttpResponse<String> r = post(port, storm);
@@ -185,8 +172,7 @@ class SafetyMockTest {
     assertThat(send(port, "GET", "/metrics", null, null).body())
         .contains("remediator_breaker_open 1.0", "remediator_decisions_total{outcome=\"suppressed\",reason=\"breaker_open\",} 6.0");
 
-    HttpResponse<String> noToken = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
-        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> noToken = Http.send(port, "POST", "/api/v1/breaker/reset", new byte[0], "", Optional.empty());
     assertThat(noToken.statusCode()).isEqualTo(401);
     for (String bad : new String[] {"{\"reason\": 7}", "{\"reason\": \"  \"}", "[1]"}) {
       HttpResponse<String> refused = send(port, "POST", "/api/v1/breaker/reset", bad, "application/json");
@@ -204,8 +190,8 @@ class SafetyMockTest {
 
   @Test
   void pauseRefusesNewRemediationsUntilResumedAndBadInputChangesNothing() throws Exception {
-    RemediatorService s = service(WIDE);
-    int port = s.start();
+    RunningService s = service(WIDE);
+    int port = s.port();
     await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
     assertThat(send(port, "POST", "/api/v1/pause", "{\"until\":\"2099-01-01T00:00:00Z\"}", "application/json").statusCode())
         .isEqualTo(400);

@@ -10,7 +10,7 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
-import java.net.http.HttpClient;
+import io.gpuremediator.testing.RunningService;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServiceRestartMockTest {
   private static final String NODE = "gpu-node-1";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   @TempDir Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;

@@ -6,21 +6,20 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Browser;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -41,12 +40,11 @@ class StatusPageBrowserTest {
   private static final String TOKEN = "status-page-write-token-0123";
   private static final String READ_TOKEN = "status-page-read-token-4567";
   private static final Path SHOTS = Path.of("target", "status-page");
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final Duration SEEN = Duration.ofSeconds(20);
   @TempDir static Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;
-  private RemediatorService service;
+  private RunningService service;
   private Browser browser;
   private int port;
 
@@ -62,10 +60,8 @@ class StatusPageBrowserTest {
         + "auth: {bearer_token_file: token, read_token_file: read-token}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, breaker: {nodes: 5, window: 10m}}\n");
-    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(server.client()),
-        Alerts.liveClock());
-    port = service.start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> send("GET", "/readyz", null, null).statusCode() == 200);
+    service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(), Optional.of(TOKEN));
+    port = service.port();
     browser = Browser.start(dir.resolve("chromium-profile"));
   }
 
@@ -206,12 +202,7 @@ class StatusPageBrowserTest {
   }
 
   private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(port) + path.substring(1)))
-        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return Http.send(port, method, path, body == null ? new byte[0] : Http.text(body), "application/json",
+        Optional.ofNullable(token));
   }
 }

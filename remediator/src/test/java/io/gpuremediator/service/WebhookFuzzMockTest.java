@@ -1,7 +1,6 @@
 package io.gpuremediator.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,26 +8,24 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -60,15 +57,13 @@ class WebhookFuzzMockTest {
   private static final int GPU_NODES = 20;
   private static final int BODY_LIMIT = 1 << 20;
   private static final String TOKEN = "fuzz-token-0123456789abcdef0123456789";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final List<String> HOSTILE_NODES = List.of("../../etc/passwd", "gpu-node-1\u0000", "GPU-NODE-1", "gpu-node-1 ",
       " gpu-node-1", "gpu-node-1\n", "kube-system", "*", "", "gpu-node-" + "9".repeat(300), "gpu-node-1\"}", "cpu-node-1",
       "gpu-node-excluded", "${jndi:ldap://127.0.0.1/x}", "{{ .Values }}", "gpu\u2011node\u20111", "gpu-node-\u202e1", "%2e%2e%2f");
   private static final String ODD_CHARS = "\u0000\u0007\u001b\n\r\t\u202e\u2066\u2069\u200b\ufeff\ud800\\\"<>&'";
 
   private static KubernetesClient client;
-  private static RemediatorService service;
-  private static int port;
+  private static RunningService service;
 
   @BeforeAll
   static void start() throws Exception {
@@ -90,9 +85,7 @@ class WebhookFuzzMockTest {
         + "max_body_bytes: " + BODY_LIMIT + "\n"
         + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n"
         + "limits: {client_rate: 100000/1s}\n");
-    service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client), Alerts.liveClock());
-    port = service.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> status("/readyz") == 200);
+    service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN));
   }
 
   @AfterAll
@@ -285,14 +278,10 @@ class WebhookFuzzMockTest {
   }
 
   private static HttpResponse<String> post(byte[] body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-        .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKEN).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return service.send("POST", "/api/v1/alerts", body, "application/json");
   }
 
-  private static int status(String path) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
-        HttpResponse.BodyHandlers.discarding()).statusCode();
+  private static int status(String path) {
+    return Http.status(service.port(), path);
   }
 }

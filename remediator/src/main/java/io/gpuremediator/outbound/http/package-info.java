@@ -1,6 +1,8 @@
 /**
- * The outbound HTTP clients, on Vert.x {@code WebClient} with timeouts: Alertmanager's silences API v2 and the
- * notification receivers (Slack-compatible and generic JSON webhooks). Every request is counted by target and
+ * The outbound HTTP clients, on Vert.x {@code WebClient} with timeouts: Alertmanager's silences API v2
+ * and the notification receivers (Slack-compatible and generic JSON webhooks). Every request is counted by target and
  * outcome.
+ *
+ * <p>Uses: {@code outbound}; libraries: {@code io.vertx}.
  */
 package io.gpuremediator.outbound.http;
