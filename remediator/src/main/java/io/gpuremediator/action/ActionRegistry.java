@@ -1,10 +1,10 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.action.NotifyAction.NotifySpec;
+import io.gpuremediator.action.SilenceAction.SilenceSpec;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
-import io.gpuremediator.playbook.ActionSpec.NotifySpec;
-import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.NodeLedger;
@@ -102,17 +102,17 @@ public final class ActionRegistry {
         return;
       }
       ClaimKey key = ClaimKey.parse(text);
-      if (key instanceof ClaimKey.Cordon && release.stream().noneMatch(a -> a instanceof ActionSpec.UncordonSpec)) {
-        out.add(new ActionSpec.UncordonSpec(false));
+      if (key instanceof ClaimKey.Cordon && release.stream().noneMatch(a -> a instanceof UncordonAction.UncordonSpec)) {
+        out.add(new UncordonAction.UncordonSpec(false));
       } else if (key instanceof ClaimKey.TaintClaim taint) {
         Optional<TaintEffect> effect = TaintEffect.fromApiName(taint.effect());
         if (effect.isPresent()
-            && release.stream().noneMatch(a -> a instanceof ActionSpec.UntaintSpec u && u.key().equals(taint.key()))) {
-          out.add(new ActionSpec.UntaintSpec(taint.key(), effect, false));
+            && release.stream().noneMatch(a -> a instanceof UntaintAction.UntaintSpec u && u.key().equals(taint.key()))) {
+          out.add(new UntaintAction.UntaintSpec(taint.key(), effect, false));
         }
       } else if (key instanceof ClaimKey.LabelClaim label
-          && release.stream().noneMatch(a -> a instanceof ActionSpec.UnlabelSpec u && u.key().equals(label.key()))) {
-        out.add(new ActionSpec.UnlabelSpec(label.key(), false));
+          && release.stream().noneMatch(a -> a instanceof UnlabelAction.UnlabelSpec u && u.key().equals(label.key()))) {
+        out.add(new UnlabelAction.UnlabelSpec(label.key(), false));
       }
     });
     return out;
@@ -121,7 +121,7 @@ public final class ActionRegistry {
   public static List<String> taintKeys(List<ActionSpec> steps) {
     List<String> keys = new ArrayList<>();
     for (ActionSpec a : steps) {
-      if (a instanceof ActionSpec.TaintSpec t && !keys.contains(t.key())) {
+      if (a instanceof TaintAction.TaintSpec t && !keys.contains(t.key())) {
         keys.add(t.key());
       }
     }

@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.node.FieldRule;
-import io.gpuremediator.playbook.ActionSpec.AnnotateSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
@@ -12,7 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code annotate: {key, value}}: sets an annotation of ours; never overwrites one we did not set. */
-final class AnnotateAction implements ActionKind<AnnotateSpec> {
+public final class AnnotateAction implements ActionKind<AnnotateAction.AnnotateSpec> {
+  /** Sets an annotation. */
+  public record AnnotateSpec(String key, Template value, boolean dryRun) implements ActionSpec {
+  }
+
+  AnnotateAction() {}
+
   @Override
   public Class<AnnotateSpec> specType() {
     return AnnotateSpec.class;

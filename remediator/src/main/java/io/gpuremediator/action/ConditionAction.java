@@ -4,7 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeCondition;
-import io.gpuremediator.playbook.ActionSpec.ConditionSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
@@ -18,11 +18,18 @@ import java.util.Set;
  * {@code condition: {type, status, reason, message}}: sets a node status condition. In on_resolved it
  * sets the condition only when this alert set it and no other alert still needs it.
  */
-final class ConditionAction implements ActionKind<ConditionSpec> {
+public final class ConditionAction implements ActionKind<ConditionAction.ConditionSpec> {
+  /** Sets a node status condition. */
+  public record ConditionSpec(String type, String status, Template reason, Template message, boolean dryRun)
+      implements ActionSpec {
+  }
+
   private static final Set<String> KUBELET_CONDITIONS =
       Set.of("Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable");
   private static final Set<String> CONDITION_STATUSES = Set.of("True", "False", "Unknown");
 
+
+  ConditionAction() {}
 
   @Override
   public Class<ConditionSpec> specType() {

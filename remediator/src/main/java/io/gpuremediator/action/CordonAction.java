@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
-import io.gpuremediator.playbook.ActionSpec.CordonSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
@@ -11,7 +11,17 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code cordon: {}}: marks the node unschedulable, remembering whether it already was. */
-final class CordonAction implements ActionKind<CordonSpec> {
+public final class CordonAction implements ActionKind<CordonAction.CordonSpec> {
+  /** Marks the node unschedulable. */
+  public record CordonSpec(boolean dryRun) implements ActionSpec {
+    @Override
+    public boolean takesNodeOutOfService() {
+      return !dryRun;
+    }
+  }
+
+  CordonAction() {}
+
   @Override
   public Class<CordonSpec> specType() {
     return CordonSpec.class;

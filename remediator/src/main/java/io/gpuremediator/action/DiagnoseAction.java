@@ -6,7 +6,7 @@ import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeKeys;
-import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Progress.Task;
@@ -29,7 +29,32 @@ import org.yaml.snakeyaml.nodes.Node;
  * same Job: one Job per diagnose step. It passes only when the Job completes; a Job that fails, times out, or is gone
  * (deleted, or lost with its node) fails the step, which escalates to {@code on_fail} when it names a playbook.
  */
-final class DiagnoseAction implements ActionKind<DiagnoseSpec>, LongStep<DiagnoseSpec> {
+public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseSpec>,
+    LongStep<DiagnoseAction.DiagnoseSpec> {
+  /**
+   * Runs a diagnostic Job pinned to the node; passes when the Job completes.
+   *
+   * @param onFail the playbook an episode escalates to when diagnostics fail; empty: stay out for a human
+   */
+  public record DiagnoseSpec(String image, List<String> command, Duration timeout,
+      Optional<String> onFail, boolean dryRun) implements ActionSpec {
+    /** Copies the command. */
+    public DiagnoseSpec {
+      command = List.copyOf(command);
+    }
+
+    @Override
+    public Optional<String> escalatesTo() {
+      return onFail;
+    }
+
+
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
   private static final Duration MAX_TIMEOUT = Duration.ofDays(7);
   private static final int MAX_COMMAND_ARGS = 64;
   private static final int MAX_IMAGE_CHARS = 512;
@@ -38,6 +63,8 @@ final class DiagnoseAction implements ActionKind<DiagnoseSpec>, LongStep<Diagnos
   private static final Duration DEADLINE_SLACK = Duration.ofMinutes(2);
   private static final StepStages STAGES = new StepStages(Stage.DIAGNOSING, Optional.empty(), Stage.DIAGNOSTICS_FAILED,
       Reason.DIAGNOSE_STARTED, Reason.DIAGNOSTICS_PASSED, Reason.DIAGNOSTICS_FAILED);
+
+  DiagnoseAction() {}
 
   @Override
   public Class<DiagnoseSpec> specType() {

@@ -4,8 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.playbook.ActionSpec.DrainMode;
-import io.gpuremediator.playbook.ActionSpec.DrainSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
@@ -19,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -32,13 +32,45 @@ import java.util.stream.Collectors;
  * needs is the node's pods now and the task's start, so a restart resumes it, and an eviction the API refused is
  * simply asked again later, never forced past a budget. It starts only with a drain slot ({@code safety.max_draining}).
  */
-final class DrainAction implements ActionKind<DrainSpec>, LongStep<DrainSpec> {
+public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
+    LongStep<DrainAction.DrainSpec> {
+  /** How a drain treats the pods it finds. */
+  public enum DrainMode {
+    /** Evict through the Eviction API (PodDisruptionBudgets respected); at timeout the step fails. */
+    EVICT,
+    /** Evict nothing: wait for the pods to finish; at timeout the step fails. */
+    WAIT,
+    /** Evict; at timeout delete what is left (a checkpointing job gets until then). */
+    EVICT_THEN_DELETE;
+
+    /** The mode as written in playbooks. */
+    public String code() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * Moves the workload off the node: PodDisruptionBudget-aware eviction (policy/v1).
+   *
+   * @param gracePeriod the most a pod gets to terminate, whatever its own terminationGracePeriodSeconds
+   * @param skipNamespaces pods in namespaces matching this regex are left alone (DaemonSet and mirror pods always are)
+   */
+  public record DrainSpec(DrainMode mode, Duration timeout, Duration gracePeriod,
+      Pattern skipNamespaces, boolean dryRun) implements ActionSpec {
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
   /** Namespaces a drain leaves alone unless the playbook says otherwise: the cluster's and ours. */
   static final String DEFAULT_SKIP_NAMESPACES = "^(kube-system|gpu-operator|gpu-remediator)$";
   private static final Duration MAX_TIMEOUT = Duration.ofDays(7);
   private static final int NAMES_SHOWN = 5;
   private static final StepStages STAGES = new StepStages(Stage.DRAINING, Optional.of(Stage.DRAINED), Stage.DRAIN_FAILED,
       Reason.DRAIN_STARTED, Reason.DRAINED, Reason.DRAIN_FAILED);
+
+  DrainAction() {}
 
   @Override
   public Class<DrainSpec> specType() {

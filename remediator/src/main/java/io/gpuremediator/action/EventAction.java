@@ -4,7 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeEvent;
-import io.gpuremediator.playbook.ActionSpec.EventSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
@@ -13,9 +13,15 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code event: {reason, message[, type]}}: records a core/v1 Event on the node once the node write succeeded. */
-final class EventAction implements ActionKind<EventSpec> {
+public final class EventAction implements ActionKind<EventAction.EventSpec> {
+  /** Records a core/v1 Event on the node. */
+  public record EventSpec(String type, Template reason, Template message, boolean dryRun) implements ActionSpec {
+  }
+
   private static final Set<String> EVENT_TYPES = Set.of("Normal", "Warning");
 
+
+  EventAction() {}
 
   @Override
   public Class<EventSpec> specType() {

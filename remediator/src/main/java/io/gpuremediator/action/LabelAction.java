@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.action.KeyValues.Kind;
 import io.gpuremediator.node.FieldRule;
-import io.gpuremediator.playbook.ActionSpec.LabelSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
@@ -12,7 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code label: {key, value}}: sets a label of ours; never overwrites one we did not set. */
-final class LabelAction implements ActionKind<LabelSpec> {
+public final class LabelAction implements ActionKind<LabelAction.LabelSpec> {
+  /** Sets a label. */
+  public record LabelSpec(String key, Template value, boolean dryRun) implements ActionSpec {
+  }
+
+  LabelAction() {}
+
   @Override
   public Class<LabelSpec> specType() {
     return LabelSpec.class;

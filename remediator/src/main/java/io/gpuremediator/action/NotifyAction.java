@@ -3,7 +3,7 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
-import io.gpuremediator.playbook.ActionSpec.NotifySpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
@@ -16,8 +16,27 @@ import java.util.regex.Pattern;
  * {@code notify: {receiver, message[, stage_changes]}}: applied to a draft it only says what will be sent; the closed
  * loop (the episode engine) queues it once the step is reached, off the decision path.
  */
-final class NotifyAction implements ActionKind<NotifySpec> {
+public final class NotifyAction implements ActionKind<NotifyAction.NotifySpec> {
+  /**
+   * Sends a message to a configured receiver when the step is reached.
+   *
+   * @param stageChanges whether every later stage change of the episode also notifies this receiver
+   */
+  public record NotifySpec(String receiver, Template message, boolean stageChanges, boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.RECEIVER, receiver));
+    }
+
+    @Override
+    public boolean runsInBackground() {
+      return true;
+    }
+  }
+
   private static final Pattern RECEIVER = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+  NotifyAction() {}
 
   @Override
   public Class<NotifySpec> specType() {

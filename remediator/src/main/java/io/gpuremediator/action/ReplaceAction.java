@@ -8,7 +8,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.ProviderId;
-import io.gpuremediator.playbook.ActionSpec.ReplaceSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
@@ -27,9 +27,28 @@ import java.util.Set;
  * marked, then its id: a restart before the mark was recorded marks again, and the port's look-up first finds it
  * already unhealthy, so one episode sends one SetInstanceHealth.
  */
-final class ReplaceAction implements ActionKind<ReplaceSpec>, LongStep<ReplaceSpec> {
+public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec>,
+    LongStep<ReplaceAction.ReplaceSpec> {
+  /**
+   * Has the node's cloud instance replaced: AWS Auto Scaling {@code SetInstanceHealth(Unhealthy)} for the node's
+   * providerID; the step ends when the Node object is gone, or fails at {@code timeout}.
+   */
+  public record ReplaceSpec(String provider, Duration timeout, boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.CLOUD, provider));
+    }
+
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
   private static final StepStages STAGES = new StepStages(Stage.REPLACING, Optional.empty(), Stage.NEEDS_HUMAN,
       Reason.REPLACE_STARTED, Reason.REPLACED, Reason.REPLACE_FAILED);
+
+  ReplaceAction() {}
 
   @Override
   public Class<ReplaceSpec> specType() {

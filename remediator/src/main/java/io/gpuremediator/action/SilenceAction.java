@@ -4,7 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.outbound.SilenceRequest;
-import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.Matcher.Op;
 import io.gpuremediator.playbook.Phase;
@@ -26,12 +26,40 @@ import org.yaml.snakeyaml.nodes.Node;
  * {@code silence: {matchers, duration, comment}}: applied to a draft it only says what will be held; the closed loop
  * (the episode engine) creates, renews and expires the silence, off the decision path.
  */
-final class SilenceAction implements ActionKind<SilenceSpec> {
+public final class SilenceAction implements ActionKind<SilenceAction.SilenceSpec> {
+  /**
+   * Holds an Alertmanager silence while the episode lasts: created when the step is reached, renewed before it
+   * ends, expired when the episode ends. Never a gate: the steps after it do not wait for Alertmanager.
+   *
+   * @param matchers what to silence; values may be templates (never a regex's)
+   * @param duration how long each silence lasts; renewed while the episode lasts
+   */
+  public record SilenceSpec(List<SilenceMatcher> matchers, Duration duration, Template comment,
+      boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.ALERTMANAGER, ""));
+    }
+
+    /** Copies the matchers. */
+    public SilenceSpec {
+      matchers = List.copyOf(matchers);
+    }
+
+
+    @Override
+    public boolean runsInBackground() {
+      return true;
+    }
+  }
+
   /** The label every alert meant for the remediator carries: a silence must never mute those. */
   static final String REMEDIATE_LABEL = "remediate";
   private static final int MAX_MATCHERS = 16;
   /** A regex matcher ({@code =~}, {@code !~}) whose value holds a template. */
   private static final Pattern REGEX_TEMPLATE = Pattern.compile("^\\s*[a-zA-Z_][a-zA-Z0-9_]*\\s*[=!]~.*\\{\\{.*");
+
+  SilenceAction() {}
 
   @Override
   public Class<SilenceSpec> specType() {

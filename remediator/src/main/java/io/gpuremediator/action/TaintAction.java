@@ -5,7 +5,7 @@ import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.Taint;
 import io.gpuremediator.node.TaintEffect;
-import io.gpuremediator.playbook.ActionSpec.TaintSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
@@ -15,7 +15,19 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code taint: {key, value, effect}}: adds the taint, or updates the value of one we added. */
-final class TaintAction implements ActionKind<TaintSpec> {
+public final class TaintAction implements ActionKind<TaintAction.TaintSpec> {
+  /** Adds (or updates the value of) a taint. */
+  public record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
+
+    /** NoSchedule and NoExecute keep work off the node; PreferNoSchedule only discourages it. */
+    @Override
+    public boolean takesNodeOutOfService() {
+      return !dryRun && effect != TaintEffect.PREFER_NO_SCHEDULE;
+    }
+  }
+
+  TaintAction() {}
+
   @Override
   public Class<TaintSpec> specType() {
     return TaintSpec.class;

@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
-import io.gpuremediator.playbook.ActionSpec.UncordonSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
@@ -11,7 +11,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code uncordon: {}}: makes the node schedulable, only if we cordoned it and no other alert needs the cordon. */
-final class UncordonAction implements ActionKind<UncordonSpec> {
+public final class UncordonAction implements ActionKind<UncordonAction.UncordonSpec> {
+  /** Makes the node schedulable again, if we cordoned it. */
+  public record UncordonSpec(boolean dryRun) implements ActionSpec {
+  }
+
+  UncordonAction() {}
+
   @Override
   public Class<UncordonSpec> specType() {
     return UncordonSpec.class;

@@ -1,7 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.action.KeyValues.Kind;
-import io.gpuremediator.playbook.ActionSpec.UnlabelSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
@@ -10,7 +10,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code unlabel: {key}}: removes a label we set, once no other alert needs it. */
-final class UnlabelAction implements ActionKind<UnlabelSpec> {
+public final class UnlabelAction implements ActionKind<UnlabelAction.UnlabelSpec> {
+  /** Removes a label we set. */
+  public record UnlabelSpec(String key, boolean dryRun) implements ActionSpec {
+  }
+
+  UnlabelAction() {}
+
   @Override
   public Class<UnlabelSpec> specType() {
     return UnlabelSpec.class;

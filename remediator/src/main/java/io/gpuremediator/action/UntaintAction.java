@@ -3,7 +3,7 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.TaintEffect;
-import io.gpuremediator.playbook.ActionSpec.UntaintSpec;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
@@ -14,7 +14,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code untaint: {key[, effect]}}: removes a taint we added, once no other alert needs it. */
-final class UntaintAction implements ActionKind<UntaintSpec> {
+public final class UntaintAction implements ActionKind<UntaintAction.UntaintSpec> {
+  /** Removes a taint we added; with no effect, every effect of the key. */
+  public record UntaintSpec(String key, Optional<TaintEffect> effect, boolean dryRun) implements ActionSpec {
+  }
+
+  UntaintAction() {}
+
   @Override
   public Class<UntaintSpec> specType() {
     return UntaintSpec.class;

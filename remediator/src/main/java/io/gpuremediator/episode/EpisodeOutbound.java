@@ -2,7 +2,9 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.EpisodeNames;
+import io.gpuremediator.action.NotifyAction.NotifySpec;
 import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.SilenceAction.SilenceSpec;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
@@ -12,8 +14,6 @@ import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
-import io.gpuremediator.playbook.ActionSpec.NotifySpec;
-import io.gpuremediator.playbook.ActionSpec.SilenceSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.NodeLedger.Episode;

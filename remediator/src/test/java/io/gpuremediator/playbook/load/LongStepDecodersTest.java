@@ -2,9 +2,9 @@ package io.gpuremediator.playbook.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.playbook.ActionSpec.DiagnoseSpec;
-import io.gpuremediator.playbook.ActionSpec.DrainMode;
-import io.gpuremediator.playbook.ActionSpec.DrainSpec;
+import io.gpuremediator.action.DiagnoseAction.DiagnoseSpec;
+import io.gpuremediator.action.DrainAction.DrainMode;
+import io.gpuremediator.action.DrainAction.DrainSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
