@@ -10,7 +10,15 @@ import java.util.Optional;
 public interface ActionSpec {
   /** The action kind as written in a playbook, e.g. {@code taint}: {@link #kindOf} its record. */
   default String kind() {
-    return KindNames.NAMES.get(getClass());
+    return kindOf(getClass());
+  }
+
+  /**
+   * A kind's name, derived from its spec record's: {@code DrainSpec} is {@code drain}, a {@code GpuResetSpec} would be
+   * {@code gpu_reset}. The one place a kind's name is made; computed once per record.
+   */
+  static String kindOf(Class<?> specType) {
+    return KindNames.NAMES.get(specType);
   }
 
   /** The names of the kinds, computed once per spec record. */
@@ -18,18 +26,14 @@ public interface ActionSpec {
     private static final ClassValue<String> NAMES = new ClassValue<>() {
       @Override
       protected String computeValue(Class<?> type) {
-        return kindOf(type);
+        return derive(type);
       }
     };
 
     private KindNames() {}
   }
 
-  /**
-   * A kind's name, derived from its spec record's: {@code DrainSpec} is {@code drain}, a {@code GpuResetSpec} would be
-   * {@code gpu_reset}. The one place a kind's name is made.
-   */
-  static String kindOf(Class<?> specType) {
+  private static String derive(Class<?> specType) {
     String simple = specType.getSimpleName();
     String stem = simple.endsWith("Spec") ? simple.substring(0, simple.length() - "Spec".length()) : simple;
     return stem.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
