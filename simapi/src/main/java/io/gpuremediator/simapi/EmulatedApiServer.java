@@ -47,6 +47,7 @@ import java.util.regex.Pattern;
  * controller raises it again ({@link #allow}).
  */
 public final class EmulatedApiServer extends Dispatcher implements AutoCloseable {
+  private static final int CLOSE_ATTEMPTS = 3;
   private static final ObjectMapper JSON = Serialization.jsonMapper();
   private static final Pattern EVICTION = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction");
   private static final Pattern LOG = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/log(\\?.*)?");
@@ -337,8 +338,23 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     return json(code, s.toString());
   }
 
+  /**
+   * Stops the server. The mock's HTTP server gives its close 10 s; on a busy machine (a whole test suite beside other
+   * work) that can pass with the close still under way, so the close is awaited again, up to three times in all, before
+   * it is reported as failed.
+   */
   @Override
   public void close() {
-    server.destroy();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        server.destroy();
+        return;
+      } catch (IllegalStateException e) {
+        if (attempt == CLOSE_ATTEMPTS || !String.valueOf(e.getMessage()).startsWith("Unable to close")) {
+          throw new IllegalStateException("the emulated API server did not close after " + attempt + " waits of 10 s",
+              e);
+        }
+      }
+    }
   }
 }
