@@ -19,7 +19,8 @@ import java.util.function.Supplier;
 /**
  * The one owner of an episode's moves in the background and by a human: each is checked against the
  * {@link Transition} table, written fenced ({@link EpisodeWriter}), and decided; a stage change is also an Event and a
- * notification to the receivers that asked for stage changes. Nothing else writes a stage.
+ * notification to the receivers that asked for stage changes. Nothing else writes a stage but the webhook's opening,
+ * resolution and release of an episode ({@link AlertWrite}), which checks the same table.
  */
 final class EpisodeMoves {
   private final EpisodeWriter writer;
@@ -57,7 +58,7 @@ final class EpisodeMoves {
     if (writer.replace(node, from, to).isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(decide(node, to, t, reason, detail, List.of(), to.progress().stage()));
+    return Optional.of(decided(node, to, t, reason, detail, List.of(), to.progress().stage()));
   }
 
   /**
@@ -72,17 +73,24 @@ final class EpisodeMoves {
     return w;
   }
 
-  /** Decides a move {@link #runSteps} wrote: as {@code e}, with the steps' records, a stage change when announced. */
-  Decision decided(String node, Episode e, Transition t, Reason reason, String detail, List<ActionRecord> records,
+  /**
+   * Decides a move {@link #runSteps} wrote: as {@code to}, with the steps' records ({@code reason}, or the table's when
+   * null); when the transition is a stage change, also an Event and a notification to {@code stage_changes} receivers.
+   */
+  Decision decided(String node, Episode to, Transition t, Reason reason, String detail, List<ActionRecord> records,
       Stage stage) {
-    return decide(node, e, t, reason, detail, records, stage);
+    Reason decided = reason != null ? reason : t.reason().orElseThrow();
+    Optional<Stage> announced = t.announced() ? Optional.of(stage) : Optional.empty();
+    Decision d = decisions.decide(node, to, decided, detail, records, announced);
+    announced.ifPresent(s -> outbound.stageChanged(node, to, playbooks.get().named(to.playbook()), s, decided, detail));
+    return d;
   }
 
   /** An episode that ended with no write of ours (its Node object is gone): decided only. */
   void ended(String node, Episode last, Transition t, String detail) {
     check(last, t, Stage.REPLACED, Optional.empty());
     Episode over = last.with(last.progress().inStage(Stage.REPLACED, writer.now()).noted("the Node object is gone"));
-    decide(node, over, t, t.reason().orElseThrow(), detail, List.of(), Stage.REPLACED);
+    decided(node, over, t, null, detail, List.of(), Stage.REPLACED);
   }
 
   /** The episode stops for a human ({@code needs_human}), deciding why; empty when fenced out. */
@@ -101,15 +109,6 @@ final class EpisodeMoves {
 
   EpisodeWriter writer() {
     return writer;
-  }
-
-  private Decision decide(String node, Episode to, Transition t, Reason reason, String detail, List<ActionRecord> records,
-      Stage stage) {
-    Reason decided = reason != null ? reason : t.reason().orElseThrow();
-    Optional<Stage> announced = t.announced() ? Optional.of(stage) : Optional.empty();
-    Decision d = decisions.decide(node, to, decided, detail, records, announced);
-    announced.ifPresent(s -> outbound.stageChanged(node, to, playbooks.get().named(to.playbook()), s, decided, detail));
-    return d;
   }
 
   private static void check(Episode from, Transition t, Stage to, Optional<StepStages> step) {
