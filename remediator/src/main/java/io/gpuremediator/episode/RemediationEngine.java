@@ -100,7 +100,10 @@ public final class RemediationEngine {
     List<Candidate> candidates = new ArrayList<>(message.alerts().size());
     Map<String, Instant> firing = new LinkedHashMap<>();
     for (Alert alert : message.alerts()) {
-      Candidate c = new Candidate(alert, set.firstMatch(alert.labels()), resolver.resolve(alert.labels()));
+      Resolution resolution = resolver.resolve(alert.labels());
+      // A playbook's node matchers (match_node) are matched against the Node the alert resolves to.
+      Map<String, String> nodeLabels = resolution instanceof Resolution.Eligible e ? e.node().labels() : Map.of();
+      Candidate c = new Candidate(alert, set.firstMatch(alert.labels(), nodeLabels), resolution);
       candidates.add(c);
       // Only new episodes can make a storm: Alertmanager re-sends the ones the ledger knows with every group change.
       if (alert.isFiring() && c.playbook().isPresent() && c.resolution() instanceof Resolution.Eligible e

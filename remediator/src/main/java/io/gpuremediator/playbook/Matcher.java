@@ -12,6 +12,9 @@ import java.util.regex.PatternSyntaxException;
  */
 public record Matcher(String label, Op op, String value, Pattern pattern) {
   private static final Pattern LABEL = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+  /** A Kubernetes label key: an optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
+  private static final Pattern NODE_LABEL = Pattern.compile(
+      "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
 
   /** The four matcher operators. */
   public enum Op {
@@ -49,14 +52,26 @@ public record Matcher(String label, Op op, String value, Pattern pattern) {
 
   /** Parses one matcher in Alertmanager syntax; the value may be double-quoted (with escapes) or bare. */
   public static Parsed<Matcher> parse(String text) {
+    return parse(text, LABEL, "a label name");
+  }
+
+  /**
+   * Parses one matcher over a Kubernetes object's labels ({@code karpenter.sh/nodepool="training"}): the same syntax,
+   * with a Kubernetes label key (a prefix, dots, dashes and a slash allowed) in place of a Prometheus label name.
+   */
+  public static Parsed<Matcher> parseNodeLabel(String text) {
+    return parse(text, NODE_LABEL, "a Kubernetes label key");
+  }
+
+  private static Parsed<Matcher> parse(String text, Pattern labelRule, String what) {
     String s = text.strip();
     int i = 0;
-    while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_')) {
+    while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || "_./-".indexOf(s.charAt(i)) >= 0)) {
       i++;
     }
     String label = s.substring(0, i);
-    if (!LABEL.matcher(label).matches()) {
-      return Parsed.error("matcher \"" + text + "\" does not start with a label name");
+    if (!labelRule.matcher(label).matches()) {
+      return Parsed.error("matcher \"" + text + "\" does not start with " + what);
     }
     String rest = s.substring(i).stripLeading();
     Op op = null;

@@ -11,6 +11,8 @@ import java.util.Optional;
  * One playbook: the alerts it matches (all matchers must hold), what it does while an alert fires,
  * and what it undoes when the alert resolves.
  *
+ * @param matchNode matchers over the labels of the alert's Node, all of which must hold too (a node group: bare-metal
+ *     pools, an EKS pool, an observe-only pool); empty: any node
  * @param escalate what to run instead for a repeat offender
  * @param source where it was defined, {@code file:line}
  */
@@ -18,6 +20,7 @@ public record Playbook(
     String name,
     String description,
     List<Matcher> match,
+    List<Matcher> matchNode,
     boolean dryRun,
     Optional<Rate> rateLimit,
     Optional<Duration> cooldown,
@@ -31,6 +34,7 @@ public record Playbook(
     Objects.requireNonNull(name, "name");
     description = description == null ? "" : description;
     match = List.copyOf(match);
+    matchNode = List.copyOf(matchNode);
     Objects.requireNonNull(rateLimit, "rateLimit");
     Objects.requireNonNull(cooldown, "cooldown");
     actions = List.copyOf(actions);
@@ -52,9 +56,18 @@ public record Playbook(
     return false;
   }
 
-  /** Whether every matcher holds for these labels. */
+  /** Whether every alert matcher holds for these labels (and, when it has node matchers, for a node not known yet). */
   public boolean matches(Map<String, String> labels) {
-    for (Matcher m : match) {
+    return all(match, labels);
+  }
+
+  /** Whether every alert matcher holds for the alert's labels and every node matcher for its Node's labels. */
+  public boolean matches(Map<String, String> labels, Map<String, String> nodeLabels) {
+    return all(match, labels) && all(matchNode, nodeLabels);
+  }
+
+  private static boolean all(List<Matcher> matchers, Map<String, String> labels) {
+    for (Matcher m : matchers) {
       if (!m.matches(labels)) {
         return false;
       }

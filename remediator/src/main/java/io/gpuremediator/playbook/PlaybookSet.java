@@ -21,8 +21,16 @@ public record PlaybookSet(List<Playbook> playbooks, String version) {
 
   /** The first playbook whose matchers all hold. */
   public Optional<Playbook> firstMatch(Map<String, String> labels) {
+    return firstMatch(labels, Map.of());
+  }
+
+  /**
+   * The first playbook whose alert matchers hold for the alert's labels and whose node matchers ({@code match_node})
+   * hold for its Node's labels (empty when the node is not known: only playbooks without node matchers then match).
+   */
+  public Optional<Playbook> firstMatch(Map<String, String> labels, Map<String, String> nodeLabels) {
     for (Playbook p : playbooks) {
-      if (p.matches(labels)) {
+      if (p.matches(labels, nodeLabels)) {
         return Optional.of(p);
       }
     }

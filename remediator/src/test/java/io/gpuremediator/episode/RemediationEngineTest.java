@@ -32,6 +32,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -78,6 +79,34 @@ class RemediationEngineTest {
 
   private static NodeInfo node(InMemoryCluster c, String name) {
     return c.node(name).orElseThrow();
+  }
+
+  @Test
+  void aPlaybooksNodeMatchersChooseItByTheLabelsOfTheNodeTheAlertResolvesTo() throws IOException {
+    PlaybookSet set = playbook("""
+        playbooks:
+          - name: metal-pool
+            match: ['alertname="GpuXidHardwareError"']
+            match_node: ['karpenter.sh/nodepool="metal"']
+            dry_run: true
+            actions:
+              - cordon: {}
+          - name: any-pool
+            match: ['alertname="GpuXidHardwareError"']
+            actions:
+              - cordon: {}
+        """);
+    Map<String, String> metal = new HashMap<>(GPU);
+    metal.put("karpenter.sh/nodepool", "metal");
+    InMemoryCluster c = cluster(NodeInfo.named("n1", metal), NodeInfo.named("n2", GPU));
+    RemediationEngine e = engine(c, false, set);
+    Decision onMetal = e.decide(Alerts.xid("n1", "79"));
+    Decision elsewhere = e.decide(Alerts.xid("n2", "79"));
+    assertThat(onMetal.playbook()).isEqualTo("metal-pool");
+    assertThat(onMetal.reason()).isEqualTo(Reason.DRY_RUN_PLAYBOOK);
+    assertThat(node(c, "n1").unschedulable()).as("the metal pool only observes").isFalse();
+    assertThat(elsewhere.playbook()).isEqualTo("any-pool");
+    assertThat(node(c, "n2").unschedulable()).isTrue();
   }
 
   /** The watch tells of our ledger write while the webhook is still writing (its Event follows the node write). */

@@ -138,7 +138,8 @@ public final class PlaybookLoader {
       return true;
     });
     String description = m.string("description").orElse("");
-    List<Matcher> matchers = readMatchers(m, problems);
+    List<Matcher> matchers = readMatchers(m, "match", true, problems);
+    List<Matcher> nodeMatchers = readMatchers(m, "match_node", false, problems);
     boolean dryRun = m.bool("dry_run").orElse(false);
     Optional<Rate> rate = m.parsed("rate_limit", Rate::parse);
     Optional<Duration> cooldown = m.parsed("cooldown", Durations::parse);
@@ -149,7 +150,7 @@ public final class PlaybookLoader {
     if (problems.messages().size() != before || name.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Playbook(name.get(), description, matchers, dryRun, rate, cooldown, actions, onResolved,
+    return Optional.of(new Playbook(name.get(), description, matchers, nodeMatchers, dryRun, rate, cooldown, actions, onResolved,
         escalate, where));
   }
 
@@ -173,20 +174,24 @@ public final class PlaybookLoader {
     return Optional.of(new Playbook.Escalation(after.get().intValue(), within.get(), to.get()));
   }
 
-  private static List<Matcher> readMatchers(MapReader m, Problems problems) {
-    if (!m.has("match")) {
-      problems.add(m.node(), "missing required key \"match\" in playbook");
+  /**
+   * Alertmanager-style matchers under {@code key}: over the alert's labels, required ({@code match}); or over its Node's
+   * labels, optional ({@code match_node}).
+   */
+  private static List<Matcher> readMatchers(MapReader m, String key, boolean required, Problems problems) {
+    if (required && !m.has(key)) {
+      problems.add(m.node(), "missing required key \"" + key + "\" in playbook");
     }
     List<Matcher> matchers = new ArrayList<>();
-    m.list("match").ifPresent(items -> {
+    m.list(key).ifPresent(items -> {
       if (items.isEmpty()) {
-        problems.add(m.at("match"), "\"match\" in playbook must list at least one matcher");
+        problems.add(m.at(key), "\"" + key + "\" in playbook must list at least one matcher");
       }
       for (Node item : items) {
-        m.scalar(item, "match").ifPresent(text -> {
-          MapReader.Parsed<Matcher> parsed = Matcher.parse(text);
+        m.scalar(item, key).ifPresent(text -> {
+          MapReader.Parsed<Matcher> parsed = required ? Matcher.parse(text) : Matcher.parseNodeLabel(text);
           if (parsed.error() != null) {
-            problems.add(item, parsed.error());
+            problems.add(item, (required ? "" : key + ": ") + parsed.error());
           } else {
             matchers.add(parsed.value());
           }

@@ -52,6 +52,9 @@ class PlaybookLoaderTest {
             "8: silence action: \"duration\" must be at least 5m (it is renewed before it ends)",
             "9: replace action: \"provider\" must be aws, not \"gce\"",
             "10: notify action: \"receiver\" must name a receiver of the service config (lower-case letters, digits and -)")),
+        Arguments.of("bad-match-node.yaml", List.of(
+            "6: match_node: matcher \"karpenter.sh/nodepool=~\"metal|(gpu\"\": invalid regex: Unclosed group",
+            "11: \"match_node\" in playbook must list at least one matcher")),
         Arguments.of("duplicate-key.yaml", List.of("5: duplicate key \"dry_run\" in playbook")),
         Arguments.of("syntax-error.yaml", List.of("4: YAML syntax error: expected ',' or ']', but got <scalar>")),
         Arguments.of("missing-required.yaml", List.of(
@@ -89,6 +92,21 @@ class PlaybookLoaderTest {
     assertThat(loaded.set().firstMatch(Map.of("alertname", "GpuXidHardwareError", "xid", "48")).orElseThrow().name())
         .isEqualTo("general");
     assertThat(loaded.set().firstMatch(Map.of("alertname", "NeuronHardwareError"))).isEmpty();
+  }
+
+  @Test
+  void nodeMatchersChooseAmongPlaybooksOfTheSameAlertByTheNodesLabels() {
+    LoadResult loaded = PlaybookLoader.load(List.of(Path.of(DIR + "node-groups.yaml")));
+    assertThat(loaded.errors()).isEmpty();
+    Map<String, String> alert = Map.of("alertname", "GpuXidHardwareError", "xid", "79");
+    assertThat(loaded.set().firstMatch(alert, Map.of("karpenter.sh/nodepool", "metal", "nvidia.com/gpu.present", "true"))
+        .orElseThrow().name()).isEqualTo("metal-pool");
+    assertThat(loaded.set().firstMatch(alert, Map.of("karpenter.sh/nodepool", "metal")).orElseThrow().name())
+        .as("every node matcher must hold").isEqualTo("any-pool");
+    assertThat(loaded.set().firstMatch(alert, Map.of("karpenter.sh/nodepool", "observe")).orElseThrow().name())
+        .isEqualTo("observe-only");
+    assertThat(loaded.set().firstMatch(alert).orElseThrow().name()).as("a node not known: no node group matches")
+        .isEqualTo("any-pool");
   }
 
   @Test
