@@ -60,9 +60,17 @@ final class AlertWrite {
     this.decisions = decisions;
   }
 
-  /** What one write did: the records, the Events to record, and what is left to the background. */
+  /**
+   * What one write did: the records, the Events to record, and what is left to the background; the episode it
+   * released, and how long after the node's previous episode the one it opened started.
+   */
   private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
-      boolean releaseWaits, boolean notLeader) {}
+      boolean releaseWaits, boolean notLeader, Optional<Episode> released, Optional<Duration> sincePrevious) {
+    Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later, boolean releaseWaits,
+        boolean notLeader) {
+      this(records, events, duplicate, later, releaseWaits, notLeader, Optional.empty(), Optional.empty());
+    }
+  }
 
   /** Writes the node for the alert, holding it; decides what was done. */
   Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps, List<ActionSpec> specs,
@@ -96,6 +104,9 @@ final class AlertWrite {
           listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
         }
       }
+      applied.released().ifPresent(e -> listener.episodeEnded(e.playbook(), "released",
+          Duration.between(e.startsAt(), clock.instant()).toMillis() / 1000.0));
+      applied.sincePrevious().ifPresent(d -> listener.incidentInterval(d.toMillis() / 1000.0));
       boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
       Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
           : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
@@ -135,11 +146,31 @@ final class AlertWrite {
     boolean acts = phase == Phase.FIRING || active != null;
     int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
     List<ActionRecord> records = StepRecords.apply(draft, specs, steps, firstLong, NO_EPISODE, acts);
-    draft.ledger(track(draft.ledger(), alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
+    NodeLedger before = draft.ledger();
+    draft.ledger(track(before, alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
     String background = firstLong < specs.size()
         ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
             + " continue in the background" : "";
-    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false));
+    Optional<Episode> released = phase == Phase.RESOLVED && active != null
+        && !draft.ledger().episodes().containsKey(alert.fingerprint()) ? Optional.of(active) : Optional.empty();
+    Episode opened = draft.ledger().episodes().get(alert.fingerprint());
+    Optional<Duration> sincePrevious = phase == Phase.FIRING && opened != null && !before.episodes().containsValue(opened)
+        ? previousStart(before).map(p -> Duration.between(p, alert.startsAt())).filter(d -> !d.isNegative())
+        : Optional.empty();
+    return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false, released,
+        sincePrevious));
+  }
+
+  /** When the node's latest episode before this one started: active or past, from its ledger. */
+  private static Optional<Instant> previousStart(NodeLedger ledger) {
+    Instant latest = null;
+    for (Episode e : ledger.episodes().values()) {
+      latest = latest == null || e.startsAt().isAfter(latest) ? e.startsAt() : latest;
+    }
+    for (NodeLedger.PastEpisode p : ledger.history()) {
+      latest = latest == null || p.startsAt().isAfter(latest) ? p.startsAt() : latest;
+    }
+    return Optional.ofNullable(latest);
   }
 
   /**

@@ -26,4 +26,13 @@ public interface DecisionListener {
 
   /** Called when a long step ended ({@code succeeded} or {@code failed}) after {@code seconds}. */
   default void stepFinished(String kind, String outcome, double seconds) {}
+
+  /**
+   * Called when an episode ended ({@code released}, {@code replaced}) or stopped for a human ({@code needs_human}),
+   * {@code seconds} after its fault (its alert's startsAt).
+   */
+  default void episodeEnded(String playbook, String outcome, double seconds) {}
+
+  /** Called when a node's new episode started {@code seconds} after its previous one. */
+  default void incidentInterval(double seconds) {}
 }

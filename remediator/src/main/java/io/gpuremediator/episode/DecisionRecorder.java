@@ -133,6 +133,16 @@ public final class DecisionRecorder implements DecisionListener {
     metrics.stepFinished(kind, outcome, seconds);
   }
 
+  @Override
+  public void episodeEnded(String playbook, String outcome, double seconds) {
+    metrics.episodeEnded(playbook, outcome, seconds);
+  }
+
+  @Override
+  public void incidentInterval(double seconds) {
+    metrics.incidentInterval(seconds);
+  }
+
   /** The logfmt line for a decision; every value that came from an alert is quoted and escaped. */
   static String line(Decision d) {
     StringBuilder b = new StringBuilder(256).append("decision outcome=").append(d.outcome().code())

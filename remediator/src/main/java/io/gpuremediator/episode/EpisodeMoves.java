@@ -11,6 +11,7 @@ import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -83,6 +84,8 @@ final class EpisodeMoves {
     Optional<Stage> announced = t.announced() ? Optional.of(stage) : Optional.empty();
     Decision d = decisions.decide(node, to, decided, detail, records, announced);
     announced.ifPresent(s -> outbound.stageChanged(node, to, playbooks.get().named(to.playbook()), s, decided, detail));
+    t.endsAs().ifPresent(outcome -> decisions.listener().episodeEnded(to.playbook(), outcome,
+        Duration.between(to.startsAt(), d.time()).toMillis() / 1000.0));
     return d;
   }
 

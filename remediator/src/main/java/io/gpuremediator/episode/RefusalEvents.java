@@ -189,6 +189,20 @@ public final class RefusalEvents implements DecisionListener {
           l.stepFinished(kind, outcome, seconds);
         }
       }
+
+      @Override
+      public void episodeEnded(String playbook, String outcome, double seconds) {
+        for (DecisionListener l : listeners) {
+          l.episodeEnded(playbook, outcome, seconds);
+        }
+      }
+
+      @Override
+      public void incidentInterval(double seconds) {
+        for (DecisionListener l : listeners) {
+          l.incidentInterval(seconds);
+        }
+      }
     };
   }
 }

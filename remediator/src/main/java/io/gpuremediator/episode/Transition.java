@@ -15,44 +15,54 @@ import java.util.Set;
  */
 enum Transition {
   /** The webhook's immediate steps ran for a new episode. */
-  OPENED(Stages.NONE, Target.QUARANTINED, Optional.empty(), false),
+  OPENED(Stages.NONE, Target.QUARANTINED, Optional.empty(), false, ""),
   /** Immediate steps ran in the background and the cursor moved on. */
-  STEPS_RAN(Stages.ACTIVE, Target.SAME, Optional.of(Reason.STEPS_APPLIED), false),
+  STEPS_RAN(Stages.ACTIVE, Target.SAME, Optional.of(Reason.STEPS_APPLIED), false, ""),
   /** The alert resolved: remembered until the firing steps are done, or the release list starts. */
-  RESOLVED(Stages.LIVE, Target.SAME, Optional.empty(), false),
+  RESOLVED(Stages.LIVE, Target.SAME, Optional.empty(), false, ""),
   /** A long step cannot start yet (a slot, a budget): the note says why, the reason is decided once. */
-  WAITING(Stages.ACTIVE, Target.SAME_OR_QUARANTINED, Optional.empty(), false),
+  WAITING(Stages.ACTIVE, Target.SAME_OR_QUARANTINED, Optional.empty(), false, ""),
   /** A long step started: its running stage (its {@code started} decision when it makes one now). */
-  STEP_STARTED(Stages.ACTIVE, Target.STEP_RUNNING, Optional.empty(), true),
+  STEP_STARTED(Stages.ACTIVE, Target.STEP_RUNNING, Optional.empty(), true, ""),
   /** A long step under way: a new note, a time to look again, or the handle of what it started outside. */
-  STEP_RUNNING(Stages.ACTIVE, Target.SAME, Optional.empty(), true),
+  STEP_RUNNING(Stages.ACTIVE, Target.SAME, Optional.empty(), true, ""),
   /** A long step passed: its passed stage, the cursor on the next step. */
-  STEP_PASSED(Stages.ACTIVE, Target.STEP_PASSED, Optional.empty(), true),
+  STEP_PASSED(Stages.ACTIVE, Target.STEP_PASSED, Optional.empty(), true, ""),
   /** A long step failed: its failed stage, for a human's retry or release. */
-  STEP_FAILED(Stages.ACTIVE, Target.STEP_FAILED, Optional.empty(), true),
+  STEP_FAILED(Stages.ACTIVE, Target.STEP_FAILED, Optional.empty(), true, "needs_human"),
   /** A failed step escalated the episode to the playbook it names. */
-  ESCALATED(Stages.ACTIVE, Target.ESCALATED, Optional.of(Reason.ESCALATED), true),
+  ESCALATED(Stages.ACTIVE, Target.ESCALATED, Optional.of(Reason.ESCALATED), true, ""),
   /** Nothing more can happen automatically (a template renders an invalid value, a step can never start). */
-  NEEDS_HUMAN(Stages.ACTIVE, Target.NEEDS_HUMAN, Optional.empty(), true),
+  NEEDS_HUMAN(Stages.ACTIVE, Target.NEEDS_HUMAN, Optional.empty(), true, "needs_human"),
   /** Every release step ran: the episode is over. */
-  RELEASED(Stages.LIVE, Target.RELEASED, Optional.of(Reason.RELEASED), true),
+  RELEASED(Stages.LIVE, Target.RELEASED, Optional.of(Reason.RELEASED), true, "released"),
   /** A human released the node: its release steps ran now, whatever the stage. */
-  RELEASED_BY_HUMAN(Stages.LIVE, Target.RELEASED, Optional.of(Reason.RELEASED_BY_HUMAN), true),
+  RELEASED_BY_HUMAN(Stages.LIVE, Target.RELEASED, Optional.of(Reason.RELEASED_BY_HUMAN), true, "released"),
   /** A human retried the failed step. */
-  RETRIED(Stages.FAILED, Target.RETRIED, Optional.of(Reason.STEP_RETRIED), true),
+  RETRIED(Stages.FAILED, Target.RETRIED, Optional.of(Reason.STEP_RETRIED), true, ""),
   /** The Node object is gone after a replacement: the episode is over. */
-  REPLACED(EnumSet.of(Stage.REPLACING), Target.REPLACED, Optional.of(Reason.REPLACED), true);
+  REPLACED(EnumSet.of(Stage.REPLACING), Target.REPLACED, Optional.of(Reason.REPLACED), true, "replaced");
 
   private final Set<Stage> from;
   private final Target target;
   private final Optional<Reason> reason;
   private final boolean announced;
+  private final String endsAs;
 
-  Transition(Set<Stage> from, Target target, Optional<Reason> reason, boolean announced) {
+  Transition(Set<Stage> from, Target target, Optional<Reason> reason, boolean announced, String endsAs) {
     this.from = from;
     this.target = target;
     this.reason = reason;
     this.announced = announced;
+    this.endsAs = endsAs;
+  }
+
+  /**
+   * How the episode ends by this move, for {@code remediator_episode_duration_seconds}: {@code released},
+   * {@code replaced}, {@code needs_human} (it stops for a human); empty when it goes on.
+   */
+  Optional<String> endsAs() {
+    return endsAs.isEmpty() ? Optional.empty() : Optional.of(endsAs);
   }
 
   /** The decision this transition records, when the table fixes it (a step's rows take the step's). */

@@ -32,6 +32,8 @@ public final class RemediatorMetrics {
   private final Gauge episodeStage;
   private final Histogram stepDuration;
   private final Histogram alertToAction;
+  private final Histogram episodeDuration;
+  private final Histogram incidentInterval;
   private final Counter outboundRequests;
   private final Counter notificationsDropped;
 
@@ -47,6 +49,15 @@ public final class RemediatorMetrics {
         "From an alert's startsAt to the decision that applied its firing actions (Prometheus's for:, Alertmanager's "
             + "group_wait and our decision together): the fault-to-quarantine time seen from here.")
         .buckets(10, 30, 60, 120, 180, 300, 600, 1200, 3600, 21600).register(registry);
+    episodeDuration = Histogram.build("remediator_episode_duration_seconds",
+        "From an episode's fault (its alert's startsAt) to its end: back in service (released), replaced, or stopped for"
+            + " a human (needs_human), by playbook and outcome.")
+        .labelNames("playbook", "outcome")
+        .buckets(60, 300, 600, 1800, 3600, 7200, 21600, 43200, 86400, 259200, 604800).register(registry);
+    incidentInterval = Histogram.build("remediator_node_incident_interval_seconds",
+        "Time between the starts of two episodes on one node (the earlier from its ledger, so a restart loses nothing):"
+            + " short intervals are nodes that a repair did not fix.")
+        .buckets(600, 3600, 21600, 86400, 259200, 604800, 2592000).register(registry);
     outboundRequests = Counter.build("remediator_outbound_requests_total",
         "Requests to Alertmanager, notification receivers and the cloud, by target and outcome (ok, http_<code>, timeout,"
             + " error, gave_up, unknown_receiver, or the cloud's error code).")
@@ -177,6 +188,16 @@ public final class RemediatorMetrics {
   /** Observes a long step that ended. */
   public void stepFinished(String kind, String outcome, double seconds) {
     stepDuration.labels(kind, outcome).observe(seconds);
+  }
+
+  /** An episode ended ({@code released}, {@code replaced}) or stopped for a human ({@code needs_human}). */
+  public void episodeEnded(String playbook, String outcome, double seconds) {
+    episodeDuration.labels(playbook, outcome).observe(seconds);
+  }
+
+  /** A node's new episode started this long after its previous one. */
+  public void incidentInterval(double seconds) {
+    incidentInterval.observe(seconds);
   }
 
   /** An outbound request ended. */

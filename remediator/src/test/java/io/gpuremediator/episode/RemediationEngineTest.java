@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -107,6 +108,44 @@ class RemediationEngineTest {
     assertThat(node(c, "n1").unschedulable()).as("the metal pool only observes").isFalse();
     assertThat(elsewhere.playbook()).isEqualTo("any-pool");
     assertThat(node(c, "n2").unschedulable()).isTrue();
+  }
+
+  @Test
+  void anEpisodesDurationAndTheIntervalSinceTheNodesPreviousEpisodeAreMeasuredFromTheFaults() throws IOException {
+    PlaybookSet set = playbook("""
+        playbooks:
+          - name: quarantine
+            match: ['alertname="GpuXidHardwareError"']
+            actions:
+              - cordon: {}
+            on_resolved:
+              - uncordon: {}
+        """);
+    List<String> measured = new ArrayList<>();
+    DecisionListener listener = new DecisionListener() {
+      @Override
+      public void decided(Decision decision) {}
+
+      @Override
+      public void episodeEnded(String playbook, String outcome, double seconds) {
+        measured.add(playbook + " " + outcome + " " + seconds);
+      }
+
+      @Override
+      public void incidentInterval(double seconds) {
+        measured.add("interval " + seconds);
+      }
+    };
+    InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
+    RemediationEngine e = new RemediationEngine(() -> set, c, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), false, SafetyGate.OPEN, listener, CLOCK);
+    Alert first = Alerts.xid("n1", "79");
+    e.decide(first);
+    e.decide(Alerts.resolved(first));
+    Instant later = first.startsAt().plusSeconds(30);
+    e.decide(new Alert(first.status(), first.labels(), first.annotations(), later, Optional.empty(), "", first.fingerprint()));
+    assertThat(measured).containsExactly(
+        "quarantine released " + Duration.between(first.startsAt(), CLOCK.instant()).toSeconds() + ".0", "interval 30.0");
   }
 
   /** The watch tells of our ledger write while the webhook is still writing (its Event follows the node write). */

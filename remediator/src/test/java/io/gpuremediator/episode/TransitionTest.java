@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -55,5 +56,16 @@ class TransitionTest {
       Transition.RETRIED.check(Optional.of(Stage.DRAIN_FAILED), Stage.QUARANTINED, DRAIN);
       Transition.RELEASED_BY_HUMAN.check(Optional.of(Stage.NEEDS_HUMAN), Stage.RELEASED, Optional.empty());
     }).doesNotThrowAnyException();
+  }
+
+  @Test
+  void theMovesThatEndAnEpisodeOrStopItForAHumanSayHow() {
+    assertThat(Transition.RELEASED.endsAs()).contains("released");
+    assertThat(Transition.RELEASED_BY_HUMAN.endsAs()).contains("released");
+    assertThat(Transition.REPLACED.endsAs()).contains("replaced");
+    assertThat(Transition.NEEDS_HUMAN.endsAs()).contains("needs_human");
+    assertThat(Transition.STEP_FAILED.endsAs()).contains("needs_human");
+    assertThat(Transition.ESCALATED.endsAs()).as("the escalated playbook goes on").isEmpty();
+    assertThat(Transition.STEP_PASSED.endsAs()).isEmpty();
   }
 }
