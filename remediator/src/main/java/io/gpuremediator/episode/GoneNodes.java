@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Progress.Task;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,14 +12,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * said: once the Node is gone the ledger is too, and the episode is closed from this.
  */
 final class GoneNodes {
-  /** A node being replaced, as last seen: its episode, the handle of what was started outside, its last ledger. */
-  record Last(Episode episode, String handle, NodeLedger ledger) {}
+  /** A node being replaced, as last seen: its episode and its last ledger. */
+  record Last(Episode episode, NodeLedger ledger) {
+    /** The handle of what its step started outside (the instance marked). */
+    String handle() {
+      return episode.progress().task().map(Task::handle).orElse("");
+    }
+  }
 
   private final Map<String, Last> tracked = new ConcurrentHashMap<>();
 
   /** Remembers the node as its episode is now. */
   void track(String node, Episode e, NodeLedger ledger) {
-    tracked.put(node, new Last(e, e.progress().task().map(t -> t.handle()).orElse(""), ledger));
+    tracked.put(node, new Last(e, ledger));
   }
 
   /** What the node last showed, if it is tracked. */

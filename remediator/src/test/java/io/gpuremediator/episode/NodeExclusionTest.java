@@ -1,13 +1,12 @@
 package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** One node is changed by one thread at a time; a look asked for meanwhile runs once, after the holder. */
@@ -32,14 +31,18 @@ class NodeExclusionTest {
     NodeExclusion exclusion = new NodeExclusion(node -> { });
     assertThat(exclusion.tryEnter("n1")).isTrue();
     assertThat(exclusion.holding("n1", Duration.ofMillis(50), () -> { })).as("still held at the deadline").isFalse();
-    CountDownLatch waiting = new CountDownLatch(1);
-    CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
-      waiting.countDown();
-      return exclusion.holding("n1", Duration.ofSeconds(30), () -> { });
-    });
-    assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+    AtomicBoolean ran = new AtomicBoolean();
+    AtomicBoolean held = new AtomicBoolean();
+    Thread writer = new Thread(() -> held.set(exclusion.holding("n1", Duration.ofSeconds(60), () -> ran.set(true))));
+    writer.start();
+    // The writer is parked in its wait for the node (not yet past it): only the holder's exit can let it on.
+    await().atMost(Duration.ofSeconds(30)).until(() -> writer.getState() == Thread.State.TIMED_WAITING);
+    assertThat(ran).isFalse();
     exclusion.exit("n1");
-    assertThat(writer.get(30, TimeUnit.SECONDS)).isTrue();
+    writer.join(Duration.ofSeconds(30).toMillis());
+    assertThat(writer.isAlive()).as("woken by the exit, not by its deadline").isFalse();
+    assertThat(held).isTrue();
+    assertThat(ran).isTrue();
     assertThat(exclusion.tryEnter("n1")).as("let go after the work").isTrue();
   }
 }

@@ -95,12 +95,6 @@ public final class RunningService implements AutoCloseable {
     return Http.send(port, method, path, body, contentType, token);
   }
 
-  /** Any request to the main listener, with the given token (or none). */
-  public HttpResponse<String> sendAs(Optional<String> as, String method, String path, byte[] body, String contentType)
-      throws IOException, InterruptedException {
-    return Http.send(port, method, path, body, contentType, as);
-  }
-
   /** A GET with the token. */
   public HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return send("GET", path, new byte[0], "");
@@ -152,11 +146,6 @@ public final class RunningService implements AutoCloseable {
   /** The body of GET /api/v1/decisions. */
   public String decisions() throws IOException, InterruptedException {
     return get("/api/v1/decisions").body();
-  }
-
-  /** The service itself. */
-  public RemediatorService service() {
-    return service;
   }
 
   @Override
