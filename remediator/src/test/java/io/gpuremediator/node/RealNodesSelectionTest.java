@@ -2,13 +2,18 @@ package io.gpuremediator.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.playbook.Matcher;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.yaml.MapReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -34,7 +39,7 @@ class RealNodesSelectionTest {
       return labels;
     }
     for (String line : text.lines().toList()) {
-      Matcher m = (file.endsWith(".md") ? TABLE_ROW : LABEL).matcher(line);
+      var m = (file.endsWith(".md") ? TABLE_ROW : LABEL).matcher(line);
       if (m.find()) {
         labels.put(m.group(1), m.group(2));
       }
@@ -64,5 +69,34 @@ class RealNodesSelectionTest {
     assertThat(LabelSelector.gpuNodes().matches(labels)).isFalse();
     assertThat(LabelSelector.anyOf(List.of(LabelSelector.gpuNodes(),
         LabelSelector.parse("eks.amazonaws.com/nodegroup=managed-ondemand-20220925033713447600000001").value())).matches(labels)).isTrue();
+  }
+
+  @Test
+  void playbooksChooseANodeGroupByTheLabelsRealNodesCarry() throws IOException {
+    PlaybookSet set = new PlaybookSet(List.of(
+        group("karpenter-t4", "karpenter.k8s.aws/instance-gpu-manufacturer=\"nvidia\"",
+            "karpenter.k8s.aws/instance-family=~\"g4dn|g5\""),
+        group("gke-default-pool", "cloud.google.com/gke-nodepool=\"default-pool\"",
+            "cloud.google.com/gke-accelerator=~\"nvidia-.*\""),
+        group("gpu-operator-h100", "nvidia.com/gpu.product=~\".*H100.*\""),
+        group("any")), "test");
+    Map<String, String> alert = Map.of("alertname", "GpuXidHardwareError");
+    assertThat(set.firstMatch(alert, labels("eks-karpenter-g4dn.txt")).orElseThrow().name()).isEqualTo("karpenter-t4");
+    assertThat(set.firstMatch(alert, labels("gke-k80-default-pool.yaml")).orElseThrow().name()).isEqualTo("gke-default-pool");
+    assertThat(set.firstMatch(alert, labels("gfd-h100-gpu-operator.txt")).orElseThrow().name()).isEqualTo("gpu-operator-h100");
+    assertThat(set.firstMatch(alert, labels("eks-managed-nodegroup-p3.txt")).orElseThrow().name())
+        .as("a node of no group").isEqualTo("any");
+  }
+
+  /** A playbook for the XID alert on the nodes these matchers, over real label keys, select. */
+  private static Playbook group(String name, String... nodeMatchers) {
+    List<Matcher> node = new ArrayList<>();
+    for (String text : nodeMatchers) {
+      MapReader.Parsed<Matcher> parsed = Matcher.parseNodeLabel(text);
+      assertThat(parsed.error()).as(text).isNull();
+      node.add(parsed.value());
+    }
+    return new Playbook(name, "", List.of(Matcher.parse("alertname=\"GpuXidHardwareError\"").value()), node, false,
+        Optional.empty(), Optional.empty(), List.of(), List.of(), Optional.empty(), "");
   }
 }
