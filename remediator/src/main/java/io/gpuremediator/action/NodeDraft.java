@@ -130,7 +130,7 @@ public final class NodeDraft {
 
   /** The node as edited. */
   public NodeInfo toNode() {
-    return new NodeInfo(base.name(), labels, annotations, taints, unschedulable, conditions, base.internalIps(),
+    return new NodeInfo(base.name(), labels, annotations, taints, unschedulable, conditions, base.internalIps(), base.bootId(),
         base.resourceVersion(), ledger, base.ledgerError());
   }
 }

@@ -74,20 +74,21 @@ final class AlertWrite {
 
   /** Writes the node for the alert, holding it; decides what was done. */
   Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps, List<ActionSpec> specs,
-      String note) {
+      String note, String matched) {
     Decision[] done = new Decision[1];
     boolean held = exclusion.holding(nodeName, WAIT, () -> done[0] = write(alert, playbook, nodeName, phase, steps, specs,
-        note));
+        note, matched));
     return held ? done[0] : decisions.decision(alert, nodeName, playbook.name(), Reason.KUBE_UNAVAILABLE, "another change"
         + " to node " + nodeName + " did not end within " + WAIT.toSeconds() + "s; nothing written (Alertmanager retries)",
         specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList());
   }
 
   private Decision write(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps,
-      List<ActionSpec> specs, String note) {
+      List<ActionSpec> specs, String note, String matched) {
     long started = System.nanoTime();
     try {
-      Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs));
+      Applied applied = cluster.modifyNode(nodeName, fresh -> applyAll(fresh, alert, playbook, phase, steps, specs,
+          matched));
       if (applied.duplicate()) {
         return decisions.duplicate(alert, nodeName, playbook.name());
       }
@@ -119,7 +120,7 @@ final class AlertWrite {
   }
 
   private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,
-      List<ActionSpec> specs) {
+      List<ActionSpec> specs, String matched) {
     if (fresh.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring())) {
       // Authoritative: another thread or instance handled this episode since our cached read.
       return new Edited<>(fresh, new Applied(List.of(), List.of(), true, "", false, false));
@@ -147,7 +148,8 @@ final class AlertWrite {
     int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
     List<ActionRecord> records = StepRecords.apply(draft, specs, steps, firstLong, NO_EPISODE, acts);
     NodeLedger before = draft.ledger();
-    draft.ledger(track(before, alert, playbook, phase, now, firstLong < specs.size() ? firstLong : Progress.DONE));
+    draft.ledger(track(before, alert, playbook, matched, phase, now, firstLong < specs.size() ? firstLong
+        : Progress.DONE));
     String background = firstLong < specs.size()
         ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
             + " continue in the background" : "";
@@ -177,7 +179,8 @@ final class AlertWrite {
    * Records the episode: a new firing episode with its cursor at the first long step (or done); a resolution released
    * at once when {@code on_resolved} has no long step, else releasing from there.
    */
-  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, Phase phase, Instant now, int next) {
+  private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, String matched, Phase phase,
+      Instant now, int next) {
     Episode known = ledger.episodes().get(alert.fingerprint());
     if (phase == Phase.RESOLVED) {
       if (known == null) {
@@ -202,6 +205,6 @@ final class AlertWrite {
     NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)
         : ledger;
     return base.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
-        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of()));
+        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of(), Map.of(), matched));
   }
 }

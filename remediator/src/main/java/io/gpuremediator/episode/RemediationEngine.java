@@ -139,6 +139,8 @@ public final class RemediationEngine {
     final Resolution resolution;
     final PlaybookSet set;
     final Phase phase;
+    /** The playbook the alert matched; {@link #playbook} runs it (another after a repeat offender's escalation). */
+    final String matched;
     Playbook playbook;
     NodeInfo node;
     String note = "";
@@ -151,6 +153,7 @@ public final class RemediationEngine {
       this.set = set;
       this.phase = alert.isFiring() ? Phase.FIRING : Phase.RESOLVED;
       this.playbook = c.playbook().orElse(null);
+      this.matched = playbook == null ? "" : playbook.name();
     }
   }
 
@@ -170,9 +173,9 @@ public final class RemediationEngine {
       }
     }
     if (e.phase == Phase.RESOLVED) {
-      return write.execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note);
+      return write.execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note, e.matched);
     }
-    return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note);
+    return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note, e.matched);
   }
 
   private Optional<Decision> matchPlaybook(Evaluation e) {
@@ -268,7 +271,7 @@ public final class RemediationEngine {
    * quarantined, the place given back otherwise. No gate lock is held while the node is written.
    */
   private Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
-      String note) {
+      String note, String matched) {
     NodeInfo node = cluster.node(nodeName).orElse(null);
     if (node == null) {
       return decision(alert, nodeName, playbook.name(), Reason.NODE_NOT_FOUND, "node " + nodeName + " no longer exists", List.of());
@@ -283,7 +286,7 @@ public final class RemediationEngine {
     }
     boolean started = false;
     try {
-      Decision done = write.execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note);
+      Decision done = write.execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note, matched);
       started = done.reason() == Reason.ACTIONS_APPLIED;
       return done;
     } finally {

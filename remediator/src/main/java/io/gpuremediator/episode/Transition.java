@@ -6,6 +6,7 @@ import io.gpuremediator.state.Stage;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The one transition table of an episode: for each event, the stages it may happen in, the stage it leads to, and the
@@ -92,10 +93,19 @@ enum Transition {
   /** The stages a transition may start from. */
   private static final class Stages {
     static final Set<Stage> NONE = EnumSet.noneOf(Stage.class);
-    static final Set<Stage> FAILED = EnumSet.of(Stage.DRAIN_FAILED, Stage.DIAGNOSTICS_FAILED, Stage.NEEDS_HUMAN);
-    static final Set<Stage> LIVE = EnumSet.complementOf(EnumSet.of(Stage.RELEASED, Stage.REPLACED));
-    static final Set<Stage> ACTIVE = EnumSet.complementOf(EnumSet.of(Stage.RELEASED, Stage.REPLACED, Stage.DRAIN_FAILED,
-        Stage.DIAGNOSTICS_FAILED, Stage.NEEDS_HUMAN));
+    static final Set<Stage> FAILED = where(Stage::isFailed);
+    static final Set<Stage> LIVE = where(s -> !s.isOver());
+    static final Set<Stage> ACTIVE = where(s -> !s.isOver() && !s.isFailed());
+
+    private static Set<Stage> where(Predicate<Stage> p) {
+      Set<Stage> out = EnumSet.noneOf(Stage.class);
+      for (Stage s : Stage.values()) {
+        if (p.test(s)) {
+          out.add(s);
+        }
+      }
+      return out;
+    }
   }
 
   /** The stage a transition leads to. */

@@ -115,12 +115,20 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
     boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
-    if (owes && (previous == null || !previous.ledger().equals(info.ledger()))) {
+    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info))) {
       episodesChanged.accept(info.name());
     }
   }
 
-  /** Tells {@code listener} the name of each node whose episodes changed (on the watch's thread: keep it quick). */
+  /** Whether the node booted or changed readiness: what a reboot step under way waits for. */
+  private static boolean rebootMoved(NodeInfo before, NodeInfo now) {
+    return !before.bootId().equals(now.bootId()) || before.isReady() != now.isReady();
+  }
+
+  /**
+   * Tells {@code listener} the name of each node with episodes whose ledger, bootID or readiness changed (what a step
+   * under way waits for), on the watch's thread: keep it quick.
+   */
   public void onEpisodesChanged(Consumer<String> listener) {
     this.episodesChanged = listener;
   }
@@ -258,7 +266,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       return fresh;
     }
     NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
-        current.unschedulable(), merged, current.internalIps(), current.resourceVersion(), current.ledger(),
+        current.unschedulable(), merged, current.internalIps(), current.bootId(), current.resourceVersion(), current.ledger(),
         current.ledgerError());
     return cacheOwn(client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus());
   }

@@ -45,6 +45,9 @@ final class LedgerCodec {
       ObjectNode o = episodes.putObject(fp);
       o.put("alertname", e.alertname());
       o.put("playbook", e.playbook());
+      if (!e.matched().equals(e.playbook())) {
+        o.put("matched", e.matched());
+      }
       o.put("starts_at", e.startsAt().toString());
       o.put("since", e.since().toString());
       if (!e.progress().equals(Progress.settled(e.since()))) {
@@ -65,8 +68,11 @@ final class LedgerCodec {
     }
     ArrayNode history = root.putArray("history");
     for (NodeLedger.PastEpisode p : ledger.history()) {
-      history.addObject().put("fingerprint", p.fingerprint()).put("starts_at", p.startsAt().toString())
+      ObjectNode past = history.addObject().put("fingerprint", p.fingerprint()).put("starts_at", p.startsAt().toString())
           .put("playbook", p.playbook()).put("since", p.since().toString()).put("released_at", p.releasedAt().toString());
+      if (!p.matched().equals(p.playbook())) {
+        past.put("matched", p.matched());
+      }
     }
     return root.toString();
   }
@@ -102,7 +108,7 @@ final class LedgerCodec {
         Progress progress = o.has("progress") ? decodeProgress(e.getKey(), o.path("progress")) : Progress.settled(since);
         episodes.put(e.getKey(), new Episode(e.getKey(), o.path("alertname").asText(), o.path("playbook").asText(),
             Instant.parse(o.path("starts_at").asText()), since, progress, strings(o.path("labels")),
-            strings(o.path("annotations")), strings(o.path("outbound"))));
+            strings(o.path("annotations")), strings(o.path("outbound")), o.path("matched").asText("")));
       } catch (DateTimeParseException ex) {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
@@ -111,7 +117,8 @@ final class LedgerCodec {
     for (JsonNode p : root.path("history")) {
       try {
         history.add(new NodeLedger.PastEpisode(p.path("fingerprint").asText(), Instant.parse(p.path("starts_at").asText()),
-            p.path("playbook").asText(), Instant.parse(p.path("since").asText()), Instant.parse(p.path("released_at").asText())));
+            p.path("playbook").asText(), Instant.parse(p.path("since").asText()), Instant.parse(p.path("released_at").asText()),
+            p.path("matched").asText("")));
       } catch (DateTimeParseException ex) {
         throw new IllegalArgumentException("a past episode has a bad time");
       }

@@ -45,7 +45,11 @@ final class NodeMapper {
     }
     List<NodeCondition> conditions = new ArrayList<>();
     List<String> ips = new ArrayList<>();
+    String bootId = "";
     if (node.getStatus() != null) {
+      if (node.getStatus().getNodeInfo() != null) {
+        bootId = Objects.toString(node.getStatus().getNodeInfo().getBootID(), "");
+      }
       if (node.getStatus().getConditions() != null) {
         node.getStatus().getConditions().forEach(c -> conditions.add(toModel(c.getType(), c.getStatus(), c.getReason(),
             c.getMessage(), c.getLastTransitionTime(), c.getLastHeartbeatTime())));
@@ -69,7 +73,7 @@ final class NodeMapper {
             + node.getMetadata().getName() + " is unreadable (" + e.getMessage() + "); fix or remove it by hand");
       }
     }
-    return new NodeInfo(node.getMetadata().getName(), labels, annotations, taints, unschedulable, conditions, ips,
+    return new NodeInfo(node.getMetadata().getName(), labels, annotations, taints, unschedulable, conditions, ips, bootId,
         node.getMetadata().getResourceVersion(), ledger, ledgerError);
   }
 

@@ -10,6 +10,7 @@ import java.util.Optional;
  * A snapshot of one Kubernetes node as far as remediation is concerned, with the ledger of what we
  * changed on it (decoded from its annotation by the adapter).
  *
+ * @param bootId {@code status.nodeInfo.bootID}: changes whenever the machine boots (empty when not reported)
  * @param ledgerError why the ledger annotation could not be read; such a node is never acted on
  */
 public record NodeInfo(
@@ -20,6 +21,7 @@ public record NodeInfo(
     boolean unschedulable,
     List<NodeCondition> conditions,
     List<String> internalIps,
+    String bootId,
     String resourceVersion,
     NodeLedger ledger,
     Optional<String> ledgerError) {
@@ -32,6 +34,7 @@ public record NodeInfo(
     taints = List.copyOf(taints);
     conditions = List.copyOf(conditions);
     internalIps = List.copyOf(internalIps);
+    bootId = bootId == null ? "" : bootId;
     resourceVersion = resourceVersion == null ? "" : resourceVersion;
     Objects.requireNonNull(ledger, "ledger");
     Objects.requireNonNull(ledgerError, "ledgerError");
@@ -41,7 +44,7 @@ public record NodeInfo(
   public static NodeInfo named(String name, Map<String, String> labels) {
     return new NodeInfo(name, labels, Map.of(), List.of(), false,
         List.of(new NodeCondition("Ready", "True", "KubeletReady", "", null, null)),
-        List.of(), "", NodeLedger.EMPTY, Optional.empty());
+        List.of(), "", "", NodeLedger.EMPTY, Optional.empty());
   }
 
   /** Whether the kubelet reports the node Ready. A node with no Ready condition is not. */

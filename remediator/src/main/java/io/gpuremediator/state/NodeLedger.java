@@ -84,8 +84,25 @@ public final class NodeLedger {
     return history;
   }
 
-  /** An episode that ended: the alert resolved and the playbook's on_resolved ran. */
-  public record PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt) {}
+  /**
+   * An episode that ended: released, or its node replaced.
+   *
+   * @param playbook the playbook that ran it last
+   * @param matched the playbook its alert matched (it may have run another: an escalation)
+   */
+  public record PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt,
+      String matched) {
+    /** Validates presence; an episode recorded before {@code matched} was kept matched the playbook that ran it. */
+    public PastEpisode {
+      Objects.requireNonNull(playbook, "playbook");
+      matched = matched == null || matched.isEmpty() ? playbook : matched;
+    }
+
+    /** A past episode that ran the playbook its alert matched. */
+    public PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt) {
+      this(fingerprint, startsAt, playbook, since, releasedAt, playbook);
+    }
+  }
 
   /**
    * Whether this episode (fingerprint + startsAt) was already handled on this node: the one "already handled" check of
@@ -117,10 +134,13 @@ public final class NodeLedger {
     return Optional.ofNullable(last);
   }
 
-  /** How many episodes of a playbook started on this node since {@code from}, active and past. */
+  /**
+   * How many episodes whose alert matched {@code playbook} started on this node since {@code from}, active and past,
+   * whatever they ran after (an episode escalated by a failed repair still counts: a repair loop ends on the ladder).
+   */
   public int episodesSince(String playbook, Instant from) {
-    long active = episodes.values().stream().filter(e -> e.playbook().equals(playbook) && !e.since().isBefore(from)).count();
-    long past = history.stream().filter(p -> p.playbook().equals(playbook) && !p.since().isBefore(from)).count();
+    long active = episodes.values().stream().filter(e -> e.matched().equals(playbook) && !e.since().isBefore(from)).count();
+    long past = history.stream().filter(p -> p.matched().equals(playbook) && !p.since().isBefore(from)).count();
     return (int) (active + past);
   }
 
@@ -133,7 +153,8 @@ public final class NodeLedger {
     TreeMap<String, Episode> next = new TreeMap<>(episodes);
     next.remove(fingerprint);
     List<PastEpisode> past = new ArrayList<>(history);
-    past.add(new PastEpisode(active.fingerprint(), active.startsAt(), active.playbook(), active.since(), now));
+    past.add(new PastEpisode(active.fingerprint(), active.startsAt(), active.playbook(), active.since(), now,
+        active.matched()));
     List<String> toExpire = new ArrayList<>(expiring);
     toExpire.addAll(active.silenceIds());
     return of(claims, next, past, toExpire);
@@ -170,10 +191,11 @@ public final class NodeLedger {
    * @param annotations the alert's annotations, likewise
    * @param outbound what the episode did outside Kubernetes, by step key ({@link #SILENCE_PREFIX} keys hold an
    *     Alertmanager silence as {@code "<id> <startsAt> <endsAt>"}; {@link #NOTIFY_PREFIX} keys mark a notification sent)
+   * @param matched the playbook the alert matched; {@code playbook} runs it (another after an escalation)
    */
   public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
       Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations,
-      SortedMap<String, String> outbound) {
+      SortedMap<String, String> outbound, String matched) {
     /** The key prefix of a held silence. */
     public static final String SILENCE_PREFIX = "silence/";
     /** The key prefix of a notification sent. */
@@ -194,6 +216,7 @@ public final class NodeLedger {
       labels = capped(labels);
       annotations = capped(annotations);
       outbound = Collections.unmodifiableSortedMap(new TreeMap<>(outbound == null ? Map.of() : outbound));
+      matched = matched == null || matched.isEmpty() ? playbook : matched;
     }
 
     /** An episode whose firing steps all ran, with no alert context kept. */
@@ -210,18 +233,25 @@ public final class NodeLedger {
     /** Builds from any maps (they are capped and copied). */
     public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
         Progress progress, Map<String, String> labels, Map<String, String> annotations, Map<String, String> outbound) {
+      this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, outbound, playbook);
+    }
+
+    /** Builds from any maps, for an alert that matched {@code matched}. */
+    public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
+        Progress progress, Map<String, String> labels, Map<String, String> annotations, Map<String, String> outbound,
+        String matched) {
       this(fingerprint, alertname, playbook, startsAt, since, progress, new TreeMap<>(labels), new TreeMap<>(annotations),
-          new TreeMap<>(outbound));
+          new TreeMap<>(outbound), matched);
     }
 
     /** The same episode at another point of its progress. */
     public Episode with(Progress p) {
-      return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations, outbound);
+      return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations, outbound, matched);
     }
 
     /** The same episode run by another playbook (an escalation), from its first step; what it holds outside stays. */
     public Episode escalatedTo(String other, Progress p) {
-      return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations, outbound);
+      return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations, outbound, matched);
     }
 
     /** The same episode with an outbound entry set (a value) or removed (null). */
@@ -232,7 +262,8 @@ public final class NodeLedger {
       } else {
         next.put(key, value);
       }
-      return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, next);
+      return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, next,
+          matched);
     }
 
     /** The ids of the silences the episode holds. */

@@ -14,12 +14,16 @@ public enum Stage {
   DRAINING,
   /** The drain finished; the node waits for its alert to resolve. */
   DRAINED,
+  /** A repair ({@code gpu_reset}, {@code reboot}) is under way. */
+  REPAIRING,
   /** The diagnostic Job runs on the node. */
   DIAGNOSING,
   /** The drain timed out or failed; a human may retry it. */
   DRAIN_FAILED,
   /** The diagnostic Job failed, timed out or was lost; with no on_fail, the node stays out for a human. */
   DIAGNOSTICS_FAILED,
+  /** A repair failed or timed out; with no on_fail, the node stays out for a human. */
+  REPAIR_FAILED,
   /** A failed step escalated the episode to another playbook. */
   ESCALATED,
   /** Nothing more will happen automatically; a human decides. */
@@ -53,6 +57,6 @@ public enum Stage {
 
   /** Whether the episode waits for a human (release or retry) before anything more happens. */
   public boolean isFailed() {
-    return this == DRAIN_FAILED || this == DIAGNOSTICS_FAILED || this == NEEDS_HUMAN;
+    return this == DRAIN_FAILED || this == DIAGNOSTICS_FAILED || this == REPAIR_FAILED || this == NEEDS_HUMAN;
   }
 }

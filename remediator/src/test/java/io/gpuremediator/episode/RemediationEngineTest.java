@@ -255,7 +255,7 @@ class RemediationEngineTest {
   @Test
   void aCordonThatWasThereBeforeUsStays() {
     NodeInfo cordoned = NodeInfo.named("n1", GPU);
-    cordoned = new NodeInfo("n1", GPU, Map.of(), List.of(), true, cordoned.conditions(), List.of(), "", cordoned.ledger(),
+    cordoned = new NodeInfo("n1", GPU, Map.of(), List.of(), true, cordoned.conditions(), List.of(), "", "", cordoned.ledger(),
         cordoned.ledgerError());
     InMemoryCluster c = cluster(cordoned);
     RemediationEngine e = shipped(c);
@@ -393,7 +393,7 @@ class RemediationEngineTest {
   @Test
   void labelsAreSetAndRemovedOnlyWhenOurs() throws IOException {
     NodeInfo labelled = new NodeInfo("n1", Map.of("nvidia.com/gpu.present", "true", "gpu-remediator.io/rma", "human"),
-        Map.of(), List.of(), false, List.of(), List.of(), "", NodeLedger.EMPTY, Optional.empty());
+        Map.of(), List.of(), false, List.of(), List.of(), "", "", NodeLedger.EMPTY, Optional.empty());
     InMemoryCluster c = cluster(labelled, NodeInfo.named("n2", GPU));
     RemediationEngine e = engine(c, false, playbook("playbooks:\n  - name: p\n    match: ['alertname=\"X\"']\n"
         + "    actions:\n      - label: {key: gpu-remediator.io/rma, value: \"true\"}\n"
@@ -410,7 +410,7 @@ class RemediationEngineTest {
 
   @Test
   void aNodeWithAnUnreadableLedgerIsNotTouched() {
-    NodeInfo broken = new NodeInfo("n1", GPU, Map.of(), List.of(), false, List.of(), List.of(), "",
+    NodeInfo broken = new NodeInfo("n1", GPU, Map.of(), List.of(), false, List.of(), List.of(), "", "",
         NodeLedger.EMPTY, Optional.of("annotation unreadable"));
     InMemoryCluster c = cluster(broken);
     assertThat(shipped(c).decide(Alerts.xid("n1", "79")).reason()).isEqualTo(Reason.NODE_STATE_UNREADABLE);

@@ -172,7 +172,7 @@ class SafetyPropertyTest {
         cluster.modifyNode(name, n -> new Edited<>(new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(),
             cordon ? !n.unschedulable() : n.unschedulable(),
             cordon ? n.conditions() : List.of(new NodeCondition("Ready", n.isReady() ? "False" : "True", "", "", null, null)),
-            n.internalIps(), n.resourceVersion(), n.ledger(), n.ledgerError()), null));
+            n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null));
       } catch (ClusterException e) {
         throw new AssertionError(e);
       }

@@ -41,7 +41,7 @@ class StaleCacheTest {
     Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-hardware-xid", T, T, draining, Map.of(), Map.of());
     NodeInfo released = truth.node("gpu-node-0").orElseThrow();
     NodeInfo stale = new NodeInfo(released.name(), released.labels(), released.annotations(), released.taints(), true,
-        released.conditions(), released.internalIps(), "1", NodeLedger.of(Map.of(), Map.of("fp1", e), List.of()),
+        released.conditions(), released.internalIps(), released.bootId(), "1", NodeLedger.of(Map.of(), Map.of("fp1", e), List.of()),
         Optional.empty());
     Cluster behind = new ForwardingCluster(truth) {
       @Override

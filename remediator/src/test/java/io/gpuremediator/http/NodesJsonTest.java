@@ -29,7 +29,7 @@ class NodesJsonTest {
     NodeLedger ledger = NodeLedger.of(Map.of("cordon", new NodeLedger.Claim(new TreeSet<>(List.of("fp1")), false)),
         Map.of("fp1", e), List.of());
     NodeInfo n = new NodeInfo("gpu-node-3", Map.of(), Map.of(), List.of(), true,
-        List.of(new NodeCondition("Ready", "True", "KubeletReady", "", null, null)), List.of(), "7", ledger, Optional.empty());
+        List.of(new NodeCondition("Ready", "True", "KubeletReady", "", null, null)), List.of(), "", "7", ledger, Optional.empty());
     JsonObject node = NodesJson.of(List.of(n)).getJsonArray("nodes").getJsonObject(0);
     assertThat(node.getString("stage")).isEqualTo("draining");
     assertThat(node.getString("stage_since")).isEqualTo("2026-11-22T10:01:30Z");

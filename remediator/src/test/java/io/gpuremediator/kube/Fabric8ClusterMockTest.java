@@ -164,7 +164,7 @@ class Fabric8ClusterMockTest {
       Map<String, String> labels = new HashMap<>(fresh.labels());
       labels.put("gpu-remediator.io/mine", "yes");
       return new Cluster.Edited<>(new NodeInfo(fresh.name(), labels, fresh.annotations(), fresh.taints(),
-          fresh.unschedulable(), fresh.conditions(), fresh.internalIps(), fresh.resourceVersion(), fresh.ledger(),
+          fresh.unschedulable(), fresh.conditions(), fresh.internalIps(), fresh.bootId(), fresh.resourceVersion(), fresh.ledger(),
           fresh.ledgerError()), "attempt " + calls.get());
     });
     assertThat(result).isEqualTo("attempt 2");

@@ -29,6 +29,18 @@ class LedgerCodecTest {
   }
 
   @Test
+  void anEscalatedEpisodeKeepsThePlaybookItsAlertMatched() {
+    Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-reset", T.minusSeconds(60), T, Progress.settled(T),
+        Map.of(), Map.of(), Map.of()).escalatedTo("gpu-reboot", Progress.settled(T));
+    NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", e), List.of())
+        .released("fp1", T.plusSeconds(600));
+    NodeLedger back = LedgerCodec.decode(LedgerCodec.encode(ledger));
+    assertThat(back).isEqualTo(ledger);
+    assertThat(back.history().get(0).playbook()).isEqualTo("gpu-reboot");
+    assertThat(back.history().get(0).matched()).isEqualTo("gpu-reset");
+  }
+
+  @Test
   void aLedgerWrittenBeforeTheLoopReadsAsSettled() {
     String old = "{\"v\":1,\"claims\":{},\"episodes\":{\"fp1\":{\"alertname\":\"A\",\"playbook\":\"p\","
         + "\"starts_at\":\"2026-11-22T10:00:00Z\",\"since\":\"2026-11-22T10:01:00Z\"}},\"history\":[]}";

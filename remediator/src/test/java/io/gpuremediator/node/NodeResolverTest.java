@@ -23,7 +23,7 @@ class NodeResolverTest {
       LabelSelector.parse("nvidia.com/gpu.present=true").value(), CLUSTER);
 
   private static NodeInfo withIp(NodeInfo n, String ip) {
-    return new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(), false, n.conditions(), List.of(ip), "", n.ledger(),
+    return new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(), false, n.conditions(), List.of(ip), "", "", n.ledger(),
         Optional.empty());
   }
 

@@ -129,9 +129,9 @@ class FleetGateTest {
   void maxUnavailableCountsNodesWhoeverMadeThemUnavailable() {
     // 10% of 20 = 2: one NotReady node and one cordoned by a human leave no room.
     fleet.set(0, new NodeInfo("n0", fleet.get(0).labels(), Map.of(), List.of(), false,
-        List.of(new NodeCondition("Ready", "False", "KubeletNotReady", "", null, null)), List.of(), "", NodeLedger.EMPTY, Optional.empty()));
+        List.of(new NodeCondition("Ready", "False", "KubeletNotReady", "", null, null)), List.of(), "", "", NodeLedger.EMPTY, Optional.empty()));
     assertThat(check("n5")).isEmpty();
-    fleet.set(1, new NodeInfo("n1", fleet.get(1).labels(), Map.of(), List.of(), true, fleet.get(1).conditions(), List.of(), "",
+    fleet.set(1, new NodeInfo("n1", fleet.get(1).labels(), Map.of(), List.of(), true, fleet.get(1).conditions(), List.of(), "", "",
         NodeLedger.EMPTY, Optional.empty()));
     assertThat(check("n5")).map(Refusal::reason).contains(Reason.MAX_UNAVAILABLE);
     assertThat(check("n5").orElseThrow().detail()).isEqualTo("2 of 20 selected nodes are unavailable; max_unavailable 10% allows 2");
@@ -168,7 +168,7 @@ class FleetGateTest {
   void cooldownFollowsTheLastRelease() {
     NodeLedger released = NodeLedger.of(Map.of(), Map.of(), List.of(
         new NodeLedger.PastEpisode("fp", T0.minusSeconds(7200), "gpu-hardware-xid", T0.minusSeconds(7200), T0.minusSeconds(600))));
-    NodeInfo n = new NodeInfo("n3", node("n3").labels(), Map.of(), List.of(), false, node("n3").conditions(), List.of(), "",
+    NodeInfo n = new NodeInfo("n3", node("n3").labels(), Map.of(), List.of(), false, node("n3").conditions(), List.of(), "", "",
         released, Optional.empty());
     Candidate c = new Candidate(n, "gpu-hardware-xid", true, Optional.empty(), Optional.empty());
     assertThat(gate.check(c)).map(Refusal::reason).contains(Reason.COOLDOWN);
@@ -308,7 +308,7 @@ class FleetGateTest {
   void aSettledReservationCountsOnceWhenTheCacheShowsItsNodeOutOfService() {
     Candidate first = candidate("n1", "gpu-hardware-xid");
     assertThat(gate.reserve(first)).isEmpty();
-    fleet.set(1, new NodeInfo("n1", fleet.get(1).labels(), Map.of(), List.of(), true, fleet.get(1).conditions(), List.of(), "",
+    fleet.set(1, new NodeInfo("n1", fleet.get(1).labels(), Map.of(), List.of(), true, fleet.get(1).conditions(), List.of(), "", "",
         NodeLedger.EMPTY, Optional.empty())); // our cordon reached the cache before the reservation settled
     assertThat(check("n3")).as("n1 counted once, not as unavailable and reserved").isEmpty();
     gate.settle(first, true);
