@@ -31,6 +31,8 @@ public final class ActionRegistry {
       new EventAction(),
       new DrainAction(),
       new DiagnoseAction(),
+      new GpuResetAction(),
+      new RebootAction(),
       new ReplaceAction(),
       new SilenceAction(),
       new NotifyAction());

@@ -21,12 +21,20 @@ public interface LongStep<S extends ActionSpec> {
   /** One look at the step under way (its task is {@code run.task()}). */
   StepResult look(LongStepRun<S> run) throws ClusterException;
 
+  /**
+   * Asks outside what an {@link StepResult.Intent} recorded (its handle is now the task's), once; says what came of it
+   * (never another intent).
+   */
+  default StepResult send(LongStepRun<S> run) throws ClusterException {
+    throw new IllegalStateException("step kind " + run.spec().kind() + " records no intent");
+  }
+
   /** Gives back what a start took (a drain slot) when the step ends, is released, or its start was never written. */
   default void cancel(String node, StepPorts ports) {}
 
   /**
-   * Whether the step, once started outside ({@link StepResult.Started}), ends when the Node object is gone (a
-   * replacement): the episode engine then remembers the node's last ledger to close the episode with.
+   * Whether the step, once it has a handle, ends when the Node object is gone (a replacement succeeds so, a reboot
+   * fails so): the episode engine then remembers the node's last ledger to close the episode with.
    */
   default boolean endsWithTheNode() {
     return false;

@@ -15,6 +15,19 @@ public sealed interface StepResult {
    */
   record Started(String handle, String note, String detail) implements StepResult {}
 
+  /**
+   * Records {@code handle} in the task (what the step knows so far, or an intent cleared after a refusal), quietly;
+   * looked at again at {@code retryAt}, or at once.
+   */
+  record Recorded(String handle, String note, Optional<Instant> retryAt) implements StepResult {}
+
+  /**
+   * About to ask something outside that must never be asked twice (a reboot): {@code handle}, which says so, is written
+   * to the ledger first, and only once it is written does {@link LongStep#send} ask, in the same look. A look that
+   * finds the intent recorded and no answer (a restart came between) treats it as asked.
+   */
+  record Intent(String handle, String note) implements StepResult {}
+
   /** Done: the next step may start. */
   record Succeeded(String note) implements StepResult {}
 

@@ -78,7 +78,7 @@ public final class ConfigLoader {
     RemediatorConfig.Loop loop = loop(m, problems);
     Optional<RemediatorConfig.Alertmanager> alertmanager = OutboundConfig.alertmanager(m, base, problems);
     List<RemediatorConfig.Receiver> receivers = OutboundConfig.receivers(m, base, problems);
-    Optional<RemediatorConfig.Aws> aws = OutboundConfig.aws(m, problems);
+    OutboundConfig.Cloud cloud = OutboundConfig.cloud(m, base, problems);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
@@ -88,7 +88,8 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
-        kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, aws));
+        kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
+        cloud.redfish()));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */

@@ -4,6 +4,7 @@ import io.gpuremediator.config.RemediatorConfig.Alertmanager;
 import io.gpuremediator.config.RemediatorConfig.Aws;
 import io.gpuremediator.config.RemediatorConfig.Receiver;
 import io.gpuremediator.config.RemediatorConfig.ReceiverType;
+import io.gpuremediator.config.RemediatorConfig.Redfish;
 import io.gpuremediator.yaml.MapReader;
 import io.gpuremediator.yaml.Problems;
 import java.net.URI;
@@ -79,8 +80,11 @@ final class OutboundConfig {
     return Optional.of(new Receiver(name.get(), type.get(), urlFile.get()));
   }
 
-  static Optional<Aws> aws(MapReader m, Problems problems) {
-    return m.map("cloud", "cloud").flatMap(c -> {
+  /** What {@code cloud} configures: an AWS region, Redfish credentials; either, both or none. */
+  record Cloud(Optional<Aws> aws, Optional<Redfish> redfish) {}
+
+  static Cloud cloud(MapReader m, Path base, Problems problems) {
+    return m.map("cloud", "cloud").map(c -> {
       Optional<Aws> aws = c.map("aws", "cloud.aws").flatMap(a -> {
         Optional<String> region = a.requiredString("region").filter(r -> {
           if (!REGION.matcher(r).matches()) {
@@ -93,9 +97,15 @@ final class OutboundConfig {
         a.finish();
         return region.map(r -> new Aws(r, endpoint));
       });
+      Optional<Redfish> redfish = c.map("redfish", "cloud.redfish").flatMap(r -> {
+        Optional<Path> credentials = r.requiredString("credentials_file").map(base::resolve);
+        Optional<Path> ca = r.string("ca_file").map(base::resolve);
+        r.finish();
+        return credentials.map(file -> new Redfish(file, ca));
+      });
       c.finish();
-      return aws;
-    });
+      return new Cloud(aws, redfish);
+    }).orElse(new Cloud(Optional.empty(), Optional.empty()));
   }
 
   private static Optional<URI> httpUrl(MapReader r, String key, String text, String where, Problems problems) {

@@ -29,7 +29,8 @@ public record RemediatorConfig(
     Optional<Listen> statusListen,
     Optional<Alertmanager> alertmanager,
     List<Receiver> receivers,
-    Optional<Aws> aws) {
+    Optional<Aws> aws,
+    Optional<Redfish> redfish) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -48,6 +49,7 @@ public record RemediatorConfig(
     Objects.requireNonNull(alertmanager, "alertmanager");
     receivers = List.copyOf(receivers);
     Objects.requireNonNull(aws, "aws");
+    Objects.requireNonNull(redfish, "redfish");
   }
 
   /** The Alertmanager silences are held in ({@code alertmanager}). */
@@ -66,6 +68,15 @@ public record RemediatorConfig(
 
   /** Where instances are replaced ({@code cloud.aws}); credentials come from the SDK's default provider chain. */
   public record Aws(String region, Optional<URI> endpoint) {}
+
+  /**
+   * How servers are power-cycled through their BMCs ({@code cloud.redfish}): the BMC's address is the node's
+   * {@code gpu-remediator.io/bmc-url} annotation.
+   *
+   * @param credentialsFile holds {@code user:password} (a mounted Secret); read at each reset, so a rotation needs no restart
+   * @param caFile the PEM CA bundle the BMCs' certificates are verified against; empty: the JVM's trust store
+   */
+  public record Redfish(Path credentialsFile, Optional<Path> caFile) {}
 
   /**
    * How webhook and API callers authenticate: a bearer token from a file, or explicitly none; and optionally a

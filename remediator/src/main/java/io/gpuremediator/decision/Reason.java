@@ -75,6 +75,16 @@ public enum Reason {
   DIAGNOSTICS_PASSED(Outcome.APPLIED),
   /** The diagnostic Job failed, timed out or was lost; the node stays out of service. */
   DIAGNOSTICS_FAILED(Outcome.FAILED),
+  /** A repair began: the GPU reset Job was created, or the reboot was asked (recorded in the ledger first). */
+  REPAIR_STARTED(Outcome.APPLIED),
+  /** The repair is done: the GPU reset Job completed, or the node came back Ready with a new bootID. */
+  REPAIRED(Outcome.APPLIED),
+  /** The GPU reset Job failed, timed out or was lost, or the reboot could not be asked; on_fail decides what next. */
+  REPAIR_FAILED(Outcome.FAILED),
+  /** The Node object was deleted while its reboot was under way: the episode is over, with nothing left to act on. */
+  NODE_DELETED(Outcome.FAILED),
+  /** The rebooted node did not come back Ready with a new bootID within the step's timeout. */
+  REBOOT_TIMEOUT(Outcome.FAILED),
   /** A failed step escalated the episode to its on_fail playbook. */
   ESCALATED(Outcome.APPLIED),
   /** The release steps ran: the episode is over and the node back as we found it. */

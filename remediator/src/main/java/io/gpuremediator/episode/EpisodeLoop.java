@@ -11,6 +11,7 @@ import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
+import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
@@ -231,7 +232,10 @@ public final class EpisodeLoop implements AutoCloseable {
     }
   }
 
-  /** A node whose step ends with it (a replacement) is gone from the cache: when the API agrees, the episode is over. */
+  /**
+   * A node whose step ends with it (a replacement, a reboot) is gone from the cache: when the API agrees, the episode is
+   * over (replaced, or deleted under a reboot).
+   */
   private void gone(String node) {
     GoneNodes.Last last = gone.last(node);
     if (last == null) {
@@ -249,8 +253,14 @@ public final class EpisodeLoop implements AutoCloseable {
     List<String> silences = new ArrayList<>(last.ledger().expiring());
     last.ledger().episodes().values().forEach(e -> silences.addAll(e.silenceIds()));
     outbound.expireNow(node, silences);
-    moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: instance " + last.handle()
-        + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));
+    if (last.episode().progress().stage() == Stage.REPLACING) {
+      moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: instance " + last.handle()
+          + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));
+    } else {
+      moves.ended(node, last.episode(), Transition.NODE_DELETED, "the Node object was deleted while "
+          + last.episode().progress().task().map(Task::kind).orElse("a step") + " was under way; its last ledger: "
+          + LedgerSummary.of(last.ledger()));
+    }
   }
 
   /** Whether this instance may write. */

@@ -82,16 +82,33 @@ final class StepRunner {
   /** The list is done: a firing episode waits for its alert (or starts its release); a release ends the episode. */
   private Episode endOfList(String node, Episode e, Playbook playbook) throws ClusterException {
     Progress p = e.progress();
+    if (!p.releasing() && returnedToService(node, e, playbook)) {
+      release(node, e, "the actions of " + playbook.name() + " returned the node to service (its diagnostics passed);"
+          + " the episode is over without waiting for its alert");
+      return null;
+    }
     if (!p.releasing()) {
       return p.resolved() ? moves.quietly(node, e, Transition.RESOLVED, e.with(p.releasingFromStart()), Optional.empty())
           .orElse(null) : null;
     }
+    release(node, e, "every release step of " + playbook.name() + " ran; the episode is over");
+    return null;
+  }
+
+  /**
+   * Whether the actions, done, gave the node back: they take it out of service, and the episode no longer holds
+   * anything that does (its last steps untainted and uncordoned it, after a repair and a passing diagnose).
+   */
+  private boolean returnedToService(String node, Episode e, Playbook playbook) {
+    return playbook.takesNodeOutOfService() && !ledgerOf(node).keepsOutOfService(e.fingerprint());
+  }
+
+  /** Ends the episode as released: what it still holds is given back, the transition table says the rest. */
+  private void release(String node, Episode e, String why) throws ClusterException {
     if (runSteps(node, e, Transition.RELEASED, List.of(), Optional.empty()).isPresent()) {
       ActionRegistry.cancelAll(node, ports);
-      moves.decided(node, e, Transition.RELEASED, null, "every release step of " + playbook.name() + " ran; the episode is"
-          + " over", List.of(), Stage.RELEASED);
+      moves.decided(node, e, Transition.RELEASED, null, why, List.of(), Stage.RELEASED);
     }
-    return null;
   }
 
   /** Runs the immediate steps from the cursor up to the next long step, in one write. */
@@ -190,6 +207,26 @@ final class StepRunner {
         moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(r.note())), stages);
       }
       return null;
+    }
+    if (result instanceof StepResult.Recorded r) {
+      Task next = new Task(task.kind(), task.step(), task.started(), task.attempt(), r.handle(), r.retryAt());
+      Optional<Episode> written = moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(r.note())),
+          stages);
+      return r.retryAt().isPresent() ? null : written.orElse(null);
+    }
+    if (result instanceof StepResult.Intent i) {
+      Task next = task.withHandle(i.handle());
+      Optional<Episode> written = moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(i.note())),
+          stages);
+      if (written.isEmpty()) {
+        return null; // not recorded: nothing is asked
+      }
+      Playbook playbook = set.named(written.get().playbook()).orElseThrow();
+      StepResult sent = kind.send(run(node, written.get(), playbook, spec, next, now));
+      if (sent instanceof StepResult.Intent) {
+        throw new IllegalStateException("step kind " + task.kind() + " answered an intent with another");
+      }
+      return settle(node, written.get(), spec, kind, next, sent, set, now);
     }
     if (result instanceof StepResult.Started s) {
       Episode next = e.with(p.running(task.withHandle(s.handle())).noted(s.note()));

@@ -42,7 +42,9 @@ enum Transition {
   /** A human retried the failed step. */
   RETRIED(Stages.FAILED, Target.RETRIED, Optional.of(Reason.STEP_RETRIED), true, ""),
   /** The Node object is gone after a replacement: the episode is over. */
-  REPLACED(EnumSet.of(Stage.REPLACING), Target.REPLACED, Optional.of(Reason.REPLACED), true, "replaced");
+  REPLACED(EnumSet.of(Stage.REPLACING), Target.REPLACED, Optional.of(Reason.REPLACED), true, "replaced"),
+  /** The Node object was deleted during a repair that waits for it (a reboot): the episode is over with it. */
+  NODE_DELETED(EnumSet.of(Stage.REPAIRING), Target.REPLACED, Optional.of(Reason.NODE_DELETED), true, "deleted");
 
   private final Set<Stage> from;
   private final Target target;

@@ -3,8 +3,10 @@ package io.gpuremediator.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -17,9 +19,9 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.workload.DiagnosticJob;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
@@ -28,6 +30,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -177,18 +180,24 @@ final class Fabric8Workloads implements Workloads {
   }
 
   @Override
-  public void createJob(DiagnosticJob j) throws ClusterException {
+  public void createJob(NodeJob j) throws ClusterException {
     List<Toleration> tolerations = new ArrayList<>();
     for (String key : j.tolerations()) {
       tolerations.add(new TolerationBuilder().withKey(key).withOperator("Exists").build());
     }
+    List<EnvVar> env = new ArrayList<>();
+    j.env().entrySet().stream().sorted(Map.Entry.comparingByKey())
+        .forEach(v -> env.add(new EnvVar(v.getKey(), v.getValue(), null)));
     Job job = new JobBuilder()
         .withNewMetadata().withName(j.name()).withNamespace(j.namespace()).withLabels(j.labels()).endMetadata()
         .withNewSpec().withBackoffLimit(0).withActiveDeadlineSeconds(j.deadline().toSeconds())
         .withTtlSecondsAfterFinished(FINISHED_JOB_TTL_SECONDS)
         .withNewTemplate().withNewMetadata().withLabels(j.labels()).endMetadata()
         .withNewSpec().withNodeName(j.node()).withRestartPolicy("Never").withTolerations(tolerations)
-        .addNewContainer().withName("diagnose").withImage(j.image()).withCommand(j.command()).endContainer()
+        .withHostPID(j.hostPid() ? Boolean.TRUE : null)
+        .addNewContainer().withName(j.container()).withImage(j.image()).withCommand(j.command()).withEnv(env)
+        .withSecurityContext(j.privileged() ? new SecurityContextBuilder().withPrivileged(true).build() : null)
+        .endContainer()
         .endSpec().endTemplate().endSpec().build();
     try {
       client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create();

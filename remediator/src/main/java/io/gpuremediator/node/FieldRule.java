@@ -20,6 +20,8 @@ public enum FieldRule {
   /** A condition or event reason: CamelCase, as metav1.Condition requires. */
   REASON(128, "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?",
       "a CamelCase reason (a letter, then letters, digits, '_', ',', ':')"),
+  /** GPU indices as nvidia-smi -i takes them: comma-separated numbers. */
+  GPU_INDICES(255, "[0-9]{1,4}(,[0-9]{1,4})*", "comma-separated GPU indices (0 or 0,3)"),
   /** A free-text message (event note, condition message, annotation value): length only. */
   MESSAGE(1024, "(?s).*", "at most 1024 characters");
 

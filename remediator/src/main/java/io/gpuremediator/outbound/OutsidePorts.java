@@ -3,13 +3,19 @@ package io.gpuremediator.outbound;
 import java.util.Objects;
 
 /**
- * What the loop calls outside Kubernetes: Alertmanager's silences, the notifier, the cloud's instance health, and
- * the fleet's replacement budget.
+ * What the loop calls outside Kubernetes: Alertmanager's silences, the notifier, the cloud's instance health, the
+ * fleet's replacement budget, and the reboots of instances and of servers through their BMCs.
  */
-public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, ReplaceBudget replaceBudget) {
-  /** Nothing configured: silences and replacements are refused (and say so), notifications have no receiver. */
+public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, ReplaceBudget replaceBudget,
+    InstanceReboots instanceReboots, BmcResets bmcs) {
+  /** Nothing configured: silences, replacements and reboots are refused (and say so), notifications have no receiver. */
   public static final OutsidePorts NONE = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
       InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE);
+
+  /** Ports without reboots outside Kubernetes. */
+  public OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, ReplaceBudget replaceBudget) {
+    this(silences, notifier, instances, replaceBudget, InstanceReboots.NOT_CONFIGURED, BmcResets.NOT_CONFIGURED);
+  }
 
   /** Validates presence. */
   public OutsidePorts {
@@ -17,5 +23,7 @@ public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth 
     Objects.requireNonNull(notifier, "notifier");
     Objects.requireNonNull(instances, "instances");
     Objects.requireNonNull(replaceBudget, "replaceBudget");
+    Objects.requireNonNull(instanceReboots, "instanceReboots");
+    Objects.requireNonNull(bmcs, "bmcs");
   }
 }

@@ -74,6 +74,14 @@ public interface ActionSpec {
   }
 
   /**
+   * Whether this step passing proves the node healthy (a diagnose): in {@code actions}, release steps may follow it,
+   * and the node returns to service without waiting for its alert to resolve.
+   */
+  default boolean provesHealthy() {
+    return false;
+  }
+
+  /**
    * Whether this is a long step (drain, diagnose): carried on in the background after the webhook is
    * answered, resumed from the ledger after a restart. Steps after it wait for it to succeed.
    */

@@ -14,7 +14,8 @@ import java.util.TreeSet;
 
 /**
  * What the playbooks ask of the world outside Kubernetes that the config does not provide: a notify step's
- * receiver not defined, a silence step without {@code alertmanager}, a replace step without {@code cloud.aws}.
+ * receiver not defined, a silence step without {@code alertmanager}, a replace or reboot step without {@code cloud.aws}, a reboot
+ * by redfish without {@code cloud.redfish}.
  * Warnings, not errors: such a step is a recorded refusal (or a counted notification) when it runs, and the rest of
  * the episode goes on; {@code validate} prints them and {@code serve} logs them at start.
  */
@@ -28,6 +29,7 @@ public final class OutboundReadiness {
     Map<String, Set<String>> unknownReceivers = new TreeMap<>();
     Set<String> silencing = new TreeSet<>();
     Set<String> replacing = new TreeSet<>();
+    Set<String> redfish = new TreeSet<>();
     for (Playbook p : playbooks.playbooks()) {
       List<ActionSpec> all = new ArrayList<>(p.actions());
       all.addAll(p.onResolved());
@@ -52,7 +54,9 @@ public final class OutboundReadiness {
             }
           }
           case CLOUD -> {
-            if (config.aws().isEmpty()) {
+            if ("redfish".equals(name) && config.redfish().isEmpty()) {
+              redfish.add(p.name());
+            } else if ("aws".equals(name) && config.aws().isEmpty()) {
               replacing.add(p.name());
             }
           }
@@ -70,8 +74,13 @@ public final class OutboundReadiness {
           + ": each is a silence_failed decision, and the episodes go on unsilenced");
     }
     if (!replacing.isEmpty()) {
-      out.add("replace steps with no cloud.aws configured: " + String.join(", ", replacing)
-          + ": each is a replace_failed decision, nothing is called, and the node waits for a human");
+      out.add("replace or reboot steps by aws with no cloud.aws configured: " + String.join(", ", replacing)
+          + ": each is a replace_failed or repair_failed decision, nothing is called, and the node waits for a human"
+          + " (or its on_fail)");
+    }
+    if (!redfish.isEmpty()) {
+      out.add("reboot steps by redfish with no cloud.redfish configured: " + String.join(", ", redfish)
+          + ": each is a repair_failed decision, nothing is called, and the node waits for a human (or its on_fail)");
     }
     return out;
   }

@@ -134,6 +134,16 @@ public final class NodeLedger {
     return Optional.ofNullable(last);
   }
 
+  /** Whether {@code holder} (an episode's fingerprint) holds a claim that takes the node out of service. */
+  public boolean keepsOutOfService(String holder) {
+    for (Map.Entry<String, Claim> c : claims.entrySet()) {
+      if (c.getValue().holders().contains(holder) && ClaimKey.parse(c.getKey()).takesNodeOutOfService()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * How many episodes whose alert matched {@code playbook} started on this node since {@code from}, active and past,
    * whatever they ran after (an episode escalated by a failed repair still counts: a repair loop ends on the ladder).

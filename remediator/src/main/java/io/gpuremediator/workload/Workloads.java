@@ -17,7 +17,7 @@ public interface Workloads {
   void delete(PodInfo pod, long gracePeriodSeconds) throws ClusterException;
 
   /** Creates the Job; one that already exists under this name is left as it is (the call is idempotent). */
-  void createJob(DiagnosticJob job) throws ClusterException;
+  void createJob(NodeJob job) throws ClusterException;
 
   /** The Job's state, or empty when no Job of this name exists (lost or deleted). */
   Optional<JobState> job(String namespace, String name) throws ClusterException;

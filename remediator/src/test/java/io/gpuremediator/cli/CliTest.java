@@ -47,8 +47,9 @@ class CliTest {
         "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
             + " gpu-hardware-xid, gpu-nvlink-down, gpu-repeat-offender, gpu-row-remap-failure, neuron-hardware-error: each is"
             + " a silence_failed decision, and the episodes go on unsilenced",
-        "WARNING: " + config + ": replace steps with no cloud.aws configured: gpu-repeat-offender, neuron-hardware-error:"
-            + " each is a replace_failed decision, nothing is called, and the node waits for a human",
+        "WARNING: " + config + ": replace or reboot steps by aws with no cloud.aws configured: gpu-repeat-offender,"
+            + " neuron-hardware-error: each is a replace_failed or repair_failed decision, nothing is called, and the node"
+            + " waits for a human (or its on_fail)",
         "WARNING: " + config + ": safety.max_unavailable 10% rounds down to 0 for fewer than 10 selected nodes: on such a"
             + " fleet nothing is ever quarantined (an integer, such as 1, allows a node in a small pool)");
   }
@@ -65,7 +66,7 @@ class CliTest {
         "    colour: red",
         "    actions:",
         "      - taint: {key: gpu-remediator.io/x, effect: Maybe, value: \"{{ labels.xid }}-{{ host }}\"}",
-        "      - reboot: {}", ""));
+        "      - reboot: {method: kexec}", ""));
     Path config = dir.resolve("c-remediator.yaml");
     Files.writeString(config, "auth: {insecure_no_auth: true}\nlisten: 127.0.0.1:8080\nsafety: {rate_limit: often}\n");
     assertThat(run("validate", dir.toString())).isEqualTo(1);
@@ -76,7 +77,7 @@ class CliTest {
         bad + ":3: matcher \"alertname=~\"(\"\": invalid regex: Unclosed group",
         bad + ":6: taint action: \"value\": unknown template variable \"host\" (known: labels.NAME, annotations.NAME, node, alertname, fingerprint)",
         bad + ":6: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"Maybe\"",
-        bad + ":7: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose, replace, silence, notify)",
+        bad + ":7: reboot action: \"method\" must be one of job, aws, redfish, not \"kexec\"",
         bad + ":4: unknown key \"colour\" in playbook",
         config + ":3: \"rate_limit\" in safety: \"often\" is not a rate (like 10/1h)");
   }

@@ -197,7 +197,25 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** The simulated Job controller marks the Job with a condition (Complete or Failed). */
   void finishJob(String type, String reason) {
-    Job job = job();
+    finish(job(), type, reason);
+  }
+
+  /** The one Job of a step kind ({@code gpu-remediator.io/step}) in the namespace. */
+  Job job(String step) {
+    List<Job> jobs = client.batch().v1().jobs().inNamespace("gpu-remediator").withLabel("gpu-remediator.io/step", step)
+        .list().getItems();
+    if (jobs.size() != 1) {
+      throw new AssertionError("expected one " + step + " job, found " + jobs.size());
+    }
+    return jobs.get(0);
+  }
+
+  /** The simulated Job controller marks the step's Job with a condition (Complete or Failed). */
+  void finishJob(String step, String type, String reason) {
+    finish(job(step), type, reason);
+  }
+
+  private void finish(Job job, String type, String reason) {
     job.setStatus(new JobStatusBuilder()
         .withConditions(new JobConditionBuilder().withType(type).withStatus("True").withReason(reason).build()).build());
     client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();

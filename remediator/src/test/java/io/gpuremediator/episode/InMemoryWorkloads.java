@@ -1,8 +1,8 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.workload.DiagnosticJob;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
 import java.util.ArrayList;
@@ -72,7 +72,7 @@ final class InMemoryWorkloads implements Workloads {
   }
 
   @Override
-  public synchronized void createJob(DiagnosticJob job) {
+  public synchronized void createJob(NodeJob job) {
     if (!jobs.containsKey(job.name()) && !jobNode.containsKey(job.name())) {
       jobs.put(job.name(), JobState.RUNNING);
       jobNode.put(job.name(), job.node());

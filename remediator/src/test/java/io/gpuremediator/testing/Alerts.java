@@ -43,6 +43,11 @@ public final class Alerts {
         Optional.empty(), "", fp);
   }
 
+  /** The same alert with other labels (the same fingerprint). */
+  public static Alert withLabels(Alert a, Map<String, String> labels) {
+    return new Alert(a.status(), labels, a.annotations(), a.startsAt(), a.endsAt(), a.generatorUrl(), a.fingerprint());
+  }
+
   /** The same alert, resolved. */
   public static Alert resolved(Alert a) {
     return new Alert(AlertStatus.RESOLVED, a.labels(), a.annotations(), a.startsAt(), Optional.of(a.startsAt().plusSeconds(600)),

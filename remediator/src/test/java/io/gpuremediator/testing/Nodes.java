@@ -28,8 +28,19 @@ public final class Nodes {
         .addNewAddress().withType("Hostname").withAddress(name).endAddress()
         .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
         .withLastTransitionTime("2026-11-22T09:00:00Z").withLastHeartbeatTime("2026-11-22T09:59:50Z").endCondition()
+        .withNewNodeInfo().withBootID(name + "-boot-1").endNodeInfo()
         .endStatus()
         .build();
+  }
+
+  /** The kubelet after a reboot, as the API shows it: the node's bootID is {@code bootId}, and it is Ready or not. */
+  public static void booted(KubernetesClient client, String name, String bootId, boolean ready) {
+    client.nodes().withName(name).editStatus(n -> {
+      n.getStatus().getNodeInfo().setBootID(bootId);
+      n.getStatus().getConditions().stream().filter(c -> c.getType().equals("Ready"))
+          .forEach(c -> c.setStatus(ready ? "True" : "Unknown"));
+      return n;
+    });
   }
 
   /** Creates GPU nodes gpu-node-0 .. gpu-node-(count-1), at 10.0.0.1 on, and one CPU node, cpu-node-1 at 10.0.1.1. */

@@ -210,14 +210,18 @@ public final class PlaybookLoader {
       if (items.isEmpty()) {
         problems.add(m.at(key), "\"" + key + "\" in playbook must list at least one action");
       }
+      boolean proven = false; // in actions, a diagnose that proves the node healthy lets release steps follow it
       for (Node item : items) {
-        readAction(item, phase, key, problems).ifPresent(specs::add);
+        Optional<ActionSpec> spec = readAction(item, phase, proven, key, problems);
+        spec.ifPresent(specs::add);
+        proven |= spec.filter(a -> a.provesHealthy() && !a.dryRun()).isPresent();
       }
     });
     return specs;
   }
 
-  private static Optional<ActionSpec> readAction(Node item, Phase phase, String listName, Problems problems) {
+  private static Optional<ActionSpec> readAction(Node item, Phase phase, boolean proven, String listName,
+      Problems problems) {
     Optional<MapReader> reader = MapReader.of(item, "action", problems);
     if (reader.isEmpty()) {
       return Optional.empty();
@@ -233,9 +237,11 @@ public final class PlaybookLoader {
       problems.add(item, "unknown action \"" + kindName + "\" (known: " + String.join(", ", ActionRegistry.names()) + ")");
       return Optional.empty();
     }
-    if (!kind.get().phases().contains(phase)) {
+    boolean releaseAfterDiagnose = phase == Phase.FIRING && proven && kind.get().phases().contains(Phase.RESOLVED);
+    if (!kind.get().phases().contains(phase) && !releaseAfterDiagnose) {
       problems.add(item, "action \"" + kindName + "\" cannot be used in " + listName
-          + (phase == Phase.RESOLVED ? " (it changes the node; on_resolved only undoes)" : " (it only undoes; use it in on_resolved)"));
+          + (phase == Phase.RESOLVED ? " (it changes the node; on_resolved only undoes)"
+              : " (it only undoes; use it in on_resolved, or in actions after a diagnose step)"));
       return Optional.empty();
     }
     Node paramsNode = entry.take(kindName).orElse(new MappingNode(

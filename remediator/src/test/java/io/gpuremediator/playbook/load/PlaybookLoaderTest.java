@@ -26,7 +26,7 @@ class PlaybookLoaderTest {
         Arguments.of("bad-matcher-regex.yaml", List.of(
             "5: matcher \"severity=~\"critical|(page\"\": invalid regex: Unclosed group")),
         Arguments.of("unknown-action.yaml", List.of(
-            "6: unknown action \"reboot\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose, replace, silence, notify)")),
+            "6: unknown action \"reimage\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose, gpu_reset, reboot, replace, silence, notify)")),
         Arguments.of("bad-taint-effect.yaml", List.of(
             "8: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"NoScheduleEver\"")),
         Arguments.of("unknown-template-variable.yaml", List.of(
@@ -34,7 +34,7 @@ class PlaybookLoaderTest {
         Arguments.of("duplicate-name.yaml", List.of(
             "5: playbook name \"quarantine\" is already used at " + DIR + "duplicate-name.yaml:2")),
         Arguments.of("undo-in-actions.yaml", List.of(
-            "5: action \"uncordon\" cannot be used in actions (it only undoes; use it in on_resolved)",
+            "5: action \"uncordon\" cannot be used in actions (it only undoes; use it in on_resolved, or in actions after a diagnose step)",
             "7: action \"cordon\" cannot be used in on_resolved (it changes the node; on_resolved only undoes)")),
         Arguments.of("key-outside-our-domain.yaml", List.of(
             "5: taint action: key \"node.kubernetes.io/unschedulable\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state)",

@@ -1,0 +1,174 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Template;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.value.Durations;
+import io.gpuremediator.yaml.MapReader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * {@code gpu_reset: {gpus, image, command, timeout, on_fail}}: a long step, a privileged Job pinned to the node (after
+ * a drain: no process holds the GPU) that resets the named GPUs; it passes when the Job completes. {@code gpus} renders
+ * to comma-separated GPU indices (by default the alert's {@code gpu} label; without one, every GPU of the node), and
+ * {@code {{ gpus }}} in the command is replaced by them. Naming, labels and tolerations are every step Job's
+ * ({@link PinnedJobs}); a failure escalates to {@code on_fail}, else the episode stops in {@code repair_failed}.
+ */
+public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetSpec>,
+    LongStep<GpuResetAction.GpuResetSpec> {
+  /**
+   * Resets the named GPUs of the node with a privileged Job.
+   *
+   * @param gpus the GPU indices (a template); empty: the alert's {@code gpu} label, else every GPU
+   * @param command the command, with {@code {{ gpus }}} replaced; empty: {@code nvidia-smi -r [-i GPUS]}
+   * @param onFail the playbook an episode escalates to when the reset fails; empty: stay out for a human
+   */
+  public record GpuResetSpec(Optional<Template> gpus, String image, Optional<List<String>> command, Duration timeout,
+      Optional<String> onFail, boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<String> escalatesTo() {
+      return onFail;
+    }
+
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
+  /** The image of the contract's example: nvidia-smi comes from the driver, mounted by the NVIDIA runtime. */
+  static final String DEFAULT_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
+  private static final Pattern GPUS_VARIABLE = Pattern.compile("\\{\\{\\s*gpus\\s*}}");
+  private static final Duration MAX_TIMEOUT = Duration.ofHours(6);
+  /** What the NVIDIA container runtime reads to mount every GPU and the driver's utilities (nvidia-smi) in. */
+  private static final Map<String, String> NVIDIA_ENV = Map.of("NVIDIA_VISIBLE_DEVICES", "all",
+      "NVIDIA_DRIVER_CAPABILITIES", "utility");
+  static final StepStages STAGES = new StepStages(Stage.REPAIRING, Optional.empty(), Stage.REPAIR_FAILED,
+      Reason.REPAIR_STARTED, Reason.REPAIRED, Reason.REPAIR_FAILED);
+
+  GpuResetAction() {}
+
+  @Override
+  public Class<GpuResetSpec> specType() {
+    return GpuResetSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<GpuResetSpec> decode(MapReader params, boolean dryRun) {
+    boolean hasGpus = params.has("gpus");
+    Optional<Template> gpus = ActionParams.template(params, "gpus", FieldRule.GPU_INDICES, false, name());
+    Optional<String> image = PinnedJobs.image(params, name(), Optional.of(DEFAULT_IMAGE));
+    boolean hasCommand = params.has("command");
+    Optional<List<String>> command = PinnedJobs.command(params, name(), Optional.of(List.of()));
+    Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(10), MAX_TIMEOUT, name());
+    Optional<String> onFail = PinnedJobs.onFail(params, name());
+    if ((hasGpus && gpus.isEmpty()) || image.isEmpty() || command.isEmpty() || timeout.isEmpty()
+        || PinnedJobs.onFailInvalid(params, onFail)) {
+      return Optional.empty();
+    }
+    return Optional.of(new GpuResetSpec(gpus, image.get(), hasCommand ? command : Optional.empty(), timeout.get(),
+        onFail, dryRun));
+  }
+
+  /** Applied to a draft it only says what will happen; the episode engine runs the Job in the background. */
+  @Override
+  public Step prepare(GpuResetSpec spec, TemplateContext ctx) throws RenderException {
+    List<String> command = command(spec, gpus(spec, ctx));
+    String what = "reset GPUs of " + ctx.node() + ": run " + String.join(" ", command) + " (" + spec.image() + ") as a"
+        + " privileged Job (timeout " + Durations.format(spec.timeout()) + "; on failure: "
+        + spec.onFail().map(p -> "escalate to " + p).orElse("stay out of service for a human") + ")";
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
+  }
+
+  @Override
+  public Optional<LongStep<GpuResetSpec>> longStep() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public StepStages stages() {
+    return STAGES;
+  }
+
+  /** Renders the GPUs first: a reset that cannot say which GPUs never starts, a human decides. */
+  @Override
+  public StepStart start(LongStepRun<GpuResetSpec> run) {
+    try {
+      String gpus = gpus(run.spec(), context(run.node(), run.episode()));
+      return new StepStart.Go("resetting " + (gpus.isEmpty() ? "every GPU" : "GPU " + gpus) + " of " + run.node(),
+          Optional.empty());
+    } catch (RenderException e) {
+      return new StepStart.Impossible(Reason.TEMPLATE_INVALID, "gpu_reset on " + run.node() + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public boolean retriesThroughStart() {
+    return false;
+  }
+
+  @Override
+  public StepResult look(LongStepRun<GpuResetSpec> run) throws ClusterException {
+    GpuResetSpec spec = run.spec();
+    List<String> command;
+    try {
+      command = command(spec, gpus(spec, context(run.node(), run.episode())));
+    } catch (RenderException e) {
+      return new StepResult.Failed(Reason.TEMPLATE_INVALID, "gpu_reset on " + run.node() + ": " + e.getMessage());
+    }
+    return PinnedJobs.createOrLook(run, new PinnedJobs.Shape("GPU reset job", "gpu-reset-", name(), spec.image(),
+        command, NVIDIA_ENV, spec.timeout(), true, false), Reason.REPAIR_FAILED);
+  }
+
+  /** The GPU indices to reset for one alert; empty: every GPU of the node. */
+  static String gpus(GpuResetSpec spec, TemplateContext ctx) throws RenderException {
+    if (spec.gpus().isEmpty()) {
+      String label = ctx.labels().getOrDefault("gpu", "");
+      if (label.isEmpty() || FieldRule.GPU_INDICES.check(label).isEmpty()) {
+        return label;
+      }
+      throw new RenderException("the alert's gpu label \"" + label + "\" is not a GPU index; say \"gpus\" in the step");
+    }
+    String rendered = spec.gpus().get().render(ctx);
+    Optional<String> invalid = FieldRule.GPU_INDICES.check(rendered);
+    if (invalid.isPresent()) {
+      throw new RenderException("\"gpus\" (" + spec.gpus().get().source() + ") rendered " + invalid.get());
+    }
+    return rendered;
+  }
+
+  /** The command with {@code {{ gpus }}} replaced; the default resets the named GPUs, or every GPU. */
+  static List<String> command(GpuResetSpec spec, String gpus) {
+    if (spec.command().isEmpty()) {
+      return gpus.isEmpty() ? List.of("nvidia-smi", "-r") : List.of("nvidia-smi", "-r", "-i", gpus);
+    }
+    List<String> out = new ArrayList<>();
+    for (String arg : spec.command().get()) {
+      out.add(GPUS_VARIABLE.matcher(arg).replaceAll(gpus));
+    }
+    return out;
+  }
+
+  private static TemplateContext context(String node, Episode e) {
+    return new TemplateContext(e.labels(), e.annotations(), node, e.alertname(), e.fingerprint());
+  }
+}

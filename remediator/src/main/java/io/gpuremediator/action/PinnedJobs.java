@@ -1,0 +1,155 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.state.Progress.Task;
+import io.gpuremediator.value.Durations;
+import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.NodeJob;
+import io.gpuremediator.yaml.MapReader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * The Jobs steps run on their node (diagnose, gpu_reset, reboot by job): how their keys decode, how a Job is created
+ * (named from the episode, the step and the attempt, so creating it twice finds the same Job), and what a look at it
+ * finds. A Job passes only when it completes; one that fails, times out, or is gone (deleted, or lost with its node)
+ * fails the step.
+ */
+final class PinnedJobs {
+  /** The label every Job of a step carries, with the step kind. */
+  static final String STEP_LABEL = NodeKeys.DOMAIN + "step";
+  private static final int MAX_COMMAND_ARGS = 64;
+  private static final int MAX_IMAGE_CHARS = 512;
+  private static final int LOG_LINES = 20;
+  /** Time for the Job controller to mark the deadline after activeDeadlineSeconds passed. */
+  private static final Duration DEADLINE_SLACK = Duration.ofMinutes(2);
+
+  /**
+   * What a step's Job runs and how.
+   *
+   * @param noun how decisions name it ("diagnostic job")
+   * @param kind the step kind: the step label, and the container's name (with '-' for '_')
+   */
+  record Shape(String noun, String prefix, String kind, String image, List<String> command, Map<String, String> env,
+      Duration timeout, boolean privileged, boolean hostPid) {}
+
+  private PinnedJobs() {}
+
+  /** The Job's name for the run's task: stable across restarts, new for each attempt. */
+  static String name(LongStepRun<?> run, String prefix) {
+    Task task = run.task();
+    return EpisodeNames.jobName(prefix, run.node(), run.episode(), task.step(), task.started(), task.attempt());
+  }
+
+  /** Creates the Job (idempotent: its name follows from the task), tolerating the playbook's taints. */
+  static String create(LongStepRun<?> run, Shape shape) throws ClusterException {
+    String name = name(run, shape.prefix());
+    List<String> tolerations = new ArrayList<>();
+    tolerations.add("node.kubernetes.io/unschedulable");
+    ActionRegistry.taintKeys(run.playbook().actions()).stream().filter(k -> !tolerations.contains(k))
+        .forEach(tolerations::add);
+    run.ports().workloads().createJob(new NodeJob(run.ports().jobNamespace(), name, run.node(), shape.kind().replace('_', '-'),
+        shape.image(), shape.command(), shape.env(), shape.timeout(),
+        Map.of(EpisodeNames.JOB_EPISODE_LABEL, EpisodeNames.episodeHash(run.node(), run.episode()), STEP_LABEL,
+            shape.kind()), tolerations, shape.privileged(), shape.hostPid()));
+    return name;
+  }
+
+  /** Creates the Job when the task has none yet, else looks at it: completed passes; failed, timed out or gone fails. */
+  static StepResult createOrLook(LongStepRun<?> run, Shape shape, Reason failed) throws ClusterException {
+    String namespace = run.ports().jobNamespace();
+    Task task = run.task();
+    if (task.handle().isEmpty()) {
+      String name = create(run, shape);
+      String job = namespace + "/" + name;
+      return new StepResult.Started(name, shape.noun() + " " + job + " created", shape.noun() + " " + job
+          + " created on " + run.node() + " (" + String.join(" ", shape.command()) + ")");
+    }
+    String job = shape.noun() + " " + namespace + "/" + task.handle();
+    Optional<JobState> state = run.ports().workloads().job(namespace, task.handle());
+    if (state.isEmpty()) {
+      return new StepResult.Failed(failed, job + " is gone (deleted, or lost with its node): not passed");
+    }
+    Duration timeout = shape.timeout();
+    return switch (state.get()) {
+      case SUCCEEDED -> new StepResult.Succeeded(job + " completed");
+      case RUNNING -> run.now().isAfter(task.started().plus(timeout).plus(DEADLINE_SLACK))
+          ? new StepResult.Failed(failed, job + " did not finish within " + Durations.format(timeout))
+          : new StepResult.Running(job + " running", Optional.empty());
+      case FAILED -> new StepResult.Failed(failed, job + " failed" + tail(run));
+      case TIMED_OUT -> new StepResult.Failed(failed, job + " timed out after " + Durations.format(timeout) + tail(run));
+    };
+  }
+
+  private static String tail(LongStepRun<?> run) throws ClusterException {
+    String log = run.ports().workloads().logTail(run.ports().jobNamespace(), run.task().handle(), LOG_LINES).strip();
+    return log.isEmpty() ? " (no log)" : "; log tail: " + (log.length() > 1500 ? "..." + log.substring(log.length() - 1500) : log);
+  }
+
+  /** The {@code image} key: required without a fallback. */
+  static Optional<String> image(MapReader params, String kind, Optional<String> fallback) {
+    if (!params.has("image") && fallback.isPresent()) {
+      params.take("image");
+      return fallback;
+    }
+    return params.requiredString("image").filter(i -> {
+      if (i.isBlank() || i.length() > MAX_IMAGE_CHARS || i.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+        params.problems().add(params.at("image"), kind + " action: \"image\" must be an image reference without spaces, "
+            + "at most " + MAX_IMAGE_CHARS + " characters");
+        return false;
+      }
+      return true;
+    });
+  }
+
+  /** The {@code command} key: 1 to 64 strings; required without a fallback. */
+  static Optional<List<String>> command(MapReader params, String kind, Optional<List<String>> fallback) {
+    if (!params.has("command")) {
+      params.take("command");
+      if (fallback.isEmpty()) {
+        params.problems().add(params.node(), kind + " action: missing required key \"command\"");
+      }
+      return fallback;
+    }
+    return params.list("command").flatMap(items -> {
+      List<String> out = new ArrayList<>();
+      for (Node item : items) {
+        params.scalar(item, "command").ifPresent(out::add);
+      }
+      if (out.size() != items.size() || out.isEmpty() || out.size() > MAX_COMMAND_ARGS) {
+        params.problems().add(params.at("command"), kind + " action: \"command\" must list 1 to " + MAX_COMMAND_ARGS
+            + " strings");
+        return Optional.empty();
+      }
+      return Optional.of(out);
+    });
+  }
+
+  /**
+   * The {@code on_fail} key: the playbook an episode escalates to when the step fails.
+   *
+   * @return empty when absent (a human decides), or when invalid (recorded as a problem)
+   */
+  static Optional<String> onFail(MapReader params, String kind) {
+    return params.string("on_fail").filter(name -> {
+      Optional<String> invalid = FieldRule.LABEL_VALUE.check(name);
+      if (name.isEmpty() || invalid.isPresent()) {
+        params.problems().add(params.at("on_fail"), kind + " action: \"on_fail\" must name a playbook");
+        return false;
+      }
+      return true;
+    });
+  }
+
+  /** Whether an {@code on_fail} key is present but did not decode. */
+  static boolean onFailInvalid(MapReader params, Optional<String> onFail) {
+    return params.has("on_fail") && onFail.isEmpty();
+  }
+}

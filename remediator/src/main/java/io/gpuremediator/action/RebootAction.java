@@ -1,0 +1,282 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.outbound.OutboundException;
+import io.gpuremediator.outbound.ProviderId;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.value.Durations;
+import io.gpuremediator.yaml.MapReader;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * {@code reboot: {method, timeout, image, on_fail}}: a long step that reboots the node and waits for it to come back.
+ * The node's bootID is recorded when the step starts; the step is done only when the Node shows another bootID AND is
+ * Ready again, and fails at {@code timeout}, or when the Node object is deleted meanwhile.
+ *
+ * <p>A reboot is asked at most once per step attempt: the intent is written to the ledger's task before anything is
+ * sent ({@link StepResult.Intent}), and a look that finds it written without an answer (a restart or a failover came
+ * between) treats it as asked, never asks again. Only an answer that says it was surely not applied (throttled, a 5xx,
+ * credentials rejected) clears the intent, and the reboot is asked again after the loop's retry delay.
+ *
+ * <p>The task's handle says where the step is: {@code boot=<id>} (recorded), {@code boot=<id> asked} (the intent),
+ * {@code boot=<id> sent} (asked, answered or not).
+ */
+public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, LongStep<RebootAction.RebootSpec> {
+  /** How a node is rebooted. */
+  public enum Method {
+    /** A privileged hostPID Job on the node: {@code nsenter -t 1 -m -u -i -n -p -- systemctl reboot}. */
+    JOB,
+    /** EC2 {@code RebootInstances} for the node's providerID. */
+    AWS,
+    /** The node's BMC ({@code gpu-remediator.io/bmc-url}): Redfish {@code ComputerSystem.Reset ForceRestart}. */
+    REDFISH;
+
+    /** As written in playbooks. */
+    public String code() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * Reboots the node and waits for a new bootID and Ready.
+   *
+   * @param image the reboot Job's image ({@code method: job}; it needs {@code nsenter})
+   * @param onFail the playbook an episode escalates to when the reboot fails; empty: stay out for a human
+   */
+  public record RebootSpec(Method method, Duration timeout, String image, Optional<String> onFail, boolean dryRun)
+      implements ActionSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return method == Method.JOB ? Optional.empty() : Optional.of(new Needs(Port.CLOUD, method.code()));
+    }
+
+    @Override
+    public Optional<String> escalatesTo() {
+      return onFail;
+    }
+
+    @Override
+    public boolean isLongStep() {
+      return true;
+    }
+  }
+
+  /** The node annotation that holds its BMC's address. */
+  public static final String BMC_URL_ANNOTATION = NodeKeys.DOMAIN + "bmc-url";
+  /** An image with util-linux's nsenter (Debian's is essential, so in every Debian image). */
+  static final String DEFAULT_IMAGE = "docker.io/library/debian:bookworm-slim";
+  static final List<String> REBOOT_COMMAND = List.of("nsenter", "-t", "1", "-m", "-u", "-i", "-n", "-p", "--",
+      "systemctl", "reboot");
+  private static final Duration MAX_TIMEOUT = Duration.ofHours(6);
+  private static final String ASKED = " asked";
+  private static final String SENT = " sent";
+  private static final StepStages STAGES = GpuResetAction.STAGES;
+
+  RebootAction() {}
+
+  @Override
+  public Class<RebootSpec> specType() {
+    return RebootSpec.class;
+  }
+
+  @Override
+  public Set<Phase> phases() {
+    return Set.of(Phase.FIRING);
+  }
+
+  @Override
+  public Optional<RebootSpec> decode(MapReader params, boolean dryRun) {
+    Optional<Method> method = params.requiredString("method").flatMap(m -> {
+      for (Method known : Method.values()) {
+        if (known.code().equals(m)) {
+          return Optional.of(known);
+        }
+      }
+      params.problems().add(params.at("method"), "reboot action: \"method\" must be one of "
+          + Arrays.stream(Method.values()).map(Method::code).collect(Collectors.joining(", ")) + ", not \"" + m + "\"");
+      return Optional.empty();
+    });
+    Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(30), MAX_TIMEOUT, name());
+    boolean hasImage = params.has("image");
+    Optional<String> image = PinnedJobs.image(params, name(), Optional.of(DEFAULT_IMAGE));
+    Optional<String> onFail = PinnedJobs.onFail(params, name());
+    if (method.isEmpty() || timeout.isEmpty() || image.isEmpty() || PinnedJobs.onFailInvalid(params, onFail)) {
+      return Optional.empty();
+    }
+    if (hasImage && method.get() != Method.JOB) {
+      params.problems().add(params.at("image"), "reboot action: \"image\" is for method job only");
+      return Optional.empty();
+    }
+    return Optional.of(new RebootSpec(method.get(), timeout.get(), image.get(), onFail, dryRun));
+  }
+
+  /** Applied to a draft it only says what will happen; the episode engine reboots in the background. */
+  @Override
+  public Step prepare(RebootSpec spec, TemplateContext ctx) {
+    String how = switch (spec.method()) {
+      case JOB -> "a privileged Job running " + String.join(" ", REBOOT_COMMAND);
+      case AWS -> "EC2 RebootInstances";
+      case REDFISH -> "its BMC (Redfish ComputerSystem.Reset ForceRestart)";
+    };
+    String what = "reboot " + ctx.node() + " by " + how + ", then wait up to " + Durations.format(spec.timeout())
+        + " for a new bootID and Ready (on failure: "
+        + spec.onFail().map(p -> "escalate to " + p).orElse("stay out of service for a human") + ")";
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
+  }
+
+  @Override
+  public Optional<LongStep<RebootSpec>> longStep() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public StepStages stages() {
+    return STAGES;
+  }
+
+  @Override
+  public boolean endsWithTheNode() {
+    return true;
+  }
+
+  @Override
+  public boolean retriesThroughStart() {
+    return false;
+  }
+
+  @Override
+  public StepStart start(LongStepRun<RebootSpec> run) {
+    return new StepStart.Go("rebooting " + run.node() + " by " + run.spec().method().code(), Optional.empty());
+  }
+
+  @Override
+  public StepResult look(LongStepRun<RebootSpec> run) {
+    String handle = run.task().handle();
+    Optional<NodeInfo> node = run.ports().cluster().node(run.node());
+    if (node.isEmpty()) {
+      return new StepResult.Running("the Node object is gone; the episode ends with it", Optional.empty());
+    }
+    if (handle.isEmpty()) {
+      String boot = node.get().bootId();
+      if (boot.isEmpty()) {
+        return new StepResult.Failed(Reason.REPAIR_FAILED, run.node() + " reports no status.nodeInfo.bootID: its reboot"
+            + " could not be seen, so none was asked");
+      }
+      return new StepResult.Intent("boot=" + boot + ASKED, "asking for a reboot of " + run.node() + " (bootID " + boot
+          + ")");
+    }
+    String boot = bootOf(handle);
+    if (!handle.endsWith(ASKED) && !handle.endsWith(SENT)) {
+      return new StepResult.Intent("boot=" + boot + ASKED, "asking again for a reboot of " + run.node());
+    }
+    NodeInfo n = node.get();
+    Duration took = Duration.between(run.task().started(), run.now());
+    if (!n.bootId().isEmpty() && !n.bootId().equals(boot) && n.isReady()) {
+      return new StepResult.Succeeded(run.node() + " came back Ready with a new bootID after " + Durations.format(took));
+    }
+    Duration timeout = run.spec().timeout();
+    if (run.now().isAfter(run.task().started().plus(timeout))) {
+      return new StepResult.Failed(Reason.REBOOT_TIMEOUT, run.node() + " did not come back Ready with a new bootID within "
+          + Durations.format(timeout) + " (bootID " + (n.bootId().equals(boot) ? "unchanged" : "changed") + ", "
+          + (n.isReady() ? "Ready" : "not Ready") + ")");
+    }
+    String state = n.bootId().equals(boot) ? "still on bootID " + boot : "booted (new bootID), not Ready yet";
+    String unknown = handle.endsWith(ASKED) ? "; the reboot was asked before a restart and is not asked again" : "";
+    return new StepResult.Running("rebooting by " + run.spec().method().code() + ": " + state + unknown,
+        Optional.empty());
+  }
+
+  /** Asks for the reboot the intent recorded: once, whatever comes back. */
+  @Override
+  public StepResult send(LongStepRun<RebootSpec> run) throws ClusterException {
+    String boot = bootOf(run.task().handle());
+    String sent = "boot=" + boot + SENT;
+    String node = run.node();
+    try {
+      String how = ask(run);
+      return new StepResult.Started(sent, how + "; waiting for a new bootID and Ready", how + " (bootID was " + boot
+          + "; timeout " + Durations.format(run.spec().timeout()) + ")");
+    } catch (OutboundException e) {
+      if (e.maybeApplied()) {
+        return new StepResult.Started(sent, "reboot of " + node + " asked, no answer (" + e.getMessage() + "): treated as"
+            + " asked, not asked again; waiting for a new bootID", "reboot of " + node + " asked by "
+            + run.spec().method().code() + ", its answer lost: " + e.getMessage());
+      }
+      if (!e.retriable()) {
+        return new StepResult.Failed(Reason.REPAIR_FAILED, "reboot of " + node + " refused: " + e.getMessage());
+      }
+      Instant again = run.now().plus(run.ports().retryDelay());
+      run.warn().accept("RebootNotAsked", "reboot of " + node + " not applied: " + e.getMessage() + "; asked again later");
+      return new StepResult.Recorded("boot=" + boot, "reboot not applied: " + e.getMessage() + "; asked again at " + again,
+          Optional.of(again));
+    }
+  }
+
+  /** Sends the reboot by the step's method; says what was done. */
+  private static String ask(LongStepRun<RebootSpec> run) throws OutboundException, ClusterException {
+    String node = run.node();
+    switch (run.spec().method()) {
+      case JOB -> {
+        try { // named from the task: creating it again after a lost answer finds the same Job
+          String name = PinnedJobs.create(run, new PinnedJobs.Shape("reboot job", "gpu-reboot-", "reboot",
+              run.spec().image(), REBOOT_COMMAND, Map.of(), run.spec().timeout(), true, true));
+          return "reboot job " + run.ports().jobNamespace() + "/" + name + " created on " + node;
+        } catch (ClusterException e) {
+          throw OutboundException.transientFailure("the reboot job could not be created: " + e.getMessage());
+        }
+      }
+      case AWS -> {
+        ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
+        if (!(id instanceof ProviderId.Aws aws)) {
+          throw OutboundException.refused("its providerID is " + ((ProviderId.Unsupported) id).seen());
+        }
+        run.ports().outside().instanceReboots().reboot(aws);
+        return "EC2 instance " + aws.instanceId() + " of " + node + " asked to reboot (RebootInstances)";
+      }
+      case REDFISH -> {
+        URI bmc = bmcOf(run);
+        run.ports().outside().bmcs().forceRestart(bmc);
+        return "BMC " + bmc.getHost() + " of " + node + " asked to force-restart (Redfish ComputerSystem.Reset)";
+      }
+      default -> throw new IllegalStateException("unknown reboot method " + run.spec().method());
+    }
+  }
+
+  private static URI bmcOf(LongStepRun<RebootSpec> run) throws OutboundException {
+    String text = run.ports().cluster().node(run.node()).map(n -> n.annotations().get(BMC_URL_ANNOTATION)).orElse(null);
+    if (text == null || text.isBlank()) {
+      throw OutboundException.refused("the node has no " + BMC_URL_ANNOTATION + " annotation");
+    }
+    try {
+      URI u = new URI(text.strip());
+      if ("https".equals(u.getScheme()) && u.getHost() != null && u.getUserInfo() == null) {
+        return u;
+      }
+    } catch (URISyntaxException e) {
+      // refused below
+    }
+    throw OutboundException.refused("its " + BMC_URL_ANNOTATION + " annotation is not an https URL without credentials");
+  }
+
+  private static String bootOf(String handle) {
+    int space = handle.indexOf(' ');
+    return handle.substring("boot=".length(), space < 0 ? handle.length() : space);
+  }
+}

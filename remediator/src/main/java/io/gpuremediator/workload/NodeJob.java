@@ -1,0 +1,35 @@
+package io.gpuremediator.workload;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A Job to run on one node (diagnostics, a GPU reset, a reboot): pinned to {@code node} by nodeName, tolerating the
+ * given taints, {@code backoffLimit: 0}, {@code restartPolicy: Never}, and {@code activeDeadlineSeconds} from
+ * {@code deadline}.
+ *
+ * @param container the name of its one container (the step kind)
+ * @param env environment variables of the container
+ * @param tolerations taint keys to tolerate (any value and effect)
+ * @param privileged whether the container is privileged (a GPU reset, a reboot)
+ * @param hostPid whether the pod shares the host's PID namespace (a reboot through nsenter into PID 1)
+ */
+public record NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
+    Map<String, String> env, Duration deadline, Map<String, String> labels, List<String> tolerations, boolean privileged,
+    boolean hostPid) {
+  /** Validates presence and copies. */
+  public NodeJob {
+    Objects.requireNonNull(namespace, "namespace");
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(container, "container");
+    Objects.requireNonNull(image, "image");
+    command = List.copyOf(command);
+    env = Map.copyOf(env);
+    Objects.requireNonNull(deadline, "deadline");
+    labels = Map.copyOf(labels);
+    tolerations = List.copyOf(tolerations);
+  }
+}
