@@ -2,21 +2,27 @@ package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.InstanceHealth;
+import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
+import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
+import io.gpuremediator.outbound.http.RedfishResets;
 import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.service.RemediatorService.StartupException;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,11 +32,11 @@ final class OutsideWiring implements AutoCloseable {
   private static final int NOTIFY_QUEUE = 1000;
 
   private final OutsidePorts ports;
-  private final AutoScalingInstanceHealth aws;
+  private final List<AutoCloseable> clients;
 
-  private OutsideWiring(OutsidePorts ports, AutoScalingInstanceHealth aws) {
+  private OutsideWiring(OutsidePorts ports, List<AutoCloseable> clients) {
     this.ports = ports;
-    this.aws = aws;
+    this.clients = clients;
   }
 
   /** Builds the ports; fails with a one-line reason when a secret cannot be read or a receiver's URL is not http(s). */
@@ -70,10 +76,21 @@ final class OutsideWiring implements AutoCloseable {
     }
     Notifier notifier = targets.isEmpty() ? Notifier.NONE
         : new WebhookNotifier(vertx, targets, NOTIFY_QUEUE, counted, clock);
-    AutoScalingInstanceHealth aws = config.aws().isEmpty() ? null
-        : AutoScalingInstanceHealth.create(config.aws().get().region(), config.aws().get().endpoint(), counted);
-    InstanceHealth instances = aws == null ? InstanceHealth.NOT_CONFIGURED : aws;
-    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, replaceBudget), aws);
+    List<AutoCloseable> clients = new ArrayList<>();
+    InstanceHealth instances = InstanceHealth.NOT_CONFIGURED;
+    InstanceReboots reboots = InstanceReboots.NOT_CONFIGURED;
+    if (config.aws().isPresent()) {
+      RemediatorConfig.Aws aws = config.aws().get();
+      AutoScalingInstanceHealth groups = AutoScalingInstanceHealth.create(aws.region(), aws.endpoint(), counted);
+      Ec2InstanceReboots ec2 = Ec2InstanceReboots.create(aws.region(), aws.endpoint(), counted);
+      clients.add(groups);
+      clients.add(ec2);
+      instances = groups;
+      reboots = ec2;
+    }
+    BmcResets bmcs = config.redfish().isEmpty() ? BmcResets.NOT_CONFIGURED
+        : RedfishResets.create(vertx, config.redfish().get().credentialsFile(), config.redfish().get().caFile(), counted);
+    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, replaceBudget, reboots, bmcs), clients);
   }
 
   OutsidePorts ports() {
@@ -82,8 +99,12 @@ final class OutsideWiring implements AutoCloseable {
 
   @Override
   public void close() {
-    if (aws != null) {
-      aws.close();
+    for (AutoCloseable c : clients) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        // closing at shutdown: nothing more to do
+      }
     }
   }
 }

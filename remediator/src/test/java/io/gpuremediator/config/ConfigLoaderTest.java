@@ -50,7 +50,8 @@ class ConfigLoaderTest {
         + "alertmanager: {url: \"http://alertmanager-operated.monitoring:9093\", bearer_token_file: am-token}\n"
         + "notify:\n  receivers:\n    - {name: gpu-oncall, type: slack, url_file: slack-url}\n"
         + "    - {name: bot, type: webhook, url_file: /etc/bot-url}\n"
-        + "cloud:\n  aws: {region: us-west-2, endpoint: \"http://127.0.0.1:4566\"}\n").config().orElseThrow();
+        + "cloud:\n  aws: {region: us-west-2, endpoint: \"http://127.0.0.1:4566\"}\n"
+        + "  redfish: {credentials_file: redfish/credentials, ca_file: /etc/bmc-ca.pem}\n").config().orElseThrow();
     assertThat(c.safety().replaceRateLimit()).hasToString("1/12h");
     assertThat(c.alertmanager()).contains(new RemediatorConfig.Alertmanager(
         URI.create("http://alertmanager-operated.monitoring:9093"), Optional.of(dir.resolve("am-token"))));
@@ -58,24 +59,30 @@ class ConfigLoaderTest {
         new RemediatorConfig.Receiver("gpu-oncall", RemediatorConfig.ReceiverType.SLACK, dir.resolve("slack-url")),
         new RemediatorConfig.Receiver("bot", RemediatorConfig.ReceiverType.WEBHOOK, Path.of("/etc/bot-url")));
     assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(URI.create("http://127.0.0.1:4566"))));
+    assertThat(c.redfish()).contains(new RemediatorConfig.Redfish(dir.resolve("redfish/credentials"),
+        Optional.of(Path.of("/etc/bmc-ca.pem"))));
     RemediatorConfig defaults = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
     assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
     assertThat(defaults.alertmanager()).isEmpty();
     assertThat(defaults.receivers()).isEmpty();
     assertThat(defaults.aws()).isEmpty();
+    assertThat(defaults.redfish()).isEmpty();
 
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load("auth: {bearer_token_file: token}\n"
         + "alertmanager: {url: \"ftp://am\"}\n"
         + "notify:\n  receivers:\n    - {name: OnCall, type: email, url_file: x}\n"
         + "    - {name: a, type: slack, url_file: y}\n    - {name: a, type: slack, url_file: z}\n"
-        + "cloud:\n  aws: {region: moon-1, endpoint: \"http://user:pw@127.0.0.1\"}\n").errors()).containsExactly(
+        + "cloud:\n  aws: {region: moon-1, endpoint: \"http://user:pw@127.0.0.1\"}\n"
+        + "  redfish: {ca_file: ca.pem, password: hunter2}\n").errors()).containsExactly(
         f + ":2: \"url\" in alertmanager must be an http(s) URL without credentials, not \"ftp://am\"",
         f + ":5: notify receiver name \"OnCall\" must be lower-case letters, digits and -",
         f + ":5: notify receiver \"type\" must be slack or webhook, not \"email\"",
         f + ":7: notify receiver \"a\" is defined twice",
         f + ":9: \"region\" in cloud.aws must be an AWS region such as us-west-2, not \"moon-1\"",
-        f + ":9: \"endpoint\" in cloud.aws must be an http(s) URL without credentials, not \"http://user:pw@127.0.0.1\"");
+        f + ":9: \"endpoint\" in cloud.aws must be an http(s) URL without credentials, not \"http://user:pw@127.0.0.1\"",
+        f + ":10: missing required key \"credentials_file\" in cloud.redfish",
+        f + ":10: unknown key \"password\" in cloud.redfish");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
@@ -219,6 +220,12 @@ final class ClosedLoopHarness implements AutoCloseable {
     job.setStatus(new JobStatusBuilder()
         .withConditions(new JobConditionBuilder().withType(type).withStatus("True").withReason(reason).build()).build());
     client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
+  }
+
+  /** The Events with this reason, as the API server has them. */
+  List<Event> events(String reason) {
+    return client.v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> reason.equals(e.getReason())).toList();
   }
 
   List<Decision> decisions(Reason reason) {

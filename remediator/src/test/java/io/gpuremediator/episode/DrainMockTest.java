@@ -234,7 +234,6 @@ class DrainMockTest {
   }
 
   private List<Event> events(String reason) {
-    return h.client.v1().events().inNamespace("default").list().getItems().stream()
-        .filter(e -> reason.equals(e.getReason())).toList();
+    return h.events(reason);
   }
 }

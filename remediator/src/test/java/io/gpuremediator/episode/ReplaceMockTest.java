@@ -17,7 +17,7 @@ import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.AutoScalingStub;
-import io.gpuremediator.testing.AutoScalingStub.Answer;
+import io.gpuremediator.testing.AwsQueryStub.Answer;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
 import java.nio.file.Path;

@@ -5,19 +5,12 @@ import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.ProviderId;
 import java.net.URI;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
 import software.amazon.awssdk.services.autoscaling.AutoScalingClientBuilder;
 import software.amazon.awssdk.services.autoscaling.model.AutoScalingInstanceDetails;
@@ -31,10 +24,6 @@ import software.amazon.awssdk.services.autoscaling.model.AutoScalingInstanceDeta
  */
 public final class AutoScalingInstanceHealth implements InstanceHealth, AutoCloseable {
   private static final String TARGET = "aws_autoscaling";
-  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
-  /** Error codes that say: later. */
-  private static final Set<String> BUSY = Set.of("Throttling", "ThrottlingException", "RequestLimitExceeded",
-      "ResourceContention", "ServiceUnavailable", "InternalFailure");
 
   private final AutoScalingClient client;
   private final OutboundListener listener;
@@ -47,12 +36,7 @@ public final class AutoScalingInstanceHealth implements InstanceHealth, AutoClos
   /** A client with these credentials. */
   public static AutoScalingInstanceHealth create(String region, Optional<URI> endpoint, AwsCredentialsProvider credentials,
       OutboundListener listener) {
-    AutoScalingClientBuilder b = AutoScalingClient.builder()
-        .region(Region.of(region))
-        .credentialsProvider(credentials)
-        .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(5))
-            .socketTimeout(Duration.ofSeconds(15)))
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()).apiCallTimeout(CALL_TIMEOUT));
+    AutoScalingClientBuilder b = AwsCalls.configure(AutoScalingClient.builder(), region, credentials);
     endpoint.ifPresent(b::endpointOverride);
     return new AutoScalingInstanceHealth(b.build(), listener);
   }
@@ -79,24 +63,15 @@ public final class AutoScalingInstanceHealth implements InstanceHealth, AutoClos
     return Marked.MARKED;
   }
 
+  /** No answer is retriable here: the instance is looked up again before it is marked again. */
   private <T> T call(Supplier<T> request) throws OutboundException {
     try {
-      T answer = request.get();
-      listener.request(TARGET, "ok");
-      return answer;
-    } catch (AwsServiceException e) {
-      String code = e.awsErrorDetails() == null || e.awsErrorDetails().errorCode() == null ? "http_" + e.statusCode()
-          : e.awsErrorDetails().errorCode();
-      listener.request(TARGET, code);
-      String message = "Auto Scaling answered " + e.statusCode() + " " + code
-          + (e.awsErrorDetails() == null ? "" : ": " + e.awsErrorDetails().errorMessage());
-      if (BUSY.contains(code) || e.isThrottlingException() || e.statusCode() >= 500) {
-        throw OutboundException.transientFailure(message);
+      return AwsCalls.call(listener, TARGET, "Auto Scaling", request);
+    } catch (OutboundException e) {
+      if (e.maybeApplied()) {
+        throw OutboundException.transientFailure(e.getMessage());
       }
-      throw OutboundException.refused(message);
-    } catch (SdkException e) {
-      listener.request(TARGET, "error");
-      throw OutboundException.transientFailure("Auto Scaling not reached: " + e.getMessage());
+      throw e;
     }
   }
 

@@ -1,0 +1,146 @@
+package io.gpuremediator.episode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.outbound.BmcResets;
+import io.gpuremediator.outbound.InstanceHealth;
+import io.gpuremediator.outbound.InstanceReboots;
+import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.OutboundListener;
+import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.ReplaceBudget;
+import io.gpuremediator.outbound.Silences;
+import io.gpuremediator.outbound.http.RedfishResets;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RedfishBmcStub;
+import io.gpuremediator.testing.RedfishBmcStub.Answer;
+import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The reboot step through a BMC's Redfish API, against the emulated API server and a stub BMC over HTTPS with a test
+ * CA: rejected credentials are not tried again until they change, a 5xx is retried, the reset is applied once, and a
+ * BMC whose certificate the configured CA did not sign is never sent a request.
+ */
+class RebootRedfishMockTest {
+  private static final String NODE = "gpu-node-0";
+  private static final String PLAYBOOKS = String.format(RebootJobMockTest.PLAYBOOKS, "redfish", "");
+
+  @TempDir Path dir;
+  private RedfishBmcStub bmc;
+  private Vertx vertx;
+  private ClosedLoopHarness h;
+  private Path credentials;
+
+  @BeforeEach
+  void start() throws Exception {
+    bmc = new RedfishBmcStub("admin:rotated-secret");
+    vertx = Vertx.vertx();
+    credentials = dir.resolve("redfish-credentials");
+    Files.writeString(credentials, "admin:old-secret\n");
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    if (h != null) {
+      h.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    bmc.close();
+  }
+
+  private void harness(String ca, String bmcUrl) {
+    BmcResets resets = RedfishResets.create(vertx, credentials, Optional.of(RedfishBmcStub.PEMS.resolve(ca)),
+        OutboundListener.NONE);
+    h = new ClosedLoopHarness(dir, PLAYBOOKS, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
+        InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE, InstanceReboots.NOT_CONFIGURED, resets));
+    if (bmcUrl != null) {
+      h.client.nodes().withName(NODE).edit(n -> {
+        n.getMetadata().getAnnotations().put("gpu-remediator.io/bmc-url", bmcUrl);
+        return n;
+      });
+    }
+  }
+
+  @Test
+  void rejectedCredentialsAreNotTriedAgainUntilTheyChangeAServerErrorIsRetriedAndTheResetAppliedOnce() throws Exception {
+    harness("ca.pem", bmc.url().toString());
+    bmc.next(Answer.SERVER_ERROR);
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIRING, 3); // asked: 401
+    assertThat(bmc.requests()).singleElement().satisfies(r -> assertThat(r.user()).isEmpty());
+    assertThat(h.events("RebootNotAsked")).singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("401").contains("not asked again until"));
+
+    h.clock.advance(Duration.ofSeconds(6));
+    h.look(NODE); // the same credentials: nothing sent, a BMC would lock the account out
+    assertThat(bmc.requests()).hasSize(1);
+
+    Files.writeString(credentials, "admin:rotated-secret\n"); // the Secret rotated
+    h.clock.advance(Duration.ofSeconds(6));
+    h.look(NODE); // the reset answered 500: not applied
+    assertThat(bmc.resets()).isEmpty();
+    assertThat(h.episode(NODE).progress().note()).contains("500");
+
+    h.clock.advance(Duration.ofSeconds(6));
+    h.look(NODE);
+    assertThat(bmc.resets()).containsExactly("ForceRestart");
+    assertThat(bmc.requests()).filteredOn(r -> r.method().equals("POST")).hasSize(2)
+        .allSatisfy(r -> assertThat(r.path()).isEqualTo("/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"));
+    assertThat(h.decisions(Reason.REPAIR_STARTED)).singleElement()
+        .satisfies(d -> assertThat(d.detail()).contains("asked to force-restart"));
+
+    h.clock.advance(Duration.ofMinutes(2));
+    h.look(NODE);
+    Nodes.booted(h.client, NODE, NODE + "-boot-2", true);
+    h.lookUntil(NODE, Stage.DIAGNOSING, 2);
+    assertThat(bmc.resets()).containsExactly("ForceRestart");
+  }
+
+  @Test
+  void aResetAppliedWithItsAnswerLostIsNotSentAgain() throws Exception {
+    Files.writeString(credentials, "admin:rotated-secret\n");
+    harness("ca.pem", bmc.url() + "/redfish/v1/Systems/1");
+    bmc.next(Answer.APPLIED_ANSWER_LOST);
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    h.clock.advance(Duration.ofMinutes(5));
+    h.look(NODE);
+    assertThat(bmc.resets()).containsExactly("ForceRestart");
+    assertThat(bmc.requests()).as("the URL named the system: no listing").noneMatch(r -> r.path().equals("/redfish/v1/Systems"));
+    assertThat(h.decisions(Reason.REPAIR_STARTED)).singleElement()
+        .satisfies(d -> assertThat(d.detail()).contains("its answer lost"));
+  }
+
+  @Test
+  void aBmcWhoseCertificateTheConfiguredCaDidNotSignIsNeverSentARequest() throws Exception {
+    Files.writeString(credentials, "admin:rotated-secret\n");
+    harness("other-ca.pem", bmc.url().toString());
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    assertThat(bmc.requests()).isEmpty();
+    assertThat(h.episode(NODE).progress().task().orElseThrow().handle()).as("surely not applied: asked again later")
+        .doesNotContain("asked").doesNotContain("sent");
+  }
+
+  @Test
+  void aNodeWithoutABmcUrlFailsTheStepAndCallsNothing() {
+    harness("ca.pem", null);
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIR_FAILED, 3);
+    assertThat(h.decisions(Reason.REPAIR_FAILED)).singleElement()
+        .satisfies(d -> assertThat(d.detail()).contains("no gpu-remediator.io/bmc-url annotation"));
+    assertThat(bmc.requests()).isEmpty();
+  }
+}

@@ -1,0 +1,66 @@
+package io.gpuremediator.testing;
+
+import io.vertx.core.http.HttpServerRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A local EC2 endpoint answering the query protocol for {@code RebootInstances} over instances the test registers, as
+ * EC2 answers: {@code <RebootInstancesResponse><return>true</return>}, errors as {@code <Response><Errors><Error>}. The
+ * next reboots can be scripted: throttled (503 RequestLimitExceeded), or applied with the answer lost (the connection
+ * closed). Every request is recorded, and every reboot applied.
+ */
+public final class Ec2Stub extends AwsQueryStub {
+  private static final String NS = "http://ec2.amazonaws.com/doc/2016-11-15/";
+
+  private final Set<String> instances = ConcurrentHashMap.newKeySet();
+  private final List<String> rebooted = new CopyOnWriteArrayList<>();
+
+  /** Starts on 127.0.0.1 and an ephemeral port. */
+  public Ec2Stub() throws Exception {
+    super();
+  }
+
+  /** Registers a running instance. */
+  public void instance(String id) {
+    instances.add(id);
+  }
+
+  /** The instances a reboot was applied to, one entry per reboot. */
+  public List<String> rebooted() {
+    return List.copyOf(rebooted);
+  }
+
+  @Override
+  void handle(HttpServerRequest req, String action, Map<String, String> params) {
+    if (!action.equals("RebootInstances")) {
+      error(req, 400, "InvalidAction", "The action " + action + " is not valid for this web service.");
+      return;
+    }
+    Answer answer = nextAnswer();
+    if (answer == Answer.THROTTLED) {
+      error(req, 503, "RequestLimitExceeded", "Request limit exceeded.");
+      return;
+    }
+    String id = params.getOrDefault("InstanceId.1", "");
+    if (!instances.contains(id)) {
+      error(req, 400, "InvalidInstanceID.NotFound", "The instance ID '" + id + "' does not exist");
+      return;
+    }
+    rebooted.add(id);
+    if (answer == Answer.APPLIED_ANSWER_LOST) {
+      req.connection().close();
+      return;
+    }
+    xml(req, 200, "<RebootInstancesResponse xmlns=\"" + NS + "\"><requestId>r-" + calls().size() + "</requestId>"
+        + "<return>true</return></RebootInstancesResponse>");
+  }
+
+  private static void error(HttpServerRequest req, int status, String code, String message) {
+    xml(req, status, "<Response><Errors><Error><Code>" + code + "</Code><Message>" + message + "</Message></Error>"
+        + "</Errors><RequestID>e-1</RequestID></Response>");
+  }
+}
