@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -145,12 +146,13 @@ public final class NodeLedger {
   }
 
   /**
-   * How many episodes whose alert matched {@code playbook} started on this node since {@code from}, active and past,
-   * whatever they ran after (an episode escalated by a failed repair still counts: a repair loop ends on the ladder).
+   * How many episodes whose alert matched one of {@code playbooks} started on this node since {@code from}, active and
+   * past, whatever they ran after (an episode escalated by a failed repair still counts: a repair loop ends on the
+   * ladder).
    */
-  public int episodesSince(String playbook, Instant from) {
-    long active = episodes.values().stream().filter(e -> e.matched().equals(playbook) && !e.since().isBefore(from)).count();
-    long past = history.stream().filter(p -> p.matched().equals(playbook) && !p.since().isBefore(from)).count();
+  public int episodesSince(Set<String> playbooks, Instant from) {
+    long active = episodes.values().stream().filter(e -> playbooks.contains(e.matched()) && !e.since().isBefore(from)).count();
+    long past = history.stream().filter(p -> playbooks.contains(p.matched()) && !p.since().isBefore(from)).count();
     return (int) (active + past);
   }
 

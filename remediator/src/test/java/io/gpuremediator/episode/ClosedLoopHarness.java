@@ -63,6 +63,9 @@ final class ClosedLoopHarness implements AutoCloseable {
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
       """;
 
+  /** Stands for the shipped playbooks where a test names its playbooks' YAML. */
+  private static final String SHIPPED = "# deploy/playbooks";
+
   final EmulatedApiServer server;
   final KubernetesClient client;
   final MutableClock clock;
@@ -127,10 +130,19 @@ final class ClosedLoopHarness implements AutoCloseable {
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }
 
+  /** The playbooks deploy/playbooks ships, with these ports. */
+  static ClosedLoopHarness shipped(Path dir, OutsidePorts outside) {
+    return new ClosedLoopHarness(dir, SHIPPED, outside);
+  }
+
   private static PlaybookSet load(Path dir, String yaml) {
     try {
       Path file = dir.resolve("playbooks.yaml");
-      Files.writeString(file, yaml);
+      if (yaml.equals(SHIPPED)) {
+        file = Path.of("../deploy/playbooks");
+      } else {
+        Files.writeString(file, yaml);
+      }
       LoadResult r = PlaybookLoader.load(List.of(file));
       if (!r.isValid()) {
         throw new IllegalStateException(r.errors().toString());
@@ -201,14 +213,20 @@ final class ClosedLoopHarness implements AutoCloseable {
     finish(job(), type, reason);
   }
 
-  /** The one Job of a step kind ({@code gpu-remediator.io/step}) in the namespace. */
+  /** The one unfinished Job of a step kind ({@code gpu-remediator.io/step}) in the namespace. */
   Job job(String step) {
-    List<Job> jobs = client.batch().v1().jobs().inNamespace("gpu-remediator").withLabel("gpu-remediator.io/step", step)
-        .list().getItems();
+    List<Job> jobs = jobs(step).stream().filter(j -> j.getStatus() == null || j.getStatus().getConditions() == null
+        || j.getStatus().getConditions().isEmpty()).toList();
     if (jobs.size() != 1) {
-      throw new AssertionError("expected one " + step + " job, found " + jobs.size());
+      throw new AssertionError("expected one unfinished " + step + " job, found " + jobs.size());
     }
     return jobs.get(0);
+  }
+
+  /** Every Job of a step kind in the namespace, finished or not. */
+  List<Job> jobs(String step) {
+    return client.batch().v1().jobs().inNamespace("gpu-remediator").withLabel("gpu-remediator.io/step", step).list()
+        .getItems();
   }
 
   /** The simulated Job controller marks the step's Job with a condition (Complete or Failed). */

@@ -12,6 +12,7 @@ import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
@@ -36,10 +37,10 @@ import org.junit.jupiter.api.Test;
  * looks by the leader and by a deposed leader that still believes it leads, restarts (a new loop with
  * nothing in memory), budgets letting go, Jobs completing, failing or deleted, clocks jumping, and
  * humans releasing and retrying. After every step:
- * invariant 6, a node leaves our quarantine only by its episode's release after every earlier step and
- * its diagnostics passed, or by a human; invariant 7, no pod removed past its budget (the fake Eviction API refuses
+ * invariant 6, a node leaves our quarantine (our taint or cordon) only by its episode's release after every earlier step
+ * and its diagnostics passed (in on_resolved, or in actions after a repair), or by a human; invariant 7, no pod removed past its budget (the fake Eviction API refuses
  * while a budget allows nothing, so the only way past it is a delete, allowed only at an evict_then_delete
- * timeout), one Job per diagnose attempt, never more nodes draining than max_draining, and a long step under way
+ * timeout), one Job per diagnose or repair attempt (a reboot asked at most once per attempt), never more nodes draining than max_draining, and a long step under way
  * only at the cursor. At the end, with every alert resolved,
  * every budget open and every Job passing, no episode is left mid-step. A failure names its seed; replay
  * one with {@code -Dloop.seed=N}.
@@ -62,6 +63,8 @@ class ClosedLoopPropertyTest {
     if (one == null) {
       assertThat(seen).as("released through diagnostics").containsKey("reached:released");
       assertThat(seen).as("escalated after failed diagnostics").containsKey("reached:escalated");
+      assertThat(seen).as("GPUs reset and nodes rebooted").containsKeys("reached:repaired", "node rebooted");
+      assertThat(seen).as("repairs that failed").containsKey("reached:repair failed");
     }
   }
 
@@ -154,8 +157,16 @@ class ClosedLoopPropertyTest {
       }
     }
 
-    /** The simulated Job controller: a running Job passes, fails, times out, or someone deletes it. */
+    /**
+     * The simulated Job controller: a running Job passes, fails, times out, or someone deletes it; or the kubelet of a
+     * node under a reboot comes back with a new bootID.
+     */
     private String job() {
+      List<String> rebooting = rebooting();
+      if (!rebooting.isEmpty() && random.nextInt(3) == 0) {
+        Fleets.reboot(cluster, rebooting.get(random.nextInt(rebooting.size())));
+        return "node rebooted";
+      }
       List<String> running = workloads.jobs.entrySet().stream().filter(e -> e.getValue() == JobState.RUNNING)
           .map(Map.Entry::getKey).toList();
       if (running.isEmpty()) {
@@ -190,7 +201,7 @@ class ClosedLoopPropertyTest {
         return;
       }
       for (NodeInfo n : cluster.nodes()) {
-        boolean heldNow = !n.ledger().claims().isEmpty();
+        boolean heldNow = heldOut(n);
         if (heldBefore.getOrDefault(n.name(), false) && !heldNow) {
           // Invariant 6: out of our quarantine only by a release of this step, after diagnostics passed where the
           // playbook asks for them.
@@ -199,7 +210,8 @@ class ClosedLoopPropertyTest {
           assertThat(releases).as(where + ": node " + n.name() + " left quarantine without a release").isNotEmpty();
           for (Decision r : releases) {
             Playbook p = SHIPPED.named(r.playbook()).orElseThrow();
-            boolean diagnoses = p.onResolved().stream().anyMatch(a -> a.kind().equals("diagnose"));
+            boolean diagnoses = p.onResolved().stream().anyMatch(a -> a.kind().equals("diagnose"))
+                || p.actions().stream().anyMatch(a -> a.kind().equals("diagnose"));
             if (r.reason() == Reason.RESOLVED_ACTIONS_APPLIED) {
               assertThat(diagnoses).as(where + ": released by the webhook though " + p.name() + " diagnoses first").isFalse();
               assertThat(r.actions()).as(where + ": a webhook release with steps left").noneMatch(a -> a.outcome() == StepOutcome.PENDING);
@@ -231,8 +243,11 @@ class ClosedLoopPropertyTest {
           .map(n -> n.name() + "=" + n.ledger().episodes().values()).toList() + "; decisions: " + decided.subList(
               Math.max(0, decided.size() - 12), decided.size()).stream().map(d -> d.node() + " " + d.reason().code() + " "
               + d.detail()).toList()).isLessThanOrEqualTo(maxDraining);
-      long started = decided.stream().filter(d -> d.reason() == Reason.DIAGNOSE_STARTED).count();
-      assertThat((long) workloads.jobsCreated).as(where + ": Jobs created vs diagnose steps started").isEqualTo(started);
+      // Every Job is a diagnose attempt, or a repair's (a GPU reset; a reboot, asked at most once per attempt).
+      long started = decided.stream().filter(d -> d.reason() == Reason.DIAGNOSE_STARTED
+          || d.reason() == Reason.REPAIR_STARTED).count();
+      assertThat((long) workloads.jobsCreated).as(where + ": Jobs created vs diagnose and repair steps started")
+          .isEqualTo(started);
     }
 
     /** Everything resolves, budgets open, Jobs pass: nothing may stay mid-step. */
@@ -243,6 +258,7 @@ class ClosedLoopPropertyTest {
       workloads.budgetOf.replaceAll((pod, allowed) -> allowed + 1);
       for (int round = 0; round < 30; round++) {
         workloads.jobs.replaceAll((name, state) -> state == JobState.RUNNING ? JobState.SUCCEEDED : state);
+        rebooting().forEach(node -> Fleets.reboot(cluster, node));
         clock.advance(Duration.ofSeconds(10));
         for (int n = 0; n < nodes; n++) {
           leader.advance("gpu-node-" + n);
@@ -259,12 +275,28 @@ class ClosedLoopPropertyTest {
         }
       }
       decided.stream().filter(d -> d.reason() == Reason.RELEASED).forEach(d -> seen.merge("reached:released", 1, Integer::sum));
+      decided.stream().filter(d -> d.reason() == Reason.REPAIRED).forEach(d -> seen.merge("reached:repaired", 1, Integer::sum));
+      decided.stream().filter(d -> d.reason() == Reason.REPAIR_FAILED || d.reason() == Reason.REBOOT_TIMEOUT
+          || d.reason() == Reason.ESCALATED && d.detail().contains("GPU reset job"))
+          .forEach(d -> seen.merge("reached:repair failed", 1, Integer::sum));
     }
 
+    /** Whether each node is out of service by our hand (our taint or cordon held). */
     private Map<String, Boolean> held() {
       Map<String, Boolean> out = new HashMap<>();
-      cluster.nodes().forEach(n -> out.put(n.name(), !n.ledger().claims().isEmpty()));
+      cluster.nodes().forEach(n -> out.put(n.name(), heldOut(n)));
       return out;
+    }
+
+    private static boolean heldOut(NodeInfo n) {
+      return ClaimKey.anyTakesNodeOutOfService(n.ledger());
+    }
+
+    /** The nodes whose episode waits for a reboot it asked for. */
+    private List<String> rebooting() {
+      return cluster.nodes().stream().filter(n -> n.ledger().episodes().values().stream().anyMatch(e ->
+          e.progress().stage() == Stage.REPAIRING && e.progress().task().filter(t -> t.kind().equals("reboot")
+              && t.handle().endsWith(" sent")).isPresent())).map(NodeInfo::name).toList();
     }
 
     private String anyNode() {

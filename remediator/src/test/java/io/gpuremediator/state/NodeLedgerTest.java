@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** What a node's ledger counts toward {@code escalate}: every episode its alerts started, whatever ran it. */
@@ -24,14 +25,14 @@ class NodeLedgerTest {
     NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", escalated, "fp2", episode("fp2", T.plusSeconds(60))),
         List.of()).released("fp1", T.plusSeconds(300));
 
-    assertThat(ledger.episodesSince("gpu-reset", T.minus(Duration.ofDays(7)))).isEqualTo(2);
-    assertThat(ledger.episodesSince("gpu-reboot", T.minus(Duration.ofDays(7))))
+    assertThat(ledger.episodesSince(Set.of("gpu-reset"), T.minus(Duration.ofDays(7)))).isEqualTo(2);
+    assertThat(ledger.episodesSince(Set.of("gpu-reboot"), T.minus(Duration.ofDays(7))))
         .as("the playbook an escalation ran is not what the alert matched").isZero();
   }
 
   @Test
   void episodesBeforeTheWindowDoNotCount() {
     NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", episode("fp1", T)), List.of());
-    assertThat(ledger.episodesSince("gpu-reset", T.plusSeconds(1))).isZero();
+    assertThat(ledger.episodesSince(Set.of("gpu-reset"), T.plusSeconds(1))).isZero();
   }
 }

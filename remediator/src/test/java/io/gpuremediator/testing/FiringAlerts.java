@@ -5,6 +5,7 @@ import io.gpuremediator.alert.AlertStatus;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,9 @@ import java.util.Random;
 public final class FiringAlerts {
   /** The remediation-class alerts a randomized test draws from. */
   public static final String[] REMEDIATION = {"GpuXidHardwareError", "GpuNvlinkDown", "GpuCountDropped", "GpuEccUncorrectable"};
+
+  /** The XID catalog's actions the rules label an XID alert with; empty: no label. */
+  private static final String[] XID_ACTIONS = {"", "reset_gpu", "reboot", "service"};
 
   private final Random random;
   private final Clock clock;
@@ -34,9 +38,18 @@ public final class FiringAlerts {
   public Alert fire() {
     int node = random.nextInt(nodes);
     String alertname = REMEDIATION[random.nextInt(REMEDIATION.length)];
-    String fp = Long.toHexString((alertname + node).hashCode() & 0xffffffffL);
-    Alert a = Alerts.alert(AlertStatus.FIRING, alertname, fp,
-        Map.of("node", "gpu-node-" + node, "gpu", "0", "xid", "79", "severity", "critical", "remediate", "true"));
+    Map<String, String> labels = new HashMap<>(Map.of("node", "gpu-node-" + node, "gpu", "0", "xid", "79",
+        "severity", "critical", "remediate", "true"));
+    if (alertname.equals("GpuXidHardwareError")) { // each rung of the XID ladder, and rules older than it
+      String action = XID_ACTIONS[random.nextInt(XID_ACTIONS.length)];
+      if (!action.isEmpty()) {
+        labels.put("recommended_action", action);
+        labels.put("xid", action.equals("reset_gpu") ? "48" : action.equals("reboot") ? "79" : "61");
+      }
+    }
+    String fp = Long.toHexString((alertname + node + labels.getOrDefault("recommended_action", "")).hashCode()
+        & 0xffffffffL);
+    Alert a = Alerts.alert(AlertStatus.FIRING, alertname, fp, labels);
     Alert fresh = new Alert(a.status(), a.labels(), a.annotations(), clock.instant(), Optional.empty(), "", a.fingerprint());
     firing.put(fresh.fingerprint(), fresh);
     return fresh;

@@ -3,6 +3,8 @@ package io.gpuremediator.testing;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.episode.DecisionListener;
 import io.gpuremediator.episode.RemediationEngine;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
@@ -30,7 +32,21 @@ public final class Fleets {
   /** {@code count} Ready GPU nodes named gpu-node-0..N-1. */
   public static InMemoryCluster nodes(int count) {
     return new InMemoryCluster(IntStream.range(0, count)
-        .mapToObj(i -> NodeInfo.named("gpu-node-" + i, Map.of("nvidia.com/gpu.present", "true"))).toList());
+        .mapToObj(i -> booted(NodeInfo.named("gpu-node-" + i, Map.of("nvidia.com/gpu.present", "true")), "boot-1")).toList());
+  }
+
+  /** The kubelet after a reboot: the node Ready with a new bootID. */
+  public static void reboot(InMemoryCluster cluster, String node) {
+    try {
+      cluster.modifyNode(node, n -> new Cluster.Edited<>(booted(n, n.bootId() + "+"), null));
+    } catch (ClusterException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static NodeInfo booted(NodeInfo n, String bootId) {
+    return new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(), n.unschedulable(), n.conditions(),
+        n.internalIps(), bootId, n.resourceVersion(), n.ledger(), n.ledgerError());
   }
 
   /** Limits from their config spellings. */

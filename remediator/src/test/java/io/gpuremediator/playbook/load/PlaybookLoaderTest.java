@@ -113,7 +113,8 @@ class PlaybookLoaderTest {
   void shippedPlaybooksAreValidAndOrderedByFileName() {
     LoadResult loaded = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks")));
     assertThat(loaded.errors()).isEmpty();
-    assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-hardware-xid",
+    assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-xid-reset",
+        "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid",
         "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
         "gpu-repeat-offender", "gpu-needs-human");
   }
