@@ -48,7 +48,8 @@ test: deps test-signals test-deploy test-java
 # The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files.
 test-java:
 	$(MVN) verify
-	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml deploy/base/remediator.yaml deploy/aws/remediator.yaml
+	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml deploy/base/remediator.yaml deploy/aws/remediator.yaml \
+	  deploy/redfish/remediator.yaml
 
 # The signals: rules and their unit tests, the scrape config, Alertmanager's config and routing.
 test-signals: deps

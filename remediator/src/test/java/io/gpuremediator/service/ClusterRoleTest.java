@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
@@ -32,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +43,8 @@ import org.yaml.snakeyaml.Yaml;
  * deploy/base's ClusterRole and Role against the Kubernetes calls the service makes: the whole service
  * runs against the emulated API server through every path that calls Kubernetes (leader election, the node
  * informer, a quarantine through a write conflict, a drain blocked by a budget until its timeout deletes the
- * pod, failed diagnostics with their log read, a human's release, a storm that opens the breaker, refusal
+ * pod, failed diagnostics with their log read, a human's release, a GPU reset and a reboot by Job each diagnosed and
+ * returned to service, a storm that opens the breaker, refusal
  * Events, shutdown), every
  * request it sends is recorded and turned into an RBAC (apiGroup, resource, verb, namespace), and the two
  * must be equal: a call the roles do not grant fails, and so does a grant no call uses.
@@ -126,6 +129,19 @@ class ClusterRoleTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> "true".equals(
           setup.nodes().withName("gpu-node-1").get().getMetadata().getLabels().get("gpu-remediator.io/needs-human")));
       assertThat(service.postJson("/api/v1/nodes/gpu-node-1/release", "{\"reason\": \"GPU replaced\"}").body()).contains("released_by_human");
+      // Repairs: a GPU reset on one node and a reboot (by Job) on another, each diagnosed and returned to service.
+      assertThat(service.post(ladder("gpu-node-3", "48", "reset_gpu"), ladder("gpu-node-4", "79", "reboot")))
+          .contains("actions_applied");
+      finish(setup, "gpu_reset");
+      finish(setup, "reboot");
+      setup.nodes().withName("gpu-node-4").editStatus(n -> {
+        n.getStatus().getNodeInfo().setBootID("gpu-node-4-boot-2");
+        return n;
+      });
+      finish(setup, "diagnose");
+      finish(setup, "diagnose");
+      await().atMost(Duration.ofSeconds(20)).until(() -> Stream.of("gpu-node-3", "gpu-node-4")
+          .noneMatch(n -> Boolean.TRUE.equals(setup.nodes().withName(n).get().getSpec().getUnschedulable())));
       Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
       assertThat(service.post(storm)).contains("breaker_open");
       // Refusal Events and the breaker's announcement are written off the webhook path: wait until both were sent.
@@ -169,6 +185,25 @@ class ClusterRoleTest {
     }));
     assertThat(ungranted).as("calls the service makes that deploy/base does not grant (calls: %s)", calls).isEmpty();
     assertThat(unused).as("grants in deploy/base that no call of the service uses (calls: %s)", calls).isEmpty();
+  }
+
+  /** An XID alert as the shipped rules send it, with the catalog's action. */
+  private static Alert ladder(String node, String xid, String action) {
+    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fa" + node.hashCode(), Map.of("node", node, "gpu", "0",
+        "xid", xid, "recommended_action", action, "severity", "critical", "remediate", "true"));
+  }
+
+  /** Plays the Job controller: waits for an unfinished Job of the step, then completes it. */
+  private static void finish(KubernetesClient setup, String step) {
+    Job[] found = new Job[1];
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
+      found[0] = setup.batch().v1().jobs().inNamespace(NAMESPACE).withLabel("gpu-remediator.io/step", step).list().getItems()
+          .stream().filter(j -> j.getStatus() == null || j.getStatus().getConditions() == null
+              || j.getStatus().getConditions().isEmpty()).findFirst().orElse(null);
+      return found[0] != null;
+    });
+    found[0].setStatus(new JobStatusBuilder().addNewCondition().withType("Complete").withStatus("True").endCondition().build());
+    setup.batch().v1().jobs().inNamespace(NAMESPACE).resource(found[0]).updateStatus();
   }
 
   private List<RecordedRequest> drain() throws InterruptedException {
