@@ -3,9 +3,12 @@ package io.gpuremediator.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
@@ -36,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * killed with SIGKILL in the middle of a drain that a PodDisruptionBudget holds; the follower takes the Lease,
  * resumes the drain from the node's ledger (not a new one), and once the budget lets go evicts the pod, once. Then
  * that leader is killed while the diagnostic Job runs; a third instance takes over the same Job and releases the
- * node when it completes: one Job.
+ * node when it completes: one Job. And a leader killed while a GPU reset and a reboot are under way: the next one
+ * finishes both from the ledger, one reset and one reboot.
  */
 class FailoverIT {
   private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
@@ -111,6 +115,65 @@ class FailoverIT {
     assertThat(client.nodes().withName(NODE).get().getSpec().getUnschedulable()).isNotEqualTo(true);
     System.out.printf("failover: leader killed mid-drain, follower ready %.1f s later; its successor killed mid-diagnose,"
         + " the third ready %.1f s later; failovers survived 2; double actions 0; lost releases 0%n", takeover, second);
+  }
+
+  @Test
+  void theNextLeaderFinishesAResetAndARebootTheKilledLeaderStartedOnceEach() throws Exception {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    writeKubeconfigAndToken();
+    instances.add(new Instance("a"));
+    instances.add(new Instance("b"));
+    Instance leader = leader(Duration.ofSeconds(60));
+    String reset = "gpu-node-1";
+    String reboot = "gpu-node-2";
+    assertThat(leader.post(Alerts.json(ladder(reset, "48", "reset_gpu"), ladder(reboot, "79", "reboot"))))
+        .contains("actions_applied");
+    await().atMost(Duration.ofSeconds(30)).until(() -> jobs("gpu_reset").size() == 1 && jobs("reboot").size() == 1
+        && leader.stage(reset).filter(n -> n.getString("stage").equals("repairing")).isPresent()
+        && leader.stage(reboot).filter(n -> n.getString("stage").equals("repairing")).isPresent());
+
+    leader.process.destroyForcibly(); // mid-reset and mid-reboot: SIGKILL, the Lease is not given back
+    assertThat(leader.process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    long killed = System.nanoTime();
+    Instance next = leader(Duration.ofSeconds(90));
+    double takeover = (System.nanoTime() - killed) / 1e9;
+    // The Job controller and the kubelet: the reset completes; the reboot Job's pod dies with the node, which comes
+    // back with a new bootID.
+    finish(jobs("gpu_reset").get(0), "Complete");
+    finish(jobs("reboot").get(0), "Failed");
+    Nodes.booted(client, reboot, reboot + "-boot-2", true);
+    await().atMost(Duration.ofSeconds(30)).until(() -> jobs("diagnose").size() == 2);
+    jobs("diagnose").forEach(j -> finish(j, "Complete"));
+    await().atMost(Duration.ofSeconds(30)).until(() -> next.stage(reset).isEmpty() && next.stage(reboot).isEmpty());
+
+    assertThat(jobs("gpu_reset")).as("one reset").hasSize(1);
+    assertThat(jobs("reboot")).as("one reboot").hasSize(1);
+    for (String node : List.of(reset, reboot)) {
+      assertThat(client.nodes().withName(node).get().getSpec().getUnschedulable()).as(node + " back").isNotEqualTo(true);
+      String ledger = client.nodes().withName(node).get().getMetadata().getAnnotations().get(NodeKeys.LEDGER_ANNOTATION);
+      assertThat(new JsonObject(ledger).getJsonArray("history")).as(node + ": the episode finished once").hasSize(1);
+    }
+    assertThat(next.decisions()).as("the next leader resumed both steps, it started none")
+        .doesNotContain("\"reason\":\"repair_started\"").contains("\"reason\":\"repaired\"");
+    System.out.printf("failover: leader killed mid-reset and mid-reboot, the next ready %.1f s later; resets 1, reboots 1,"
+        + " episodes finished 2 of 2%n", takeover);
+  }
+
+  private static Alert ladder(String node, String xid, String action) {
+    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fa" + node.hashCode(), Map.of("node", node, "gpu", "0",
+        "xid", xid, "recommended_action", action, "severity", "critical", "remediate", "true"));
+  }
+
+  private List<Job> jobs(String step) {
+    return client.batch().v1().jobs().inNamespace("gpu-remediator").withLabel("gpu-remediator.io/step", step).list()
+        .getItems();
+  }
+
+  private void finish(Job job, String type) {
+    job.setStatus(new JobStatusBuilder().addNewCondition().withType(type).withStatus("True").endCondition().build());
+    client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
   }
 
   @Test
@@ -246,9 +309,13 @@ class FailoverIT {
     }
 
     Optional<JsonObject> stage() throws Exception {
+      return stage(NODE);
+    }
+
+    Optional<JsonObject> stage(String node) throws Exception {
       JsonArray nodes = new JsonObject(get("/api/v1/nodes")).getJsonArray("nodes");
       for (int i = 0; i < nodes.size(); i++) {
-        if (nodes.getJsonObject(i).getString("node").equals(NODE) && nodes.getJsonObject(i).getString("stage") != null) {
+        if (nodes.getJsonObject(i).getString("node").equals(node) && nodes.getJsonObject(i).getString("stage") != null) {
           return Optional.of(nodes.getJsonObject(i));
         }
       }
