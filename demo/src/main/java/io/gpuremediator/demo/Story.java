@@ -20,13 +20,14 @@ import java.util.stream.Collectors;
 /**
  * The scripted story: two GPUs lost silently (started first, because their rule waits {@code for: 2m}), an
  * XID 79 whose node is quarantined and drained (the training job's PodDisruptionBudget holds its worker
- * until the job has checkpointed), an application XID, the silent losses quarantined and drained, the GPUs
+ * until the job has checkpointed), rebooted, diagnosed and returned; an XID 48 whose GPU is reset, diagnosed and
+ * returned; an application XID, the silent losses quarantined and drained, the GPUs
  * back and diagnostics deciding (one node returns to service, the other escalates to a human), and a storm
  * the breaker stops. Each chapter waits, with a deadline, for what the pipeline should do, and prints it as
  * it is seen.
  */
 public final class Story {
-  /** The story uses GPU nodes 3, 7, 9, 11 and 12 to 21. */
+  /** The story uses GPU nodes 3, 5, 7, 9, 11 and 12 to 21. */
   public static final int GPU_NODES_NEEDED = 22;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
@@ -45,6 +46,7 @@ public final class Story {
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
+      "repair_started", "repaired", "repair_failed", "reboot_timeout",
       "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 
   private final Pipeline p;
@@ -56,6 +58,7 @@ public final class Story {
   private final String lost;
   private final String lost2;
   private final String app;
+  private final String reset;
   private final List<String> storm;
 
   public Story(Pipeline p, Timeline t) {
@@ -71,6 +74,7 @@ public final class Story {
     lost = gpuNodes.get(7);
     lost2 = gpuNodes.get(9);
     app = gpuNodes.get(11);
+    reset = gpuNodes.get(5);
     storm = gpuNodes.subList(12, 22);
   }
 
@@ -130,11 +134,32 @@ public final class Story {
         });
     long letGo = System.nanoTime();
     t.at("cluster", "the job wrote its checkpoint: " + SimCluster.JOB_BUDGET + " now allows one disruption");
-    Milestones.await(letGo, STEP_TIMEOUT, List.of(new Milestone("drained", () -> see.stage(xid, "drained")
-        .filter(n -> !see.pods(xid).contains(worker)).map(n -> "stage drained: " + worker + " evicted; " + xid
-            + " stays out of service while its XID alert fires"), () -> see.nodeStateWhy(xid))), this::report, () -> { });
+    Milestones.await(letGo, STEP_TIMEOUT, List.of(new Milestone("drained", () -> decisionFor(xid, "drained")
+        .filter(n -> !see.pods(xid).contains(worker)).map(n -> "drained: " + worker + " evicted; " + xid
+            + " stays out of service"), () -> see.nodeStateWhy(xid))), this::report, () -> { });
+    t.note("XID 79's catalog action is a reboot (recommended_action=reboot): playbook gpu-xid-reboot reboots the node");
+    Map<String, Duration> rebooted = Milestones.await(xidAt, STEP_TIMEOUT, repairMilestones(xid, "reboot"), this::report,
+        () -> { });
+    p.simulator().clear(xid, "xid");
+    t.at("fault", xid + "'s exporter came back after the reboot reporting no XID (simulator: fault cleared)");
+    Duration xidBack = rebooted.get("back");
+    Duration rebootTook = rebooted.get("repaired").minus(rebooted.get("repair"));
 
-    t.chapter("3. XID 13 on " + app + ": the application's fault, not the node's");
+    t.chapter("3. XID 48 (double-bit ECC error) on " + reset + ": the catalog says reset the GPU");
+    long resetAt = System.nanoTime();
+    p.simulator().inject(reset, 2, "xid", "48");
+    t.at("fault", reset + " GPU 2: DCGM_FI_DEV_XID_ERRORS = 48");
+    List<Milestone> resetting = new ArrayList<>(quarantineMilestones(XID_ALERT, reset));
+    resetting.addAll(repairMilestones(reset, "GPU reset"));
+    Map<String, Duration> r = Milestones.await(resetAt, STEP_TIMEOUT, resetting, this::report, () -> { });
+    p.simulator().clear(reset, "xid");
+    t.at("fault", reset + " GPU 2 reports no XID after its reset (simulator: fault cleared)");
+    t.note("no wait for the alert to resolve: a passing dcgmi diag after the repair is what returns a node; its");
+    t.note("3rd XID episode within 7 days would go to gpu-repeat-offender (replace) instead of another repair");
+    Duration resetBack = r.get("back");
+    Duration resetTook = r.get("repaired").minus(r.get("repair"));
+
+    t.chapter("4. XID 13 on " + app + ": the application's fault, not the node's");
     long appAt = System.nanoTime();
     p.simulator().inject(app, 0, "xid", "13");
     t.at("fault", app + " GPU 0: DCGM_FI_DEV_XID_ERRORS = 13 (Graphics Engine Exception)");
@@ -150,7 +175,7 @@ public final class Story {
     t.note("why: XIDs 13, 31, 43, 45 and 68 are raised by the workload (NVIDIA's device plugin ignores them too);");
     t.note("quarantining the node would punish the next job for this one's bug");
 
-    t.chapter("4. The silent GPU loss on " + lost + ", once `for: 2m` has passed");
+    t.chapter("5. The silent GPU loss on " + lost + ", once `for: 2m` has passed");
     PendingWait waitLost = new PendingWait(see, t, LOST_ALERT, lost, Instant.parse(pending[0].path("activeAt").asText()), LOST_FOR,
         STEP_TIMEOUT, SERIES_READ.get(LOST_ALERT), lostAt, LOST_CAP);
     Map<String, Duration> l = Milestones.await(lostAt, waitLost::deadlineNanos, quarantineMilestones(LOST_ALERT, lost), this::report,
@@ -163,7 +188,7 @@ public final class Story {
             : Optional.empty(),
             () -> see.nodeStateWhy(lost) + "; " + see.nodeStateWhy(lost2))), this::report, () -> { });
 
-    t.chapter("5. The GPUs come back; diagnostics decide whether the nodes return");
+    t.chapter("6. The GPUs come back; diagnostics decide whether the nodes return");
     long backAt = System.nanoTime();
     p.simulator().clear(lost, "gpu_lost");
     p.simulator().clear(lost2, "gpu_lost");
@@ -191,7 +216,7 @@ public final class Story {
     boolean lostUnsilenced = unmuted.containsKey("unmute");
     boolean lost2Escalated = back.containsKey("human") && see.quarantine(lost2).isPresent();
 
-    t.chapter("6. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
+    t.chapter("7. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
     long stormAt = System.nanoTime();
     for (String n : storm) {
       p.simulator().inject(n, 0, "xid", "79");
@@ -212,11 +237,15 @@ public final class Story {
     t.at("node", (storm.size() - stormTouched.size()) + " of " + storm.size() + " storm nodes untouched (no taint, no cordon);"
         + " the breaker stays open until someone looks: POST /api/v1/breaker/reset");
 
-    t.chapter("7. What happened");
+    t.chapter("8. What happened");
     int appDecisions = see.decisions(app).size();
     boolean appTouched = see.touched(app);
     t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node"))
-        + " after the fault, drained past the job's PodDisruptionBudget once it allowed"));
+        + " after the fault, drained past the job's PodDisruptionBudget once it allowed, rebooted ("
+        + Timeline.human(rebootTook) + "), diagnosed: back in service " + Timeline.human(xidBack) + " after the fault"));
+    t.plain(String.format("  %-18s %-26s %s", reset, "XID 48", "quarantined " + Timeline.human(r.get("node"))
+        + ", drained, GPU 2 reset (" + Timeline.human(resetTook) + "), diagnosed: back in service "
+        + Timeline.human(resetBack) + " after the fault"));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -228,7 +257,8 @@ public final class Story {
     t.plain(String.format("  %-18s %-26s %s", "gpu-oncall", "notifications", p.notifications().size() + " received (quarantines"
         + " and stage changes); silences: " + (xidSilenced ? "held while quarantined" : "NONE HELD") + ", "
         + (lostUnsilenced ? "expired at release" : "NOT EXPIRED")));
-    return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), List.of(routed.get("receivers").split(",")),
+    return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), see.inService(xid) ? xidBack : null,
+        see.inService(reset) ? resetBack : null, List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications());
   }
@@ -255,6 +285,18 @@ public final class Story {
         new Milestone("decide", () -> decision(node, alertname).map(d -> "remediator: " + outcome(d) + ", playbook "
             + d.path("playbook").asText() + ": " + actions(d)), () -> see.decisionsWhy(node)),
         new Milestone("node", () -> see.quarantine(node).map(q -> node + " quarantined: " + q), () -> see.nodeWhy(node)));
+  }
+
+  /** A repair under way, done, and the node back in service after its diagnostics. */
+  private List<Milestone> repairMilestones(String node, String what) {
+    return List.of(
+        new Milestone("repair", () -> decisionFor(node, "repair_started").map(d -> what + ": " + d.path("detail").asText()),
+            () -> see.nodeStateWhy(node)),
+        new Milestone("repaired", () -> decisionFor(node, "repaired").map(d -> "repaired: " + d.path("detail").asText()),
+            () -> see.nodeStateWhy(node)),
+        new Milestone("back", () -> decisionFor(node, "released").filter(d -> see.inService(node))
+            .map(d -> "dcgmi diag passed: " + node + " untainted, uncordoned, back in service; " + d.path("detail").asText()),
+            () -> see.nodeStateWhy(node)));
   }
 
   private Optional<JsonNode> decision(String node, String alertname) throws IOException, InterruptedException {

@@ -10,6 +10,8 @@ import java.util.Map;
  * @param xidFaultToQuarantine from the simulator's XID 79 to the taint visible in the API
  * @param xidDecision the remediator's decision about the XID 79 node: outcome/reason
  * @param xidDrained whether the training worker on the XID node was evicted (once its budget allowed)
+ * @param xidBack from the XID 79 to its node back in service after a reboot and diagnostics (null: not back)
+ * @param resetBack from the XID 48 to its node back in service after a GPU reset and diagnostics (null: not back)
  * @param appXidReceivers where Alertmanager routed the application XID
  * @param appXidDecisions how many decisions the remediator made about the application XID's node
  * @param appXidNodeTouched whether that node was tainted, cordoned, given a health condition or a ledger
@@ -27,6 +29,8 @@ public record StoryResult(
     Duration xidFaultToQuarantine,
     String xidDecision,
     boolean xidDrained,
+    Duration xidBack,
+    Duration resetBack,
     List<String> appXidReceivers,
     int appXidDecisions,
     boolean appXidNodeTouched,

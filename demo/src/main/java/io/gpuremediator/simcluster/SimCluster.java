@@ -19,7 +19,7 @@ import java.util.logging.Logger;
 /**
  * The Kubernetes API in memory on one loopback address: the fabric8 mock server in CRUD mode with the API
  * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}), and a Job controller
- * that runs the remediator's diagnostic Jobs ({@link JobController}).
+ * and kubelet that run the remediator's Jobs: diagnostics, GPU resets, and reboots ({@link JobController}).
  */
 public final class SimCluster implements AutoCloseable {
   /** The namespace of the training job whose pods run on the first GPU nodes. */
@@ -102,6 +102,7 @@ public final class SimCluster implements AutoCloseable {
         .withCapacity(capacity).withAllocatable(capacity)
         .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady").withMessage("kubelet is posting ready status")
         .endCondition()
+        .withNewNodeInfo().withBootID(n.name() + "-boot-1").endNodeInfo()
         .endStatus()
         .build();
   }

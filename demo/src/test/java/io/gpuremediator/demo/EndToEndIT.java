@@ -34,8 +34,10 @@ class EndToEndIT {
     assertThat(pipeline.stillListening()).as("ports still open after every process was stopped").isEmpty();
     assertThat(pipeline.processes()).allSatisfy(s -> assertThat(s.process().isAlive()).as(s.name()).isFalse());
 
-    assertThat(r.xidDecision()).as("XID 79: quarantined by the gpu-hardware-xid playbook").isEqualTo("applied/actions_applied");
+    assertThat(r.xidDecision()).as("XID 79: quarantined by the gpu-xid-reboot playbook").isEqualTo("applied/actions_applied");
     assertThat(r.xidDrained()).as("the training worker evicted once its PodDisruptionBudget allowed").isTrue();
+    assertThat(r.xidBack()).as("XID 79: rebooted, diagnosed, back in service").isNotNull();
+    assertThat(r.resetBack()).as("XID 48: GPU reset, diagnosed, back in service").isNotNull();
     assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
     assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
     assertThat(r.appXidReceivers()).as("an application XID goes to people").containsExactly("gpu-oncall");
@@ -49,11 +51,13 @@ class EndToEndIT {
     assertThat(r.xidSilenced()).as("the quarantined node's other alerts silenced in Alertmanager").isTrue();
     assertThat(r.lostSilenceExpired()).as("the released node's silence expired").isTrue();
     assertThat(r.notifications()).as("gpu-oncall told of the quarantines and stage changes")
-        .anySatisfy(m -> assertThat(m).contains(" quarantined by gpu-hardware-xid: XID 79"))
-        .anySatisfy(m -> assertThat(m).contains(" is drained (gpu-hardware-xid)"))
+        .anySatisfy(m -> assertThat(m).contains(" quarantined by gpu-xid-reboot: XID 79"))
+        .anySatisfy(m -> assertThat(m).contains(" is drained (gpu-xid-reboot)"))
+        .anySatisfy(m -> assertThat(m).contains(" is released (gpu-xid-reset)"))
         .anySatisfy(m -> assertThat(m).contains(" is released (gpu-count-dropped)"))
         .anySatisfy(m -> assertThat(m).contains(" needs a human: diagnostics failed"));
     System.out.println("end-to-end fault-to-quarantine, XID 79 (simulator change to taint visible in the API): "
-        + r.xidFaultToQuarantine().toMillis() + " ms");
+        + r.xidFaultToQuarantine().toMillis() + " ms; XID 79 to back in service after a reboot: " + r.xidBack().toMillis()
+        + " ms; XID 48 to back in service after a GPU reset: " + r.resetBack().toMillis() + " ms");
   }
 }
