@@ -111,6 +111,13 @@ public final class Bench {
       FaultToQuarantine.run(root, work);
     }
 
+    if (runs("repair")) {
+      System.out.println("\n== the remediator's own share of a repair: the shipped ladder in this JVM against the simulated"
+          + " cluster (its Job controller and kubelet run the GPU resets, reboots and diagnostics), loop timer 60 s,"
+          + " 3 GPU resets and 3 reboots one after another");
+      RepairShare.run(playbooks, work);
+    }
+
     if (runs("rule-cost")) {
       int nodes = Integer.getInteger("bench.nodes", 1000);
       System.out.println("\n== rule cost: Prometheus evaluating rules/*.rules.yml every 30 s over " + nodes + " nodes (2 h of history"
@@ -388,7 +395,7 @@ public final class Bench {
   }
 
   /** POSTs a webhook body; the time to its answer in ms, which must be a 200 containing {@code expect}. */
-  private static double post(int port, String body, String expect) throws Exception {
+  static double post(int port, String body, String expect) throws Exception {
     long t0 = System.nanoTime();
     HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/alerts"))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
