@@ -75,6 +75,59 @@
     text('pause-detail', p.paused ? 'since ' + p.since + ', until ' + p.until + (p.by ? ', by ' + p.by : '') : '');
   }
 
+  /** A duration in seconds, as people read it: 45s, 12m 3s, 2h 5m, 3d 4h. */
+  function human(seconds) {
+    const s = Math.round(seconds);
+    if (s < 60) {
+      return s + 's';
+    }
+    if (s < 3600) {
+      return Math.floor(s / 60) + 'm ' + (s % 60) + 's';
+    }
+    if (s < 86400) {
+      return Math.floor(s / 3600) + 'h ' + Math.floor((s % 3600) / 60) + 'm';
+    }
+    return Math.floor(s / 86400) + 'd ' + Math.floor((s % 86400) / 3600) + 'h';
+  }
+
+  /**
+   * The two recovery histograms from /metrics (Prometheus text): episodes ended by outcome, with their mean time from
+   * the fault, and the time between a node's episodes. Since this instance started, as the histograms are.
+   */
+  function drawRecovery(metrics) {
+    const ended = new Map();
+    let incidents = { count: 0, sum: 0 };
+    for (const line of metrics.split('\n')) {
+      const m = /^(remediator_episode_duration_seconds|remediator_node_incident_interval_seconds)_(count|sum)(\{[^}]*\})? (\S+)$/
+        .exec(line);
+      if (!m) {
+        continue;
+      }
+      const value = Number(m[4]);
+      if (m[1] === 'remediator_node_incident_interval_seconds') {
+        incidents[m[2]] += value;
+        continue;
+      }
+      const outcome = (/outcome="([^"]*)"/.exec(m[3] || '') || [])[1] || 'unknown';
+      const o = ended.get(outcome) || { count: 0, sum: 0 };
+      o[m[2]] += value;
+      ended.set(outcome, o);
+    }
+    const parts = [...ended.entries()].filter(([, o]) => o.count > 0).sort()
+      .map(([outcome, o]) => outcome + ' ' + o.count + ' (mean ' + human(o.sum / o.count) + ' from the fault)');
+    text('recovery', parts.length ? parts.join(', ') : 'no episode ended yet');
+    text('incidents', incidents.count > 0 ? incidents.count + ' repeat episodes on a node, mean ' + human(incidents.sum
+      / incidents.count) + ' after its previous one' : 'none yet');
+  }
+
+  async function getText(path) {
+    const r = await fetch(path, { headers: headers(false), cache: 'no-store' });
+    if (!r.ok) {
+      throw new Error(path + ': HTTP ' + r.status);
+    }
+    return r.text();
+  }
+
   function drawNodes(nodes) {
     const stages = new Map();
     for (const n of nodes) {
@@ -130,10 +183,11 @@
   async function refresh() {
     clearTimeout(timer);
     try {
-      const [safety, nodes, decisions] = await Promise.all([
-        get('/api/v1/safety'), get('/api/v1/nodes'), get('/api/v1/decisions?limit=100')]);
+      const [safety, nodes, decisions, metrics] = await Promise.all([
+        get('/api/v1/safety'), get('/api/v1/nodes'), get('/api/v1/decisions?limit=100'), getText('/metrics')]);
       last = { nodes: nodes.nodes, decisions: decisions.decisions };
       drawFleet(safety);
+      drawRecovery(metrics);
       drawNodes(last.nodes);
       drawDecisions(last.decisions);
       byId('token-form').hidden = true;

@@ -408,9 +408,10 @@ public final class Bench {
     return took;
   }
 
-  /** One refresh of the status page: the page and its script, then the three reads its script makes. */
+  /** One refresh of the status page: the page and its script, then the four reads its script makes. */
   private static void statusPageRefresh(int port) {
-    for (String path : List.of("/", "/status/status.js", "/api/v1/safety", "/api/v1/nodes", "/api/v1/decisions?limit=100")) {
+    for (String path : List.of("/", "/status/status.js", "/api/v1/safety", "/api/v1/nodes", "/api/v1/decisions?limit=100",
+        "/metrics")) {
       try {
         HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
             HttpResponse.BodyHandlers.discarding());

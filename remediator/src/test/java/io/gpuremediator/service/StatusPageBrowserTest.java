@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The status page in Debian's headless Chromium, against the service on 127.0.0.1 and the emulated API server:
  * a quarantined node, a storm with the breaker open, a pause set from the page, markup in a reason shown as text,
- * and the open status listener. A screenshot of each state is written under {@code target/status-page/}.
+ * the open status listener, and an ended episode in the recovery row. A screenshot of each state is written under
+ * {@code target/status-page/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -187,6 +188,18 @@ class StatusPageBrowserTest {
     await().atMost(SEEN).until(() -> String.valueOf(browser.text("#message")).contains("HTTP 404"));
     assertThat(safety().getJsonObject("breaker").getString("state")).isEqualTo("open");
     browser.screenshot(SHOTS.resolve("status-listen.png"));
+  }
+
+  @Test
+  @Order(8)
+  void anEndedEpisodeShowsInTheRecoveryRow() throws Exception {
+    browser.open(url(port));
+    await().atMost(SEEN).until(() -> "no episode ended yet".equals(browser.text("#recovery")));
+    assertThat(browser.text("#incidents")).isEqualTo("none yet");
+    assertThat(post("/api/v1/nodes/gpu-node-1/release", "{\"reason\": \"GPU reseated\"}", TOKEN).statusCode()).isEqualTo(200);
+    await().atMost(SEEN).until(() -> String.valueOf(browser.text("#recovery")).startsWith("released 1 (mean "));
+    assertThat(browser.text("#recovery")).endsWith(" from the fault)");
+    browser.screenshot(SHOTS.resolve("recovery.png"));
   }
 
   private static String url(int port) {
