@@ -67,6 +67,13 @@ final class ValidateCommand {
     for (PlaybookFile f : playbooks.files()) {
       errors.put(f.path(), f.errors());
     }
+    if (!playbookFiles.isEmpty() && playbooks.isValid()) {
+      configs.forEach((file, config) -> {
+        List<String> all = new ArrayList<>(errors.get(file));
+        all.addAll(OutboundReadiness.errors(config, playbooks.set()));
+        errors.put(file, all);
+      });
+    }
     errors.forEach((file, list) -> out.println((list.isEmpty() ? "SUCCESS: " : "FAILED: ") + file));
     errors.values().forEach(list -> list.forEach(out::println));
     if (!playbookFiles.isEmpty() && playbooks.isValid()) {

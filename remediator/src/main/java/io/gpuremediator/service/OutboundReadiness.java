@@ -14,13 +14,35 @@ import java.util.TreeSet;
 
 /**
  * What the playbooks ask of the world outside Kubernetes that the config does not provide: a notify step's
- * receiver not defined, a silence step without {@code alertmanager}, a replace or reboot step without {@code cloud.aws}, a reboot
- * by redfish without {@code cloud.redfish}.
- * Warnings, not errors: such a step is a recorded refusal (or a counted notification) when it runs, and the rest of
- * the episode goes on; {@code validate} prints them and {@code serve} logs them at start.
+ * receiver not defined, a silence step without {@code alertmanager}, a replace or reboot step without {@code cloud.aws}
+ * (warnings: such a step is a recorded refusal, or a counted notification, when it runs, and the rest of the episode
+ * goes on; {@code validate} prints them and {@code serve} logs them at start); a reboot by redfish without
+ * {@code cloud.redfish} (an error, {@link #errors}: {@code validate} fails and {@code serve} does not start).
  */
 public final class OutboundReadiness {
   private OutboundReadiness() {}
+
+  /**
+   * What the playbooks ask that this config cannot give at all, one {@code file:line} message per step: a reboot by
+   * redfish with no {@code cloud.redfish} (no credentials file). An error, not a warning: every such reboot would be
+   * refused, and a BMC is the one way to restart a hung node.
+   */
+  public static List<String> errors(RemediatorConfig config, PlaybookSet playbooks) {
+    List<String> out = new ArrayList<>();
+    if (config.redfish().isPresent()) {
+      return out;
+    }
+    for (Playbook p : playbooks.playbooks()) {
+      for (int i = 0; i < p.actions().size(); i++) {
+        ActionSpec spec = p.actions().get(i);
+        if (!spec.dryRun() && spec.needs().equals(Optional.of(new ActionSpec.Needs(ActionSpec.Port.CLOUD, "redfish")))) {
+          out.add(p.source() + ": playbook " + p.name() + ", actions step " + (i + 1) + " (" + spec.kind() + "): method"
+              + " redfish needs cloud.redfish.credentials_file in the service config, which has no cloud.redfish");
+        }
+      }
+    }
+    return out;
+  }
 
   /** One sentence per missing piece, naming the playbooks that need it. */
   public static List<String> warnings(RemediatorConfig config, PlaybookSet playbooks) {
@@ -29,7 +51,6 @@ public final class OutboundReadiness {
     Map<String, Set<String>> unknownReceivers = new TreeMap<>();
     Set<String> silencing = new TreeSet<>();
     Set<String> replacing = new TreeSet<>();
-    Set<String> redfish = new TreeSet<>();
     for (Playbook p : playbooks.playbooks()) {
       List<ActionSpec> all = new ArrayList<>(p.actions());
       all.addAll(p.onResolved());
@@ -54,9 +75,7 @@ public final class OutboundReadiness {
             }
           }
           case CLOUD -> {
-            if ("redfish".equals(name) && config.redfish().isEmpty()) {
-              redfish.add(p.name());
-            } else if ("aws".equals(name) && config.aws().isEmpty()) {
+            if ("aws".equals(name) && config.aws().isEmpty()) {
               replacing.add(p.name());
             }
           }
@@ -77,10 +96,6 @@ public final class OutboundReadiness {
       out.add("replace or reboot steps by aws with no cloud.aws configured: " + String.join(", ", replacing)
           + ": each is a replace_failed or repair_failed decision, nothing is called, and the node waits for a human"
           + " (or its on_fail)");
-    }
-    if (!redfish.isEmpty()) {
-      out.add("reboot steps by redfish with no cloud.redfish configured: " + String.join(", ", redfish)
-          + ": each is a repair_failed decision, nothing is called, and the node waits for a human (or its on_fail)");
     }
     return out;
   }

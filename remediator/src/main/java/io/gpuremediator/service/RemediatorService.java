@@ -38,6 +38,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -108,6 +109,10 @@ public final class RemediatorService implements AutoCloseable {
     if (!first.isValid()) {
       throw new StartupException("invalid playbooks: " + first.errors().get(0)
           + (first.errors().size() > 1 ? " (and " + (first.errors().size() - 1) + " more)" : ""));
+    }
+    List<String> unmet = OutboundReadiness.errors(config, first.set());
+    if (!unmet.isEmpty()) {
+      throw new StartupException(unmet.get(0) + (unmet.size() > 1 ? " (and " + (unmet.size() - 1) + " more)" : ""));
     }
     OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
     BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));

@@ -56,6 +56,32 @@ class CliTest {
   }
 
   @Test
+  void repairStepsNameTheFieldThatCannotWork() throws IOException {
+    Path playbooks = dir.resolve("a-bmc.yaml");
+    Files.writeString(playbooks, String.join("\n",
+        "playbooks:",
+        "  - name: bare-metal-reboot",
+        "    match: ['alertname=\"GpuXidHardwareError\"']",
+        "    actions:",
+        "      - cordon: {}",
+        "      - reboot: {method: redfish}",
+        "      - gpu_reset: {gpus: \"all\", timeout: 1m}", ""));
+    assertThat(run("validate", playbooks.toString())).isEqualTo(1);
+    assertThat(out().lines()).contains(playbooks + ":7: gpu_reset action: \"gpus\": \"all\" is not comma-separated GPU"
+        + " indices (0 or 0,3)");
+
+    Files.writeString(playbooks, Files.readString(playbooks).replace("{gpus: \"all\", timeout: 1m}", "{gpus: \"0,3\"}"));
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "auth: {insecure_no_auth: true}\n");
+    assertThat(run("validate", playbooks.toString(), config.toString())).as("redfish without a credentials file").isEqualTo(1);
+    assertThat(out().lines()).contains("FAILED: " + config, playbooks + ":2: playbook bare-metal-reboot, actions step 2"
+        + " (reboot): method redfish needs cloud.redfish.credentials_file in the service config, which has no cloud.redfish");
+
+    Files.writeString(config, "auth: {insecure_no_auth: true}\ncloud:\n  redfish: {credentials_file: bmc-credentials}\n");
+    assertThat(run("validate", playbooks.toString(), config.toString())).isZero();
+  }
+
+  @Test
   void validatePrintsOneLinePerFileThenEveryErrorAndExits1() throws IOException {
     Path good = dir.resolve("a-good.yaml");
     Files.copy(Path.of("src/test/resources/playbooks/immediate/10-gpu-xid-hardware.yaml"), good);
