@@ -139,14 +139,15 @@ public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetS
         command, NVIDIA_ENV, spec.timeout(), true, false), Reason.REPAIR_FAILED);
   }
 
-  /** The GPU indices to reset for one alert; empty: every GPU of the node. */
+  /**
+   * The GPU indices to reset for one alert; empty: every GPU of the node. Without {@code gpus}, the alert's {@code gpu}
+   * label when it is an index, else every GPU (a label such as {@code unknown} never stops a repair: the node is
+   * drained, so resetting all its GPUs costs no work). A {@code gpus} the playbook wrote must render to indices.
+   */
   static String gpus(GpuResetSpec spec, TemplateContext ctx) throws RenderException {
     if (spec.gpus().isEmpty()) {
       String label = ctx.labels().getOrDefault("gpu", "");
-      if (label.isEmpty() || FieldRule.GPU_INDICES.check(label).isEmpty()) {
-        return label;
-      }
-      throw new RenderException("the alert's gpu label \"" + label + "\" is not a GPU index; say \"gpus\" in the step");
+      return FieldRule.GPU_INDICES.check(label).isEmpty() ? label : "";
     }
     String rendered = spec.gpus().get().render(ctx);
     Optional<String> invalid = FieldRule.GPU_INDICES.check(rendered);

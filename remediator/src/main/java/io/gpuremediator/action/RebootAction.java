@@ -205,7 +205,7 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
 
   /** Asks for the reboot the intent recorded: once, whatever comes back. */
   @Override
-  public StepResult send(LongStepRun<RebootSpec> run) throws ClusterException {
+  public StepResult send(LongStepRun<RebootSpec> run) {
     String boot = bootOf(run.task().handle());
     String sent = "boot=" + boot + SENT;
     String node = run.node();
@@ -229,8 +229,11 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
     }
   }
 
-  /** Sends the reboot by the step's method; says what was done. */
-  private static String ask(LongStepRun<RebootSpec> run) throws OutboundException, ClusterException {
+  /**
+   * Sends the reboot by the step's method; says what was done. Every failure before the request leaves is a transient
+   * one (nothing was sent): the intent is cleared and asked again, never left to look like a reboot asked.
+   */
+  private static String ask(LongStepRun<RebootSpec> run) throws OutboundException {
     String node = run.node();
     switch (run.spec().method()) {
       case JOB -> {
@@ -243,7 +246,12 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
         }
       }
       case AWS -> {
-        ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
+        ProviderId id;
+        try {
+          id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
+        } catch (ClusterException e) {
+          throw OutboundException.transientFailure("the node's providerID could not be read: " + e.getMessage());
+        }
         if (!(id instanceof ProviderId.Aws aws)) {
           throw OutboundException.refused("its providerID is " + ((ProviderId.Unsupported) id).seen());
         }

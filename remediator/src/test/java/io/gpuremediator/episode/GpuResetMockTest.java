@@ -148,6 +148,15 @@ class GpuResetMockTest {
   }
 
   @Test
+  void aGpuLabelThatIsNotAnIndexResetsEveryGpuRatherThanStoppingTheRepair() {
+    Alert alert = Alerts.xid(NODE, "48");
+    Map<String, String> labels = new HashMap<>(alert.labels());
+    labels.put("gpu", "unknown");
+    Job job = resetting("", Alerts.withLabels(alert, labels));
+    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand()).containsExactly("nvidia-smi", "-r");
+  }
+
+  @Test
   void gpusThatRenderToSomethingOtherThanIndicesAreRefusedBeforeTheNodeIsTouched() {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, ", gpus: \"{{ labels.uuid }}\""), OutsidePorts.NONE);
     Alert alert = Alerts.xid(NODE, "48");
