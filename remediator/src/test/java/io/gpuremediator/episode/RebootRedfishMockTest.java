@@ -97,7 +97,7 @@ class RebootRedfishMockTest {
     h.look(NODE);
     assertThat(bmc.resets()).containsExactly("ForceRestart");
     assertThat(bmc.requests()).filteredOn(r -> r.method().equals("POST")).hasSize(2)
-        .allSatisfy(r -> assertThat(r.path()).isEqualTo("/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"));
+        .allSatisfy(r -> assertThat(r.path()).isEqualTo("/redfish/v1/Systems/437XR1138R2/Actions/ComputerSystem.Reset"));
     assertThat(h.decisions(Reason.REPAIR_STARTED)).singleElement()
         .satisfies(d -> assertThat(d.detail()).contains("asked to force-restart"));
 
@@ -111,7 +111,7 @@ class RebootRedfishMockTest {
   @Test
   void aResetAppliedWithItsAnswerLostIsNotSentAgain() throws Exception {
     Files.writeString(credentials, "admin:rotated-secret\n");
-    harness("ca.pem", bmc.url() + "/redfish/v1/Systems/1");
+    harness("ca.pem", bmc.url() + "/redfish/v1/Systems/437XR1138R2");
     bmc.next(Answer.APPLIED_ANSWER_LOST);
     h.fire(Alerts.xid(NODE, "79"));
     h.lookUntil(NODE, Stage.REPAIRING, 3);

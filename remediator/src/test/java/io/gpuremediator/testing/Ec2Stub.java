@@ -1,6 +1,10 @@
 package io.gpuremediator.testing;
 
 import io.vertx.core.http.HttpServerRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -8,13 +12,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A local EC2 endpoint answering the query protocol for {@code RebootInstances} over instances the test registers, as
- * EC2 answers: {@code <RebootInstancesResponse><return>true</return>}, errors as {@code <Response><Errors><Error>}. The
+ * A local EC2 endpoint answering the query protocol for {@code RebootInstances} over instances the test registers: a
+ * reboot with EC2's answer as its API reference shows it (recorded in tests/real), errors in EC2's documented form
+ * {@code <Response><Errors><Error><Code>} (written here). The
  * next reboots can be scripted: throttled (503 RequestLimitExceeded), or applied with the answer lost (the connection
  * closed). Every request is recorded, and every reboot applied.
  */
 public final class Ec2Stub extends AwsQueryStub {
-  private static final String NS = "http://ec2.amazonaws.com/doc/2016-11-15/";
+  /** EC2's answer to a reboot, as its API reference shows it (tests/real/SOURCES.md). */
+  private static final String REBOOTED = recorded("../tests/real/aws/ec2-reboot-instances-response.xml");
 
   private final Set<String> instances = ConcurrentHashMap.newKeySet();
   private final List<String> rebooted = new CopyOnWriteArrayList<>();
@@ -55,8 +61,15 @@ public final class Ec2Stub extends AwsQueryStub {
       req.connection().close();
       return;
     }
-    xml(req, 200, "<RebootInstancesResponse xmlns=\"" + NS + "\"><requestId>r-" + calls().size() + "</requestId>"
-        + "<return>true</return></RebootInstancesResponse>");
+    xml(req, 200, REBOOTED);
+  }
+
+  private static String recorded(String file) {
+    try {
+      return Files.readString(Path.of(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static void error(HttpServerRequest req, int status, String code, String message) {
