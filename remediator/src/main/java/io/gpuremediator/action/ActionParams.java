@@ -82,4 +82,30 @@ final class ActionParams {
       return true;
     });
   }
+
+  /**
+   * The {@code on_fail} key: the playbook an episode escalates to when the step fails.
+   *
+   * @return empty when absent (a human decides), or when invalid (recorded as a problem)
+   */
+  static Optional<String> onFail(MapReader params, String kind) {
+    return params.string("on_fail").filter(name -> {
+      Optional<String> invalid = FieldRule.LABEL_VALUE.check(name);
+      if (name.isEmpty() || invalid.isPresent()) {
+        params.problems().add(params.at("on_fail"), kind + " action: \"on_fail\" must name a playbook");
+        return false;
+      }
+      return true;
+    });
+  }
+
+  /** Whether an {@code on_fail} key is present but did not decode. */
+  static boolean onFailInvalid(MapReader params, Optional<String> onFail) {
+    return params.has("on_fail") && onFail.isEmpty();
+  }
+
+  /** What a failure of a step with this {@code on_fail} leads to, as decisions and explain say it. */
+  static String onFailure(Optional<String> onFail) {
+    return onFail.map(p -> "escalate to " + p).orElse("stay out of service for a human");
+  }
 }

@@ -74,8 +74,8 @@ public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseS
     Optional<String> image = PinnedJobs.image(params, name(), Optional.empty());
     Optional<List<String>> command = PinnedJobs.command(params, name(), Optional.empty());
     Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(30), MAX_TIMEOUT, name());
-    Optional<String> onFail = PinnedJobs.onFail(params, name());
-    if (image.isEmpty() || command.isEmpty() || timeout.isEmpty() || PinnedJobs.onFailInvalid(params, onFail)) {
+    Optional<String> onFail = ActionParams.onFail(params, name());
+    if (image.isEmpty() || command.isEmpty() || timeout.isEmpty() || ActionParams.onFailInvalid(params, onFail)) {
       return Optional.empty();
     }
     return Optional.of(new DiagnoseSpec(image.get(), command.get(), timeout.get(), onFail, dryRun));
@@ -86,7 +86,7 @@ public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseS
   public Step prepare(DiagnoseSpec spec, TemplateContext ctx) {
     String what = "run " + String.join(" ", spec.command()) + " (" + spec.image() + ") as a Job on " + ctx.node()
         + " (timeout " + Durations.format(spec.timeout()) + "; on failure: "
-        + spec.onFail().map(p -> "escalate to " + p).orElse("stay out of service for a human") + ")";
+        + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 

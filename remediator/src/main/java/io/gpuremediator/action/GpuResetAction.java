@@ -80,9 +80,9 @@ public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetS
     boolean hasCommand = params.has("command");
     Optional<List<String>> command = PinnedJobs.command(params, name(), Optional.of(List.of()));
     Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(10), MAX_TIMEOUT, name());
-    Optional<String> onFail = PinnedJobs.onFail(params, name());
+    Optional<String> onFail = ActionParams.onFail(params, name());
     if ((hasGpus && gpus.isEmpty()) || image.isEmpty() || command.isEmpty() || timeout.isEmpty()
-        || PinnedJobs.onFailInvalid(params, onFail)) {
+        || ActionParams.onFailInvalid(params, onFail)) {
       return Optional.empty();
     }
     return Optional.of(new GpuResetSpec(gpus, image.get(), hasCommand ? command : Optional.empty(), timeout.get(),
@@ -95,7 +95,7 @@ public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetS
     List<String> command = command(spec, gpus(spec, ctx));
     String what = "reset GPUs of " + ctx.node() + ": run " + String.join(" ", command) + " (" + spec.image() + ") as a"
         + " privileged Job (timeout " + Durations.format(spec.timeout()) + "; on failure: "
-        + spec.onFail().map(p -> "escalate to " + p).orElse("stay out of service for a human") + ")";
+        + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 

@@ -2,7 +2,6 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.value.Durations;
@@ -130,26 +129,5 @@ final class PinnedJobs {
       }
       return Optional.of(out);
     });
-  }
-
-  /**
-   * The {@code on_fail} key: the playbook an episode escalates to when the step fails.
-   *
-   * @return empty when absent (a human decides), or when invalid (recorded as a problem)
-   */
-  static Optional<String> onFail(MapReader params, String kind) {
-    return params.string("on_fail").filter(name -> {
-      Optional<String> invalid = FieldRule.LABEL_VALUE.check(name);
-      if (name.isEmpty() || invalid.isPresent()) {
-        params.problems().add(params.at("on_fail"), kind + " action: \"on_fail\" must name a playbook");
-        return false;
-      }
-      return true;
-    });
-  }
-
-  /** Whether an {@code on_fail} key is present but did not decode. */
-  static boolean onFailInvalid(MapReader params, Optional<String> onFail) {
-    return params.has("on_fail") && onFail.isEmpty();
   }
 }

@@ -116,8 +116,8 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
     Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(30), MAX_TIMEOUT, name());
     boolean hasImage = params.has("image");
     Optional<String> image = PinnedJobs.image(params, name(), Optional.of(DEFAULT_IMAGE));
-    Optional<String> onFail = PinnedJobs.onFail(params, name());
-    if (method.isEmpty() || timeout.isEmpty() || image.isEmpty() || PinnedJobs.onFailInvalid(params, onFail)) {
+    Optional<String> onFail = ActionParams.onFail(params, name());
+    if (method.isEmpty() || timeout.isEmpty() || image.isEmpty() || ActionParams.onFailInvalid(params, onFail)) {
       return Optional.empty();
     }
     if (hasImage && method.get() != Method.JOB) {
@@ -137,7 +137,7 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
     };
     String what = "reboot " + ctx.node() + " by " + how + ", then wait up to " + Durations.format(spec.timeout())
         + " for a new bootID and Ready (on failure: "
-        + spec.onFail().map(p -> "escalate to " + p).orElse("stay out of service for a human") + ")";
+        + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 

@@ -24,12 +24,10 @@ import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -302,24 +300,13 @@ public final class RemediationEngine {
         playbook.rateLimit(), playbook.cooldown());
   }
 
-  /**
-   * The playbook a repeat offender is escalated to: the Nth episode on the node within the window of this playbook and
-   * of every other that escalates to the same one (the rungs of one ladder: a node alternating between a reset-class and
-   * a reboot-class XID is one repeat offender).
-   */
+  /** The playbook a repeat offender is escalated to: the Nth episode of this playbook's ladder on the node in the window. */
   private Optional<Playbook> escalation(Playbook playbook, NodeInfo node, PlaybookSet set) {
     if (playbook.escalate().isEmpty()) {
       return Optional.empty();
     }
     Playbook.Escalation e = playbook.escalate().get();
-    Set<String> ladder = new HashSet<>();
-    ladder.add(playbook.name());
-    for (Playbook other : set.playbooks()) {
-      if (other.escalate().map(o -> o.to().equals(e.to())).orElse(false)) {
-        ladder.add(other.name());
-      }
-    }
-    int earlier = node.ledger().episodesSince(ladder, clock.instant().minus(e.within()));
+    int earlier = node.ledger().episodesSince(set.ladderOf(playbook), clock.instant().minus(e.within()));
     return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
   }
 

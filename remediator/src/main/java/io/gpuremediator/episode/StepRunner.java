@@ -16,6 +16,7 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
@@ -100,7 +101,7 @@ final class StepRunner {
    * anything that does (its last steps untainted and uncordoned it, after a repair and a passing diagnose).
    */
   private boolean returnedToService(String node, Episode e, Playbook playbook) {
-    return playbook.takesNodeOutOfService() && !ledgerOf(node).keepsOutOfService(e.fingerprint());
+    return playbook.takesNodeOutOfService() && !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint());
   }
 
   /** Ends the episode as released: what it still holds is given back, the transition table says the rest. */

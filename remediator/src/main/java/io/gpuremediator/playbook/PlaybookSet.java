@@ -3,6 +3,8 @@ package io.gpuremediator.playbook;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The playbooks in force, in precedence order (file name, then order in the file). Immutable: a
@@ -35,6 +37,19 @@ public record PlaybookSet(List<Playbook> playbooks, String version) {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The rungs of {@code playbook}'s ladder: it and every playbook that escalates to the same one (a node alternating
+   * between a reset-class and a reboot-class XID is one repeat offender); just it when it does not escalate.
+   */
+  public Set<String> ladderOf(Playbook playbook) {
+    Set<String> ladder = new TreeSet<>();
+    ladder.add(playbook.name());
+    playbook.escalate().ifPresent(e -> playbooks.stream()
+        .filter(other -> other.escalate().map(o -> o.to().equals(e.to())).orElse(false))
+        .forEach(other -> ladder.add(other.name())));
+    return ladder;
   }
 
   /** The playbook of this name. */

@@ -1,5 +1,7 @@
 package io.gpuremediator.state;
 
+import java.util.Map;
+
 /**
  * What one of our actions changed on a node, as a key of the ledger's claims. The ledger stores the key's
  * {@linkplain #text() text} (its contract); everything else reads the typed claim {@link #parse} makes of it.
@@ -67,6 +69,16 @@ public sealed interface ClaimKey {
       return new LabelClaim(text.substring("label/".length()));
     }
     return new OtherClaim(text);
+  }
+
+  /** Whether {@code holder} (an episode's fingerprint) holds a claim in the ledger that takes the node out of service. */
+  static boolean keepsOutOfService(NodeLedger ledger, String holder) {
+    for (Map.Entry<String, NodeLedger.Claim> c : ledger.claims().entrySet()) {
+      if (c.getValue().holders().contains(holder) && parse(c.getKey()).takesNodeOutOfService()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether any of the ledger's claims takes the node out of service. */

@@ -85,23 +85,13 @@ public final class NodeLedger {
     return history;
   }
 
-  /**
-   * An episode that ended: released, or its node replaced.
-   *
-   * @param playbook the playbook that ran it last
-   * @param matched the playbook its alert matched (it may have run another: an escalation)
-   */
+  /** An episode that ended (released, or its node replaced): {@code playbook} ran it last, its alert {@code matched}. */
   public record PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt,
       String matched) {
     /** Validates presence; an episode recorded before {@code matched} was kept matched the playbook that ran it. */
     public PastEpisode {
       Objects.requireNonNull(playbook, "playbook");
       matched = matched == null || matched.isEmpty() ? playbook : matched;
-    }
-
-    /** A past episode that ran the playbook its alert matched. */
-    public PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt) {
-      this(fingerprint, startsAt, playbook, since, releasedAt, playbook);
     }
   }
 
@@ -133,16 +123,6 @@ public final class NodeLedger {
       }
     }
     return Optional.ofNullable(last);
-  }
-
-  /** Whether {@code holder} (an episode's fingerprint) holds a claim that takes the node out of service. */
-  public boolean keepsOutOfService(String holder) {
-    for (Map.Entry<String, Claim> c : claims.entrySet()) {
-      if (c.getValue().holders().contains(holder) && ClaimKey.parse(c.getKey()).takesNodeOutOfService()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -239,16 +219,10 @@ public final class NodeLedger {
     /** Builds from any maps, with nothing done outside Kubernetes yet. */
     public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
         Progress progress, Map<String, String> labels, Map<String, String> annotations) {
-      this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, Map.of());
+      this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, Map.of(), null);
     }
 
-    /** Builds from any maps (they are capped and copied). */
-    public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
-        Progress progress, Map<String, String> labels, Map<String, String> annotations, Map<String, String> outbound) {
-      this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, outbound, playbook);
-    }
-
-    /** Builds from any maps, for an alert that matched {@code matched}. */
+    /** Builds from any maps (capped and copied), for an alert that matched {@code matched} (null: {@code playbook}). */
     public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
         Progress progress, Map<String, String> labels, Map<String, String> annotations, Map<String, String> outbound,
         String matched) {

@@ -250,6 +250,25 @@ final class ClosedLoopHarness implements AutoCloseable {
     return decisions.stream().filter(d -> d.reason() == reason).toList();
   }
 
+  /** Closes instances of the service over one API server, newest first: the first owns the server, the rest stop. */
+  static void closeAll(List<ClosedLoopHarness> harnesses) {
+    for (int i = harnesses.size() - 1; i >= 0; i--) {
+      if (i == 0) {
+        harnesses.get(i).close();
+      } else {
+        harnesses.get(i).stop();
+      }
+    }
+  }
+
+  /** Sets the node's {@code spec.providerID} on the API server. */
+  void providerId(String node, String id) {
+    client.nodes().withName(node).edit(n -> {
+      n.getSpec().setProviderID(id);
+      return n;
+    });
+  }
+
   /** Stops this instance (its loop, node cache and client); the API server stays. */
   void stop() {
     loop.close();

@@ -3,7 +3,6 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.state.NodeLedger.PastEpisode;
@@ -12,7 +11,6 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,10 +33,11 @@ class LadderMockTest {
     }
   }
 
-  private static Alert xid(String xid, String action, int n) {
-    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fp" + n, Map.of("node", NODE, "gpu", "3", "xid", xid,
-        "source", "dcgm", "recommended_action", action, "severity", "critical", "remediate", "true"));
+  /** The XID alert again, a new episode: started now. */
+  private Alert xid(String xid, String action) {
+    return Alerts.startingAt(Alerts.xid(NODE, xid, action), h.clock.instant());
   }
+
 
   /** The reboot Job's pod dies with the node; the kubelet comes back: a new bootID, Ready. */
   private void rebootHappens() {
@@ -61,7 +60,7 @@ class LadderMockTest {
     h = ClosedLoopHarness.shipped(dir, OutsidePorts.NONE);
 
     // Episode 1: XID 48, reset class. The reset fails: the reboot playbook takes over, the node comes back and passes.
-    assertThat(h.fire(xid("48", "reset_gpu", 1)).playbook()).isEqualTo("gpu-xid-reset");
+    assertThat(h.fire(xid("48", "reset_gpu")).playbook()).isEqualTo("gpu-xid-reset");
     h.lookUntil(NODE, Stage.REPAIRING, 3);
     assertThat(h.job("gpu_reset").getSpec().getTemplate().getSpec().getContainers().get(0).getCommand())
         .containsExactly("nvidia-smi", "-r", "-i", "3");
@@ -77,13 +76,13 @@ class LadderMockTest {
 
     // Episode 2, a day later: XID 79, reboot class. Rebooted, passes, back.
     h.clock.advance(Duration.ofDays(1));
-    assertThat(h.fire(xid("79", "reboot", 2)).playbook()).isEqualTo("gpu-xid-reboot");
+    assertThat(h.fire(xid("79", "reboot")).playbook()).isEqualTo("gpu-xid-reboot");
     rebootHappens();
     diagnosticsPass();
 
     // Episode 3, a day later: XID 48 again. The third in a week: replaced, never a fourth repair.
     h.clock.advance(Duration.ofDays(1));
-    assertThat(h.fire(xid("48", "reset_gpu", 3))).satisfies(d -> {
+    assertThat(h.fire(xid("48", "reset_gpu"))).satisfies(d -> {
       assertThat(d.playbook()).isEqualTo("gpu-repeat-offender");
       assertThat(d.detail()).contains("escalated from gpu-xid-reset (episode 3 within 168h)");
     });

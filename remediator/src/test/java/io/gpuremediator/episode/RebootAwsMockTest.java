@@ -52,13 +52,7 @@ class RebootAwsMockTest {
 
   @AfterEach
   void close() throws Exception {
-    for (int i = harnesses.size() - 1; i >= 0; i--) {
-      if (i == 0) {
-        harnesses.get(i).close();
-      } else {
-        harnesses.get(i).stop();
-      }
-    }
+    ClosedLoopHarness.closeAll(harnesses);
     clients.forEach(Ec2InstanceReboots::close);
     ec2.close();
   }
@@ -73,10 +67,7 @@ class RebootAwsMockTest {
     ClosedLoopHarness h = harnesses.isEmpty() ? new ClosedLoopHarness(dir, PLAYBOOKS, ports(reboots))
         : harnesses.get(0).restarted(dir, PLAYBOOKS, ports(reboots));
     if (harnesses.isEmpty()) {
-      h.client.nodes().withName(NODE).edit(n -> {
-        n.getSpec().setProviderID("aws:///us-west-2a/" + INSTANCE);
-        return n;
-      });
+      h.providerId(NODE, "aws:///us-west-2a/" + INSTANCE);
     }
     harnesses.add(h);
     return h;
@@ -142,10 +133,7 @@ class RebootAwsMockTest {
   @Test
   void anInstanceEc2DoesNotKnowFailsTheStepAndIsNotAskedAgain() {
     ClosedLoopHarness h = start(ec2());
-    h.client.nodes().withName(NODE).edit(n -> {
-      n.getSpec().setProviderID("aws:///us-west-2a/i-0fedcba9876543210");
-      return n;
-    });
+    h.providerId(NODE, "aws:///us-west-2a/i-0fedcba9876543210");
     h.fire(Alerts.xid(NODE, "79"));
     h.lookUntil(NODE, Stage.REPAIR_FAILED, 3);
     assertThat(h.decisions(Reason.REPAIR_FAILED)).singleElement()

@@ -65,13 +65,7 @@ class ReplaceMockTest {
 
   @AfterEach
   void close() throws Exception {
-    for (int i = harnesses.size() - 1; i >= 0; i--) {
-      if (i == 0) {
-        harnesses.get(i).close();
-      } else {
-        harnesses.get(i).stop();
-      }
-    }
+    ClosedLoopHarness.closeAll(harnesses);
     clients.forEach(AutoScalingInstanceHealth::close);
     aws.close();
   }
@@ -100,17 +94,11 @@ class ReplaceMockTest {
         Map.of("node", node, "severity", "critical", "remediate", "true"));
   }
 
-  private void providerId(ClosedLoopHarness h, String node, String id) {
-    h.client.nodes().withName(node).edit(n -> {
-      n.getSpec().setProviderID(id);
-      return n;
-    });
-  }
 
   @Test
   void oneSetInstanceHealthPerEpisodeThroughDuplicatesThrottlingALostAnswerAndARestart() throws Exception {
     ClosedLoopHarness h = start(2);
-    providerId(h, "gpu-node-0", "aws:///us-west-2a/" + INSTANCE);
+    h.providerId("gpu-node-0", "aws:///us-west-2a/" + INSTANCE);
     aws.next(Answer.THROTTLED, Answer.RESOURCE_CONTENTION, Answer.APPLIED_ANSWER_LOST);
     h.fire(neuron("gpu-node-0"));
     h.fire(neuron("gpu-node-0")); // the other Alertmanager of an HA pair
@@ -156,7 +144,7 @@ class ReplaceMockTest {
   @Test
   void aProviderOfAnotherCloudOrNoneChangesNothingOutside() throws Exception {
     ClosedLoopHarness h = start(2);
-    providerId(h, "gpu-node-0", "gce://my-project/us-central1-a/gke-gpu-pool-1234");
+    h.providerId("gpu-node-0", "gce://my-project/us-central1-a/gke-gpu-pool-1234");
     h.fire(neuron("gpu-node-0"));
     h.fire(neuron("gpu-node-1")); // no providerID at all
     h.look("gpu-node-0");
@@ -175,7 +163,7 @@ class ReplaceMockTest {
   @Test
   void anInstanceInNoGroupNeedsAHumanWhoMayRetry() throws Exception {
     ClosedLoopHarness h = start(2);
-    providerId(h, "gpu-node-0", "aws:///us-west-2b/i-0aaaaaaaaaaaaaaaa");
+    h.providerId("gpu-node-0", "aws:///us-west-2b/i-0aaaaaaaaaaaaaaaa");
     h.fire(neuron("gpu-node-0"));
     h.look("gpu-node-0");
     h.look("gpu-node-0");
@@ -195,8 +183,8 @@ class ReplaceMockTest {
   @Test
   void theReplaceRateLimitHoldsTheNextNodeUntilTheWindowMoves() throws Exception {
     ClosedLoopHarness h = start(1);
-    providerId(h, "gpu-node-0", "aws:///us-west-2a/" + INSTANCE);
-    providerId(h, "gpu-node-1", "aws:///us-west-2a/i-0fedcba9876543210");
+    h.providerId("gpu-node-0", "aws:///us-west-2a/" + INSTANCE);
+    h.providerId("gpu-node-1", "aws:///us-west-2a/i-0fedcba9876543210");
     h.fire(neuron("gpu-node-0"));
     h.fire(neuron("gpu-node-1"));
     h.lookUntil("gpu-node-0", Stage.REPLACING, 3);
@@ -215,7 +203,7 @@ class ReplaceMockTest {
   @Test
   void aNodeStillThereAtTheTimeoutNeedsAHuman() throws Exception {
     ClosedLoopHarness h = start(2);
-    providerId(h, "gpu-node-0", "aws:///us-west-2a/" + INSTANCE);
+    h.providerId("gpu-node-0", "aws:///us-west-2a/" + INSTANCE);
     h.fire(neuron("gpu-node-0"));
     h.look("gpu-node-0");
     h.look("gpu-node-0");

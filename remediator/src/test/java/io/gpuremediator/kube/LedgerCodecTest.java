@@ -31,7 +31,7 @@ class LedgerCodecTest {
   @Test
   void anEscalatedEpisodeKeepsThePlaybookItsAlertMatched() {
     Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-reset", T.minusSeconds(60), T, Progress.settled(T),
-        Map.of(), Map.of(), Map.of()).escalatedTo("gpu-reboot", Progress.settled(T));
+        Map.of(), Map.of()).escalatedTo("gpu-reboot", Progress.settled(T));
     NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", e), List.of())
         .released("fp1", T.plusSeconds(600));
     NodeLedger back = LedgerCodec.decode(LedgerCodec.encode(ledger));

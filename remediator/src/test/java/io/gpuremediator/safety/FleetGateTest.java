@@ -167,7 +167,8 @@ class FleetGateTest {
   @Test
   void cooldownFollowsTheLastRelease() {
     NodeLedger released = NodeLedger.of(Map.of(), Map.of(), List.of(
-        new NodeLedger.PastEpisode("fp", T0.minusSeconds(7200), "gpu-hardware-xid", T0.minusSeconds(7200), T0.minusSeconds(600))));
+        new NodeLedger.PastEpisode("fp", T0.minusSeconds(7200), "gpu-hardware-xid", T0.minusSeconds(7200), T0.minusSeconds(600),
+            "gpu-hardware-xid")));
     NodeInfo n = new NodeInfo("n3", node("n3").labels(), Map.of(), List.of(), false, node("n3").conditions(), List.of(), "", "",
         released, Optional.empty());
     Candidate c = new Candidate(n, "gpu-hardware-xid", true, Optional.empty(), Optional.empty());

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
@@ -130,7 +129,7 @@ class ClusterRoleTest {
           setup.nodes().withName("gpu-node-1").get().getMetadata().getLabels().get("gpu-remediator.io/needs-human")));
       assertThat(service.postJson("/api/v1/nodes/gpu-node-1/release", "{\"reason\": \"GPU replaced\"}").body()).contains("released_by_human");
       // Repairs: a GPU reset on one node and a reboot (by Job) on another, each diagnosed and returned to service.
-      assertThat(service.post(ladder("gpu-node-3", "48", "reset_gpu"), ladder("gpu-node-4", "79", "reboot")))
+      assertThat(service.post(Alerts.xid("gpu-node-3", "48", "reset_gpu"), Alerts.xid("gpu-node-4", "79", "reboot")))
           .contains("actions_applied");
       finish(setup, "gpu_reset");
       finish(setup, "reboot");
@@ -185,12 +184,6 @@ class ClusterRoleTest {
     }));
     assertThat(ungranted).as("calls the service makes that deploy/base does not grant (calls: %s)", calls).isEmpty();
     assertThat(unused).as("grants in deploy/base that no call of the service uses (calls: %s)", calls).isEmpty();
-  }
-
-  /** An XID alert as the shipped rules send it, with the catalog's action. */
-  private static Alert ladder(String node, String xid, String action) {
-    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fa" + node.hashCode(), Map.of("node", node, "gpu", "0",
-        "xid", xid, "recommended_action", action, "severity", "critical", "remediate", "true"));
   }
 
   /** Plays the Job controller: waits for an unfinished Job of the step, then completes it. */

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
-import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
@@ -119,16 +118,10 @@ class FailoverIT {
 
   @Test
   void theNextLeaderFinishesAResetAndARebootTheKilledLeaderStartedOnceEach() throws Exception {
-    server = EmulatedApiServer.start();
-    client = server.client();
-    Nodes.createFleet(client, 4);
-    writeKubeconfigAndToken();
-    instances.add(new Instance("a"));
-    instances.add(new Instance("b"));
-    Instance leader = leader(Duration.ofSeconds(60));
+    Instance leader = twoInstancesOverFourNodes();
     String reset = "gpu-node-1";
     String reboot = "gpu-node-2";
-    assertThat(leader.post(Alerts.json(ladder(reset, "48", "reset_gpu"), ladder(reboot, "79", "reboot"))))
+    assertThat(leader.post(Alerts.json(Alerts.xid(reset, "48", "reset_gpu"), Alerts.xid(reboot, "79", "reboot"))))
         .contains("actions_applied");
     await().atMost(Duration.ofSeconds(30)).until(() -> jobs("gpu_reset").size() == 1 && jobs("reboot").size() == 1
         && leader.stage(reset).filter(n -> n.getString("stage").equals("repairing")).isPresent()
@@ -159,11 +152,6 @@ class FailoverIT {
         .doesNotContain("\"reason\":\"repair_started\"").contains("\"reason\":\"repaired\"");
     System.out.printf("failover: leader killed mid-reset and mid-reboot, the next ready %.1f s later; resets 1, reboots 1,"
         + " episodes finished 2 of 2%n", takeover);
-  }
-
-  private static Alert ladder(String node, String xid, String action) {
-    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fa" + node.hashCode(), Map.of("node", node, "gpu", "0",
-        "xid", xid, "recommended_action", action, "severity", "critical", "remediate", "true"));
   }
 
   private List<Job> jobs(String step) {
@@ -223,13 +211,7 @@ class FailoverIT {
 
   @Test
   void aLeaderPausedPastItsLeaseWritesNothingWhenItWakes() throws Exception {
-    server = EmulatedApiServer.start();
-    client = server.client();
-    Nodes.createFleet(client, 4);
-    writeKubeconfigAndToken();
-    instances.add(new Instance("a"));
-    instances.add(new Instance("b"));
-    Instance paused = leader(Duration.ofSeconds(60));
+    Instance paused = twoInstancesOverFourNodes();
     signal(paused, "STOP");
     long stopped = System.nanoTime();
     Instance next = leader(Duration.ofSeconds(90));
@@ -242,6 +224,17 @@ class FailoverIT {
     assertThat(next.post(Alerts.json(Alerts.xid("gpu-node-2", "79")))).contains("actions_applied");
     System.out.printf("failover: leader paused (SIGSTOP) past its Lease; the follower led %.1f s later; woken, the paused"
         + " one answered %s and wrote nothing%n", takeover, answer.substring(0, 3));
+  }
+
+  /** Four GPU nodes and two instances of the service over them; answers the one that leads. */
+  private Instance twoInstancesOverFourNodes() throws IOException {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    writeKubeconfigAndToken();
+    instances.add(new Instance("a"));
+    instances.add(new Instance("b"));
+    return leader(Duration.ofSeconds(60));
   }
 
   /** The kubeconfig the instances reach the emulated API server with, and their bearer token. */

@@ -16,7 +16,7 @@ class NodeLedgerTest {
 
   private static Episode episode(String fingerprint, Instant since) {
     return new Episode(fingerprint, "GpuXidHardwareError", "gpu-reset", since, since, Progress.settled(since),
-        Map.of(), Map.of(), Map.of());
+        Map.of(), Map.of());
   }
 
   @Test

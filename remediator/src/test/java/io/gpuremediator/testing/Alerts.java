@@ -34,6 +34,18 @@ public final class Alerts {
         Map.of("node", node, "xid", xid, "gpu", "3", "severity", "critical", "remediate", "true"));
   }
 
+  /** A firing hardware XID alert as the shipped rules send it: with the XID catalog's {@code recommended_action}. */
+  public static Alert xid(String node, String xid, String action) {
+    return alert(AlertStatus.FIRING, "GpuXidHardwareError", "fa" + Integer.toHexString((node + xid + action).hashCode()),
+        Map.of("node", node, "xid", xid, "gpu", "3", "source", "dcgm", "recommended_action", action, "severity", "critical",
+            "remediate", "true"));
+  }
+
+  /** The same alert, started again at {@code startsAt}: a new episode of the same fingerprint. */
+  public static Alert startingAt(Alert a, Instant startsAt) {
+    return new Alert(a.status(), a.labels(), a.annotations(), startsAt, a.endsAt(), a.generatorUrl(), a.fingerprint());
+  }
+
   /** An alert with these labels (alertname added). */
   public static Alert alert(AlertStatus status, String alertname, String fingerprint, Map<String, String> labels) {
     Map<String, String> all = new LinkedHashMap<>(labels);

@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.services.autoscaling.AutoScalingClient;
-import software.amazon.awssdk.services.autoscaling.AutoScalingClientBuilder;
 import software.amazon.awssdk.services.autoscaling.model.AutoScalingInstanceDetails;
 
 /**
@@ -36,9 +35,7 @@ public final class AutoScalingInstanceHealth implements InstanceHealth, AutoClos
   /** A client with these credentials. */
   public static AutoScalingInstanceHealth create(String region, Optional<URI> endpoint, AwsCredentialsProvider credentials,
       OutboundListener listener) {
-    AutoScalingClientBuilder b = AwsCalls.configure(AutoScalingClient.builder(), region, credentials);
-    endpoint.ifPresent(b::endpointOverride);
-    return new AutoScalingInstanceHealth(b.build(), listener);
+    return new AutoScalingInstanceHealth(AwsCalls.build(AutoScalingClient.builder(), region, endpoint, credentials), listener);
   }
 
   private AutoScalingInstanceHealth(AutoScalingClient client, OutboundListener listener) {

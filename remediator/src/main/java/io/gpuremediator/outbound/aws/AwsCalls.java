@@ -4,8 +4,10 @@ import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.OutboundListener;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -30,14 +32,16 @@ final class AwsCalls {
 
   private AwsCalls() {}
 
-  /** Sets the region, credentials, HTTP client, retries and timeout on a client builder. */
-  static <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> B configure(B builder, String region,
-      AwsCredentialsProvider credentials) {
-    return builder.region(Region.of(region))
+  /** Builds a client with the region, credentials, HTTP client, retries and timeout (and endpoint, for tests). */
+  static <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> C build(B builder, String region,
+      Optional<URI> endpoint, AwsCredentialsProvider credentials) {
+    builder.region(Region.of(region))
         .credentialsProvider(credentials)
         .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(5))
             .socketTimeout(Duration.ofSeconds(15)))
         .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()).apiCallTimeout(CALL_TIMEOUT));
+    endpoint.ifPresent(builder::endpointOverride);
+    return builder.build();
   }
 
   /**

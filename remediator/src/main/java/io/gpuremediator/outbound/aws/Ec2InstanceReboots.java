@@ -9,7 +9,6 @@ import java.util.Optional;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.services.ec2.Ec2Client;
-import software.amazon.awssdk.services.ec2.Ec2ClientBuilder;
 
 /**
  * {@link InstanceReboots} through EC2 {@code RebootInstances}, with the same client settings as the Auto Scaling one
@@ -31,9 +30,7 @@ public final class Ec2InstanceReboots implements InstanceReboots, AutoCloseable 
   /** A client with these credentials. */
   public static Ec2InstanceReboots create(String region, Optional<URI> endpoint, AwsCredentialsProvider credentials,
       OutboundListener listener) {
-    Ec2ClientBuilder b = AwsCalls.configure(Ec2Client.builder(), region, credentials);
-    endpoint.ifPresent(b::endpointOverride);
-    return new Ec2InstanceReboots(b.build(), listener);
+    return new Ec2InstanceReboots(AwsCalls.build(Ec2Client.builder(), region, endpoint, credentials), listener);
   }
 
   private Ec2InstanceReboots(Ec2Client client, OutboundListener listener) {

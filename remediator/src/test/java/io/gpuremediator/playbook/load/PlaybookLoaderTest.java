@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.PlaybookSet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -117,6 +118,15 @@ class PlaybookLoaderTest {
         "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid",
         "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
         "gpu-repeat-offender", "gpu-needs-human");
+  }
+
+  @Test
+  void theShippedPlaybooksThatEscalateToReplacementAreOneLadder() {
+    PlaybookSet set = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
+    assertThat(set.ladderOf(set.named("gpu-xid-reset").orElseThrow())).containsExactly("gpu-count-dropped",
+        "gpu-hardware-xid", "gpu-nvlink-down", "gpu-xid-reboot", "gpu-xid-reset");
+    assertThat(set.ladderOf(set.named("gpu-xid-service").orElseThrow())).as("no escalate: a rung of its own")
+        .containsExactly("gpu-xid-service");
   }
 
   @Test
