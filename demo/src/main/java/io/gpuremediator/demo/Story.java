@@ -138,12 +138,8 @@ public final class Story {
         .filter(n -> !see.pods(xid).contains(worker)).map(n -> "drained: " + worker + " evicted; " + xid
             + " stays out of service"), () -> see.nodeStateWhy(xid))), this::report, () -> { });
     t.note("XID 79's catalog action is a reboot (recommended_action=reboot): playbook gpu-xid-reboot reboots the node");
-    Map<String, Duration> rebooted = Milestones.await(xidAt, STEP_TIMEOUT, repairMilestones(xid, "reboot"), this::report,
-        () -> { });
-    p.simulator().clear(xid, "xid");
-    t.at("fault", xid + "'s exporter came back after the reboot reporting no XID (simulator: fault cleared)");
-    Duration xidBack = rebooted.get("back");
-    Duration rebootTook = rebooted.get("repaired").minus(rebooted.get("repair"));
+    Repair rebooted = awaitRepair(xid, xidAt, repairMilestones(xid, "reboot"),
+        xid + "'s exporter came back after the reboot reporting no XID");
 
     t.chapter("3. XID 48 (double-bit ECC error) on " + reset + ": the catalog says reset the GPU");
     long resetAt = System.nanoTime();
@@ -151,13 +147,9 @@ public final class Story {
     t.at("fault", reset + " GPU 2: DCGM_FI_DEV_XID_ERRORS = 48");
     List<Milestone> resetting = new ArrayList<>(quarantineMilestones(XID_ALERT, reset));
     resetting.addAll(repairMilestones(reset, "GPU reset"));
-    Map<String, Duration> r = Milestones.await(resetAt, STEP_TIMEOUT, resetting, this::report, () -> { });
-    p.simulator().clear(reset, "xid");
-    t.at("fault", reset + " GPU 2 reports no XID after its reset (simulator: fault cleared)");
+    Repair r = awaitRepair(reset, resetAt, resetting, reset + " GPU 2 reports no XID after its reset");
     t.note("no wait for the alert to resolve: a passing dcgmi diag after the repair is what returns a node; its");
     t.note("3rd XID episode within 7 days would go to gpu-repeat-offender (replace) instead of another repair");
-    Duration resetBack = r.get("back");
-    Duration resetTook = r.get("repaired").minus(r.get("repair"));
 
     t.chapter("4. XID 13 on " + app + ": the application's fault, not the node's");
     long appAt = System.nanoTime();
@@ -242,10 +234,11 @@ public final class Story {
     boolean appTouched = see.touched(app);
     t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node"))
         + " after the fault, drained past the job's PodDisruptionBudget once it allowed, rebooted ("
-        + Timeline.human(rebootTook) + "), diagnosed: back in service " + Timeline.human(xidBack) + " after the fault"));
-    t.plain(String.format("  %-18s %-26s %s", reset, "XID 48", "quarantined " + Timeline.human(r.get("node"))
-        + ", drained, GPU 2 reset (" + Timeline.human(resetTook) + "), diagnosed: back in service "
-        + Timeline.human(resetBack) + " after the fault"));
+        + Timeline.human(rebooted.took()) + "), diagnosed: back in service " + Timeline.human(rebooted.back())
+        + " after the fault"));
+    t.plain(String.format("  %-18s %-26s %s", reset, "XID 48", "quarantined " + Timeline.human(r.seen().get("node"))
+        + ", drained, GPU 2 reset (" + Timeline.human(r.took()) + "), diagnosed: back in service "
+        + Timeline.human(r.back()) + " after the fault"));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -257,8 +250,8 @@ public final class Story {
     t.plain(String.format("  %-18s %-26s %s", "gpu-oncall", "notifications", p.notifications().size() + " received (quarantines"
         + " and stage changes); silences: " + (xidSilenced ? "held while quarantined" : "NONE HELD") + ", "
         + (lostUnsilenced ? "expired at release" : "NOT EXPIRED")));
-    return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), see.inService(xid) ? xidBack : null,
-        see.inService(reset) ? resetBack : null, List.of(routed.get("receivers").split(",")),
+    return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), see.inService(xid) ? rebooted.back() : null,
+        see.inService(reset) ? r.back() : null, List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications());
   }
@@ -285,6 +278,17 @@ public final class Story {
         new Milestone("decide", () -> decision(node, alertname).map(d -> "remediator: " + outcome(d) + ", playbook "
             + d.path("playbook").asText() + ": " + actions(d)), () -> see.decisionsWhy(node)),
         new Milestone("node", () -> see.quarantine(node).map(q -> node + " quarantined: " + q), () -> see.nodeWhy(node)));
+  }
+
+  /** What a repair chapter saw: every milestone's time, the fault to back in service, and the repair's own time. */
+  private record Repair(Map<String, Duration> seen, Duration back, Duration took) {}
+
+  /** Waits for a repair's milestones, then clears the simulated XID: the exporter reports 0 after a reset or reboot. */
+  private Repair awaitRepair(String node, long since, List<Milestone> milestones, String cleared) throws Exception {
+    Map<String, Duration> seen = Milestones.await(since, STEP_TIMEOUT, milestones, this::report, () -> { });
+    p.simulator().clear(node, "xid");
+    t.at("fault", cleared + " (simulator: fault cleared)");
+    return new Repair(seen, seen.get("back"), seen.get("repaired").minus(seen.get("repair")));
   }
 
   /** A repair under way, done, and the node back in service after its diagnostics. */
