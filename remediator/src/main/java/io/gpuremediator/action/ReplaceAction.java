@@ -1,13 +1,11 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.action.ClusterApiReplacement.Via;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.outbound.InstanceHealth;
-import io.gpuremediator.outbound.OutboundException;
-import io.gpuremediator.outbound.ProviderId;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
@@ -16,24 +14,31 @@ import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
- * {@code replace: {provider: aws, timeout}}: a long step that has the node's cloud instance replaced. The providerID
- * read fresh from the API names the instance (another cloud, or none, is refused before anything is called); the
- * fleet's replacement budget admits it; the instance is marked Unhealthy in its Auto Scaling group, which terminates
- * and replaces it; the step ends when the Node object is gone. The task's handle is empty until the instance is
- * marked, then its id: a restart before the mark was recorded marks again, and the port's look-up first finds it
- * already unhealthy, so one episode sends one SetInstanceHealth.
+ * {@code replace: {provider: aws | karpenter | cluster-api, via, timeout}}: a long step that has the node replaced by
+ * whatever provisioned it ({@link Replacement}): an Auto Scaling group, Karpenter, or a Cluster API MachineSet. The
+ * provider first checks the node can be replaced its way (nothing is called when it cannot); the fleet's replacement
+ * budget ({@code safety.replace_rate_limit}, the pause, the breaker) admits it; the provider asks once, after a fresh
+ * look finds it not asked yet; the step ends when the Node object is gone, or fails at {@code timeout}. The task's
+ * handle is empty until the replacement was asked, then names what was asked of.
  */
 public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec>,
     LongStep<ReplaceAction.ReplaceSpec> {
+  /** The providers, as {@code provider} names them. */
+  static final List<String> PROVIDERS = List.of(AwsReplacement.NAME, KarpenterReplacement.NAME, ClusterApiReplacement.NAME);
+  private static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]+");
+
   /**
-   * Has the node's cloud instance replaced: AWS Auto Scaling {@code SetInstanceHealth(Unhealthy)} for the node's
-   * providerID; the step ends when the Node object is gone, or fails at {@code timeout}.
+   * Has the node replaced by {@code provider}; the step ends when the Node object is gone, or fails at {@code timeout}.
+   *
+   * @param via what a cluster-api replacement does to the Machine ({@code delete} for every other provider)
    */
-  public record ReplaceSpec(String provider, Duration timeout, boolean dryRun) implements ActionSpec {
+  public record ReplaceSpec(String provider, Via via, Duration timeout, boolean dryRun) implements ActionSpec {
     @Override
     public Optional<Needs> needs() {
       return Optional.of(new Needs(Port.CLOUD, provider));
@@ -63,25 +68,37 @@ public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec
   @Override
   public Optional<ReplaceSpec> decode(MapReader params, boolean dryRun) {
     Optional<String> provider = params.requiredString("provider").filter(p -> {
-      if (!p.equals("aws")) {
-        params.problems().add(params.at("provider"), "replace action: \"provider\" must be aws, not \"" + p + "\"");
+      if (!PROVIDERS.contains(p)) {
+        params.problems().add(params.at("provider"), "replace action: \"provider\" must be one of "
+            + String.join(", ", PROVIDERS) + ", not \"" + p + "\"");
         return false;
       }
       return true;
     });
+    boolean hasVia = params.has("via");
+    Optional<Via> via = params.string("via").flatMap(v -> {
+      Optional<Via> known = Via.of(v);
+      if (known.isEmpty()) {
+        params.problems().add(params.at("via"), "replace action: \"via\" must be delete or remediate_annotation, not \""
+            + v + "\"");
+      } else if (provider.isPresent() && !provider.get().equals(ClusterApiReplacement.NAME)) {
+        params.problems().add(params.at("via"), "replace action: \"via\" is for provider cluster-api only, not "
+            + provider.get());
+        return Optional.empty();
+      }
+      return known;
+    });
     Optional<Duration> timeout = ActionParams.duration(params, "timeout", Duration.ofMinutes(30), Duration.ofHours(24), name());
-    if (provider.isEmpty() || timeout.isEmpty()) {
+    if (provider.isEmpty() || timeout.isEmpty() || (hasVia && via.isEmpty())) {
       return Optional.empty();
     }
-    return Optional.of(new ReplaceSpec(provider.get(), timeout.get(), dryRun));
+    return Optional.of(new ReplaceSpec(provider.get(), via.orElse(Via.DELETE), timeout.get(), dryRun));
   }
 
-  /** Applied to a draft it only says what will happen; the episode engine marks the instance in the background. */
+  /** Applied to a draft it only says what will happen; the episode engine replaces the node in the background. */
   @Override
   public Step prepare(ReplaceSpec spec, TemplateContext ctx) {
-    String what = "replace " + ctx.node() + ": mark its " + spec.provider() + " instance Unhealthy in its Auto Scaling group"
-        + " (SetInstanceHealth, grace period respected), then wait up to " + Durations.format(spec.timeout())
-        + " for the Node object to go";
+    String what = Replacement.of(spec.provider()).what(spec, ctx.node());
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
@@ -100,60 +117,60 @@ public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec
     return true;
   }
 
-  /** Reads the node's instance and asks the fleet's budget; nothing outside is called when it cannot be replaced. */
+  /** The provider checks the node; the fleet's budget admits; nothing outside is called when it cannot be replaced. */
   @Override
   public StepStart start(LongStepRun<ReplaceSpec> run) throws ClusterException {
-    String node = run.node();
-    if (run.ports().outside().instances() == InstanceHealth.NOT_CONFIGURED) {
-      return new StepStart.Impossible(Reason.REPLACE_FAILED, "cannot replace " + node + ": no cloud is configured"
-          + " (cloud.aws in the service config); nothing was called");
+    Optional<StepStart.Impossible> impossible = Replacement.of(run.spec().provider()).check(run);
+    if (impossible.isPresent()) {
+      return impossible.get();
     }
-    ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
-    if (id instanceof ProviderId.Unsupported u) {
-      return new StepStart.Impossible(Reason.PROVIDER_UNSUPPORTED, "cannot replace " + node + ": its providerID is "
-          + u.seen() + "; nothing was called");
-    }
-    Optional<Refusal> no = run.ports().outside().replaceBudget().admit(node);
+    Optional<Refusal> no = run.ports().outside().replaceBudget().admit(run.node());
     if (no.isPresent()) {
       return new StepStart.Wait(no.get().reason(), "waiting to replace: " + no.get().detail(), false);
     }
-    return new StepStart.Go("marking instance " + ((ProviderId.Aws) id).instanceId() + " unhealthy", Optional.empty());
+    return new StepStart.Go("replacing through " + run.spec().provider(), Optional.empty());
   }
 
-  /** Marks the instance unhealthy (once), then waits for the Node object to go, or times out. */
+  /** Asks the provider (once), then waits for the Node object to go, or times out. */
   @Override
   public StepResult look(LongStepRun<ReplaceSpec> run) throws ClusterException {
     if (run.task().handle().isEmpty()) {
-      return mark(run);
+      return Replacement.of(run.spec().provider()).ask(run);
     }
     if (run.now().isAfter(run.task().started().plus(run.spec().timeout()))) {
-      return new StepResult.Failed(Reason.REPLACE_TIMEOUT, "instance " + run.task().handle() + " was marked Unhealthy, but"
-          + " the Node object is still here after " + Durations.format(run.spec().timeout()));
+      return new StepResult.Failed(Reason.REPLACE_TIMEOUT, named(run.task().handle()) + " was asked to be replaced,"
+          + " but the Node object is still here after " + Durations.format(run.spec().timeout()));
     }
     return new StepResult.Running(run.episode().progress().note(), Optional.empty());
   }
 
-  private static StepResult mark(LongStepRun<ReplaceSpec> run) throws ClusterException {
-    String node = run.node();
-    ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
-    if (!(id instanceof ProviderId.Aws aws)) {
-      return new StepResult.Failed(Reason.REPLACE_FAILED, "cannot replace " + node + ": its providerID is now "
-          + ((ProviderId.Unsupported) id).seen());
+  /** How decisions name what a replacement asked of (its task's handle): an instance, a NodeClaim, a Machine. */
+  public static String named(String handle) {
+    return INSTANCE_ID.matcher(handle).matches() ? "instance " + handle : handle;
+  }
+
+  /** The replacement was asked (now, or before): the task records {@code handle}; the step waits for the node to go. */
+  static StepResult asked(LongStepRun<ReplaceSpec> run, String handle, String note) {
+    return new StepResult.Started(handle, note + "; waiting for the Node object to go", note + "; the episode ends"
+        + " when the Node object is gone (timeout " + Durations.format(run.spec().timeout()) + ")");
+  }
+
+  /** A transient failure (throttled, busy, no answer): asked again after the retry delay. */
+  static StepResult retried(LongStepRun<ReplaceSpec> run, String doing, String why) {
+    Instant again = run.now().plus(run.ports().retryDelay());
+    return new StepResult.Running(doing + ": " + why + "; retried at " + again, Optional.of(again));
+  }
+
+  /**
+   * A provider that works through the Kubernetes API needs its RBAC, which the service config says is deployed
+   * ({@code cloud.<key>}, set by the provider's overlay); without it nothing is called.
+   */
+  static Optional<StepStart.Impossible> notConfigured(LongStepRun<ReplaceSpec> run, String provider, String key) {
+    if (run.ports().replaceProviders().contains(provider)) {
+      return Optional.empty();
     }
-    try {
-      InstanceHealth.Marked marked = run.ports().outside().instances().markUnhealthy(aws);
-      String note = aws.instanceId() + (marked == InstanceHealth.Marked.ALREADY_UNHEALTHY
-          ? " was already marked Unhealthy (nothing sent)" : " marked Unhealthy in its Auto Scaling group");
-      return new StepResult.Started(aws.instanceId(), note + "; waiting for the Node object to go", note
-          + "; the episode ends when the Node object is gone (timeout " + Durations.format(run.spec().timeout()) + ")");
-    } catch (OutboundException e) {
-      if (!e.retriable()) {
-        return new StepResult.Failed(Reason.REPLACE_FAILED, "instance " + aws.instanceId() + " of " + node
-            + " not replaced: " + e.getMessage());
-      }
-      Instant again = run.now().plus(run.ports().retryDelay());
-      return new StepResult.Running("marking " + aws.instanceId() + " unhealthy: " + e.getMessage() + "; retried at "
-          + again, Optional.of(again));
-    }
+    return Optional.of(new StepStart.Impossible(Reason.REPLACE_FAILED, "cannot replace " + run.node() + " through "
+        + provider + ": cloud." + key + " is not in the service config (the deploy/" + provider + " overlay sets it and"
+        + " grants the RBAC it needs); nothing was called"));
   }
 }

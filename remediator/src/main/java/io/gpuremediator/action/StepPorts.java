@@ -5,6 +5,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.workload.Workloads;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.IntSupplier;
 
 /**
@@ -15,7 +16,7 @@ import java.util.function.IntSupplier;
  * @param maxDraining how many nodes may drain at once now ({@code safety.max_draining} of the selected nodes)
  */
 public record StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, DrainSlots drainSlots,
-    IntSupplier maxDraining, Duration retryDelay, String jobNamespace) {
+    IntSupplier maxDraining, Duration retryDelay, String jobNamespace, Set<String> replaceProviders) {
   /** Validates presence. */
   public StepPorts {
     Objects.requireNonNull(cluster, "cluster");
@@ -25,5 +26,6 @@ public record StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outsi
     Objects.requireNonNull(maxDraining, "maxDraining");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
+    replaceProviders = Set.copyOf(replaceProviders);
   }
 }

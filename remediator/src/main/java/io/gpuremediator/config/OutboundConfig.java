@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
 
@@ -80,8 +81,11 @@ final class OutboundConfig {
     return Optional.of(new Receiver(name.get(), type.get(), urlFile.get()));
   }
 
-  /** What {@code cloud} configures: an AWS region, Redfish credentials; either, both or none. */
-  record Cloud(Optional<Aws> aws, Optional<Redfish> redfish) {}
+  /**
+   * What {@code cloud} configures: an AWS region, Redfish credentials, and the replace providers that work through the
+   * Kubernetes API whose RBAC is deployed ({@code karpenter: {}}, {@code cluster_api: {}}); any, all or none.
+   */
+  record Cloud(Optional<Aws> aws, Optional<Redfish> redfish, Set<String> replaceProviders) {}
 
   static Cloud cloud(MapReader m, Path base, Problems problems) {
     return m.map("cloud", "cloud").map(c -> {
@@ -103,9 +107,19 @@ final class OutboundConfig {
         r.finish();
         return credentials.map(file -> new Redfish(file, ca));
       });
+      Set<String> providers = new TreeSet<>();
+      // Each has nothing to configure: its presence says its overlay (and so its RBAC) is deployed.
+      c.map("karpenter", "cloud.karpenter").ifPresent(k -> {
+        k.finish();
+        providers.add("karpenter");
+      });
+      c.map("cluster_api", "cloud.cluster_api").ifPresent(k -> {
+        k.finish();
+        providers.add("cluster-api");
+      });
       c.finish();
-      return new Cloud(aws, redfish);
-    }).orElse(new Cloud(Optional.empty(), Optional.empty()));
+      return new Cloud(aws, redfish, providers);
+    }).orElse(new Cloud(Optional.empty(), Optional.empty(), Set.of()));
   }
 
   private static Optional<URI> httpUrl(MapReader r, String key, String text, String where, Problems problems) {

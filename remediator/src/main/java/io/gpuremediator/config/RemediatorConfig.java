@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /** The whole service config, as decoded and defaulted. */
 public record RemediatorConfig(
@@ -30,7 +31,8 @@ public record RemediatorConfig(
     Optional<Alertmanager> alertmanager,
     List<Receiver> receivers,
     Optional<Aws> aws,
-    Optional<Redfish> redfish) {
+    Optional<Redfish> redfish,
+    Set<String> replaceProviders) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -50,6 +52,7 @@ public record RemediatorConfig(
     receivers = List.copyOf(receivers);
     Objects.requireNonNull(aws, "aws");
     Objects.requireNonNull(redfish, "redfish");
+    replaceProviders = Set.copyOf(replaceProviders);
   }
 
   /** The Alertmanager silences are held in ({@code alertmanager}). */

@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.DrainSlots;
 import io.gpuremediator.action.EpisodeNames;
+import io.gpuremediator.action.ReplaceAction;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -86,7 +87,8 @@ public final class EpisodeLoop implements AutoCloseable {
         detail, List.of(), Optional.empty()));
     this.moves = new EpisodeMoves(writer, decisions, outbound, playbooks);
     this.ports = new StepPorts(cluster, workloads, outside, new DrainSlots(settings.interval().multipliedBy(3)),
-        () -> settings.maxDraining().of(selected.get().size()), settings.retryDelay(), settings.jobNamespace());
+        () -> settings.maxDraining().of(selected.get().size()), settings.retryDelay(), settings.jobNamespace(),
+        settings.replaceProviders());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone);
   }
 
@@ -254,7 +256,7 @@ public final class EpisodeLoop implements AutoCloseable {
     last.ledger().episodes().values().forEach(e -> silences.addAll(e.silenceIds()));
     outbound.expireNow(node, silences);
     if (last.episode().progress().stage() == Stage.REPLACING) {
-      moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: instance " + last.handle()
+      moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: " + ReplaceAction.named(last.handle())
           + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));
     } else {
       moves.ended(node, last.episode(), Transition.NODE_DELETED, "the Node object was deleted while "

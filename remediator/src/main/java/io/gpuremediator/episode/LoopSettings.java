@@ -3,6 +3,7 @@ package io.gpuremediator.episode;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * How the loop runs.
@@ -11,10 +12,19 @@ import java.util.Objects;
  * @param retryDelay how long a blocked eviction (PodDisruptionBudget, throttling without Retry-After) waits
  * @param maxDraining how many nodes may be in stage draining at once ({@code safety.max_draining})
  * @param jobNamespace where diagnostic Jobs are created
+ * @param replaceProviders the replace providers working through the Kubernetes API whose RBAC the config says is
+ *     deployed ({@code karpenter}, {@code cluster-api})
  */
-public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
+public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+    Set<String> replaceProviders) {
+  /** Settings with no replace provider through the Kubernetes API. */
+  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
+    this(interval, retryDelay, maxDraining, jobNamespace, Set.of());
+  }
+
   /** Validates presence. */
   public LoopSettings {
+    replaceProviders = Set.copyOf(replaceProviders);
     Objects.requireNonNull(interval, "interval");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");

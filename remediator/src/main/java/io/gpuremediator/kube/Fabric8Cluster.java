@@ -11,6 +11,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeOwner;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   private final KubernetesClient client;
   private final String instance;
+  private final Fabric8NodeOwners owners;
   private final Map<String, NodeInfo> byName = new ConcurrentHashMap<>();
   /**
    * Our own writes' answers the watch has not delivered yet: the next edit of the node starts from them. The
@@ -55,6 +57,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   public Fabric8Cluster(KubernetesClient client, String instance) {
     this.client = client;
     this.instance = instance;
+    this.owners = new Fabric8NodeOwners(client);
   }
 
   /**
@@ -293,6 +296,26 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   public Optional<String> providerId(String name) throws ClusterException {
     Node node = get(name);
     return Optional.ofNullable(node.getSpec() == null ? null : node.getSpec().getProviderID()).filter(p -> !p.isEmpty());
+  }
+
+  @Override
+  public Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
+    return owners.nodeClaimOf(node);
+  }
+
+  @Override
+  public Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
+    return owners.machine(namespace, name);
+  }
+
+  @Override
+  public void deleteOwner(NodeOwner owner) throws ClusterException {
+    owners.delete(owner);
+  }
+
+  @Override
+  public void annotateOwner(NodeOwner owner, String key, String value) throws ClusterException {
+    owners.annotate(owner, key, value);
   }
 
   private Node get(String name) throws ClusterException {

@@ -25,16 +25,11 @@ import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -47,7 +42,6 @@ import java.util.regex.Pattern;
 final class Fabric8Workloads implements Workloads {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern BUDGET_NAME = Pattern.compile("disruption budget (\\S+) needs");
-  private static final long REQUEST_SECONDS = 15;
   /** A finished Job stays a day for people to read, then the Job controller removes it (we never delete). */
   private static final int FINISHED_JOB_TTL_SECONDS = 86_400;
 
@@ -97,19 +91,11 @@ final class Fabric8Workloads implements Workloads {
   }
 
   private String base() {
-    return client.getMasterUrl().toString().replaceAll("/$", "");
+    return RawRequests.base(client);
   }
 
-  /** Sends a raw request; no answer in time is a transient failure. */
   private HttpResponse<String> send(HttpRequest request, String what) throws ClusterException {
-    try {
-      return client.getHttpClient().sendAsync(request, String.class).get(REQUEST_SECONDS, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ClusterException(what + " interrupted", true, e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new ClusterException(what + " failed (no answer): " + e, true, e);
-    }
+    return RawRequests.send(client, request, what);
   }
 
   /** Reads an Eviction API answer the way the API server documents it (see closed-loop.md, "Eviction API responses"). */
@@ -165,7 +151,7 @@ final class Fabric8Workloads implements Workloads {
   }
 
   private static String encode(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    return RawRequests.encode(s);
   }
 
   @Override

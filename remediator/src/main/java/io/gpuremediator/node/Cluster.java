@@ -30,6 +30,32 @@ public interface Cluster {
     return Optional.empty();
   }
 
+  /**
+   * The Karpenter NodeClaim whose {@code status.nodeName} is the node, read from the API now; empty when there is none
+   * (or this port is not a Kubernetes API).
+   */
+  default Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
+    return Optional.empty();
+  }
+
+  /** The Cluster API Machine of this namespace and name, read from the API now; empty when there is none. */
+  default Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
+    return Optional.empty();
+  }
+
+  /**
+   * Deletes the owner (background propagation, preconditioned on its uid); one already gone is fine. Its controller
+   * does the rest: Karpenter drains and terminates the node, a MachineSet creates another Machine.
+   */
+  default void deleteOwner(NodeOwner owner) throws ClusterException {
+    throw new ClusterException("cannot delete " + owner + ": this port is not a Kubernetes API", false, null);
+  }
+
+  /** Sets an annotation on the owner (a merge patch of its metadata). */
+  default void annotateOwner(NodeOwner owner, String key, String value) throws ClusterException {
+    throw new ClusterException("cannot annotate " + owner + ": this port is not a Kubernetes API", false, null);
+  }
+
   /** Every cached node. */
   List<NodeInfo> nodes();
 

@@ -14,12 +14,16 @@ import java.util.TreeSet;
 
 /**
  * What the playbooks ask of the world outside Kubernetes that the config does not provide: a notify step's
- * receiver not defined, a silence step without {@code alertmanager}, a replace or reboot step without {@code cloud.aws}
- * (warnings: such a step is a recorded refusal, or a counted notification, when it runs, and the rest of the episode
+ * receiver not defined, a silence step without {@code alertmanager}, a replace or reboot step without {@code cloud.aws},
+ * a replace step by karpenter or cluster-api without {@code cloud.karpenter} or {@code cloud.cluster_api} (the
+ * provider's overlay, whose RBAC it needs, is not the one deployed) (warnings: such a step is a recorded refusal, or a counted notification, when it runs, and the rest of the episode
  * goes on; {@code validate} prints them and {@code serve} logs them at start); a reboot by redfish without
  * {@code cloud.redfish} (an error, {@link #errors}: {@code validate} fails and {@code serve} does not start).
  */
 public final class OutboundReadiness {
+  /** The replace providers that work through the Kubernetes API, and the {@code cloud} key that says they are deployed. */
+  private static final Map<String, String> KUBE_PROVIDERS = Map.of("karpenter", "karpenter", "cluster-api", "cluster_api");
+
   private OutboundReadiness() {}
 
   /**
@@ -51,6 +55,7 @@ public final class OutboundReadiness {
     Map<String, Set<String>> unknownReceivers = new TreeMap<>();
     Set<String> silencing = new TreeSet<>();
     Set<String> replacing = new TreeSet<>();
+    Map<String, Set<String>> undeployed = new TreeMap<>();
     for (Playbook p : playbooks.playbooks()) {
       List<ActionSpec> all = new ArrayList<>(p.actions());
       all.addAll(p.onResolved());
@@ -77,6 +82,8 @@ public final class OutboundReadiness {
           case CLOUD -> {
             if ("aws".equals(name) && config.aws().isEmpty()) {
               replacing.add(p.name());
+            } else if (KUBE_PROVIDERS.containsKey(name) && !config.replaceProviders().contains(name)) {
+              undeployed.computeIfAbsent(name, k -> new TreeSet<>()).add(p.name());
             }
           }
         }
@@ -97,6 +104,10 @@ public final class OutboundReadiness {
           + ": each is a replace_failed or repair_failed decision, nothing is called, and the node waits for a human"
           + " (or its on_fail)");
     }
+    undeployed.forEach((provider, users) -> out.add("replace steps by " + provider + " with no cloud."
+        + KUBE_PROVIDERS.get(provider) + " configured: " + String.join(", ", users) + ": the deploy/" + provider
+        + " overlay sets it and grants the RBAC the provider needs; without it each is a replace_failed decision, nothing"
+        + " is called, and the node waits for a human (or its on_fail)"));
     return out;
   }
 }

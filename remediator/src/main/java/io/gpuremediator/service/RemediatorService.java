@@ -135,7 +135,7 @@ public final class RemediatorService implements AutoCloseable {
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
-            config.leaderElection().namespace()),
+            config.leaderElection().namespace(), config.replaceProviders()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
         outside.ports());
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,

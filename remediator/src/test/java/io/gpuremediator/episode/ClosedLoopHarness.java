@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -76,6 +77,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   final EpisodeLoop loop;
   final HumanControls controls;
   final PlaybookSet playbooks;
+  private final Set<String> replaceProviders;
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining) {
     this(dir, drainMode, maxDraining, true);
@@ -83,7 +85,7 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
-        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE);
+        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, Set.of());
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
@@ -93,23 +95,30 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** The same, on this clock (a real Alertmanager needs one near its own). */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
-    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside);
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, Set.of());
+  }
+
+  /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, Set<String> replaceProviders) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
+        replaceProviders);
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
     return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
-        false, OutsidePorts.NONE);
+        false, OutsidePorts.NONE, replaceProviders);
   }
 
   /** The same, with these playbooks and ports. */
   ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside) {
-    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside);
+    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replaceProviders);
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
-      MutableClock clock, boolean fresh, OutsidePorts outside) {
+      MutableClock clock, boolean fresh, OutsidePorts outside, Set<String> replaceProviders) {
     this.server = server;
+    this.replaceProviders = replaceProviders;
     this.client = server.client();
     this.clock = clock;
     this.ownsServer = fresh;
@@ -123,7 +132,8 @@ final class ClosedLoopHarness implements AutoCloseable {
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
     loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
-        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator"),
+        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
+            replaceProviders),
         () -> true, decisions::add, clock, outside);
     engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
         SafetyGate.OPEN, decisions::add, clock, () -> true, loop);

@@ -212,6 +212,7 @@ class ReplaceMockTest {
     h.look("gpu-node-0");
     assertThat(h.episode("gpu-node-0").progress().stage()).isEqualTo(Stage.NEEDS_HUMAN);
     assertThat(h.decisions(Reason.REPLACE_TIMEOUT)).singleElement()
-        .satisfies(d -> assertThat(d.detail()).contains(INSTANCE + " was marked Unhealthy, but the Node object is still here"));
+        .satisfies(d -> assertThat(d.detail()).contains("instance " + INSTANCE + " was asked to be replaced, but the Node object is"
+            + " still here after 1h"));
   }
 }

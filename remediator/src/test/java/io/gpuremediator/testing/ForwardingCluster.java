@@ -4,6 +4,7 @@ import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeOwner;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -35,6 +36,26 @@ public class ForwardingCluster implements Cluster {
   @Override
   public Optional<String> providerId(String name) throws ClusterException {
     return to.providerId(name);
+  }
+
+  @Override
+  public Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
+    return to.nodeClaimOf(node);
+  }
+
+  @Override
+  public Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
+    return to.machine(namespace, name);
+  }
+
+  @Override
+  public void deleteOwner(NodeOwner owner) throws ClusterException {
+    to.deleteOwner(owner);
+  }
+
+  @Override
+  public void annotateOwner(NodeOwner owner, String key, String value) throws ClusterException {
+    to.annotateOwner(owner, key, value);
   }
 
   @Override

@@ -26,6 +26,7 @@ import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -34,6 +35,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -70,6 +72,11 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private final Map<String, AtomicInteger> evictions = new ConcurrentHashMap<>();
   private final AtomicInteger throttleNext = new AtomicInteger();
   private final AtomicInteger evictionRequests = new AtomicInteger();
+  /** The newest requests, at most {@value #LOGGED_REQUESTS} (a bench sends millions). */
+  private final Deque<String> requestLog = new ConcurrentLinkedDeque<>();
+  private static final int LOGGED_REQUESTS = 10_000;
+  private final AtomicInteger logged = new AtomicInteger();
+  private final Map<String, AtomicInteger> answersToLose = new ConcurrentHashMap<>();
 
   private EmulatedApiServer(Map<ServerRequest, Queue<ServerResponse>> responses) {
     this.crud = new KubernetesMixedDispatcher(responses);
@@ -141,6 +148,22 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     return server.takeRequest(timeout, unit);
   }
 
+  /**
+   * The requests answered so far (the newest {@value #LOGGED_REQUESTS}), as {@code METHOD path} (with its query), oldest
+   * first: what a client under test asked of the API server, whatever it was told.
+   */
+  public List<String> requestLog() {
+    return new ArrayList<>(requestLog);
+  }
+
+  /**
+   * The next {@code n} requests of {@code method} whose path starts with {@code pathPrefix} are applied, and answered
+   * with the 504 an API server gives when the request outlived its deadline: the client cannot tell it was applied.
+   */
+  public void loseAnswers(String method, String pathPrefix, int n) {
+    answersToLose.put(method + " " + pathPrefix, new AtomicInteger(n));
+  }
+
   /** The mock server, for a test's own expectations (they are answered before anything else). */
   public KubernetesMockServer mock() {
     return server;
@@ -154,6 +177,22 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     String path = request.getPath();
+    requestLog.addLast(request.method().name() + " " + path);
+    if (logged.incrementAndGet() > LOGGED_REQUESTS && requestLog.pollFirst() != null) {
+      logged.decrementAndGet();
+    }
+    MockResponse answer = answer(request, path);
+    for (Map.Entry<String, AtomicInteger> lose : answersToLose.entrySet()) {
+      if ((request.method().name() + " " + path).startsWith(lose.getKey())
+          && lose.getValue().getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        return status(504, "Timeout", "Timeout: request did not complete within requested timeout - context deadline"
+            + " exceeded", null);
+      }
+    }
+    return answer;
+  }
+
+  private MockResponse answer(RecordedRequest request, String path) {
     Matcher m;
     if (request.method() == HttpMethod.POST && (m = EVICTION.matcher(path)).matches()) {
       return evict(m.group(1), m.group(2));

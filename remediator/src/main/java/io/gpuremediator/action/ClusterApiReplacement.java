@@ -1,0 +1,134 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.action.ReplaceAction.ReplaceSpec;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeOwner;
+import io.gpuremediator.value.Durations;
+import java.util.Optional;
+
+/**
+ * {@code provider: cluster-api}: the Machine named by the node's {@code cluster.x-k8s.io/machine} and
+ * {@code cluster.x-k8s.io/cluster-namespace} annotations. {@code via: delete} deletes it only when a MachineSet is its
+ * controller (so one comes back); {@code via: remediate_annotation} sets {@code cluster.x-k8s.io/remediate-machine} and
+ * leaves the rest to the MachineHealthCheck (which honours its own maxUnhealthy). A Machine that is missing, or has no
+ * controller, is {@code provider_unsupported} and nothing is called. The Machine is read fresh before acting.
+ */
+final class ClusterApiReplacement implements Replacement {
+  static final String NAME = "cluster-api";
+  /** The Node annotation naming its Machine. */
+  static final String MACHINE_ANNOTATION = "cluster.x-k8s.io/machine";
+  /** The Node annotation naming the namespace of its Machine (and Cluster). */
+  static final String NAMESPACE_ANNOTATION = "cluster.x-k8s.io/cluster-namespace";
+  /** The Machine annotation a MachineHealthCheck remediates on. */
+  static final String REMEDIATE_ANNOTATION = "cluster.x-k8s.io/remediate-machine";
+
+  /** What the step does to the Machine. */
+  enum Via {
+    DELETE("delete"), REMEDIATE_ANNOTATION("remediate_annotation");
+
+    final String key;
+
+    Via(String key) {
+      this.key = key;
+    }
+
+    static Optional<Via> of(String key) {
+      for (Via v : values()) {
+        if (v.key.equals(key)) {
+          return Optional.of(v);
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public String what(ReplaceSpec spec, String node) {
+    String how = spec.via() == Via.DELETE ? "delete its Cluster API Machine (its MachineSet creates another)"
+        : "annotate its Cluster API Machine " + REMEDIATE_ANNOTATION + " (its MachineHealthCheck remediates it)";
+    return "replace " + node + ": " + how + ", then wait up to " + Durations.format(spec.timeout())
+        + " for the Node object to go";
+  }
+
+  @Override
+  public Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException {
+    Optional<StepStart.Impossible> off = ReplaceAction.notConfigured(run, NAME, "cluster_api");
+    if (off.isPresent()) {
+      return off;
+    }
+    Lookup found = lookUp(run);
+    return found.refusal().map(why -> new StepStart.Impossible(Reason.PROVIDER_UNSUPPORTED, why + "; nothing was called"));
+  }
+
+  @Override
+  public StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException {
+    Lookup found = lookUp(run);
+    if (found.machine().isEmpty() && found.name().isPresent()) {
+      return ReplaceAction.asked(run, found.name().get(), found.name().get() + " is gone already (nothing sent)");
+    }
+    if (found.refusal().isPresent()) {
+      return new StepResult.Failed(Reason.PROVIDER_UNSUPPORTED, found.refusal().get() + "; nothing was called");
+    }
+    NodeOwner machine = found.machine().get();
+    if (machine.deleting()) {
+      return ReplaceAction.asked(run, machine.toString(), machine + " is already being deleted (nothing sent)");
+    }
+    boolean delete = run.spec().via() == Via.DELETE;
+    if (!delete && machine.annotations().containsKey(REMEDIATE_ANNOTATION)) {
+      return ReplaceAction.asked(run, machine.toString(), machine + " already carries " + REMEDIATE_ANNOTATION
+          + " (nothing sent)");
+    }
+    try {
+      if (delete) {
+        run.ports().cluster().deleteOwner(machine);
+      } else {
+        run.ports().cluster().annotateOwner(machine, REMEDIATE_ANNOTATION, "");
+      }
+    } catch (ClusterException e) {
+      String doing = (delete ? "deleting " : "annotating ") + machine;
+      if (!e.isTransient()) {
+        return new StepResult.Failed(Reason.REPLACE_FAILED, doing + " of " + run.node() + " failed: " + e.getMessage());
+      }
+      return ReplaceAction.retried(run, doing, e.getMessage());
+    }
+    return ReplaceAction.asked(run, machine.toString(), delete
+        ? machine + " deleted: its " + machine.controller().orElseThrow() + " creates another"
+        : machine + " annotated " + REMEDIATE_ANNOTATION + ": its MachineHealthCheck remediates it");
+  }
+
+  /**
+   * The Machine the node names, read now. {@code name} is empty when the node names none; {@code refusal} says why
+   * this node cannot be replaced this way (no annotations, no Machine, no controller, no MachineSet to delete through).
+   */
+  private record Lookup(Optional<String> name, Optional<NodeOwner> machine, Optional<String> refusal) {}
+
+  private static Lookup lookUp(LongStepRun<ReplaceSpec> run) throws ClusterException {
+    String node = run.node();
+    Optional<NodeInfo> fresh = run.ports().cluster().freshNode(node);
+    String machineName = fresh.map(n -> n.annotations().get(MACHINE_ANNOTATION)).orElse(null);
+    String namespace = fresh.map(n -> n.annotations().get(NAMESPACE_ANNOTATION)).orElse(null);
+    if (machineName == null || namespace == null || machineName.isEmpty() || namespace.isEmpty()) {
+      return new Lookup(Optional.empty(), Optional.empty(), Optional.of("cannot replace " + node + ": it has no "
+          + MACHINE_ANNOTATION + " and " + NAMESPACE_ANNOTATION + " annotations (not a Cluster API machine)"));
+    }
+    String name = "Machine " + namespace + "/" + machineName;
+    Optional<NodeOwner> machine = run.ports().cluster().machine(namespace, machineName);
+    if (machine.isEmpty()) {
+      return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name
+          + ", which its annotations name, does not exist"));
+    }
+    Optional<String> controller = machine.get().controller();
+    if (controller.isEmpty()) {
+      return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name + " has no"
+          + " controller (an orphan Machine): nothing would bring another back"));
+    }
+    if (run.spec().via() == Via.DELETE && !controller.get().startsWith("MachineSet/")) {
+      return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name + " is"
+          + " controlled by " + controller.get() + ", not a MachineSet: via: delete needs a MachineSet to bring one back"
+          + " (via: remediate_annotation leaves it to the MachineHealthCheck)"));
+    }
+    return new Lookup(Optional.of(name), machine, Optional.empty());
+  }
+}

@@ -1,0 +1,31 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.action.ReplaceAction.ReplaceSpec;
+import io.gpuremediator.node.ClusterException;
+import java.util.Optional;
+
+/**
+ * How one provider replaces a node ({@code replace: {provider}}): what it checks before the fleet's budget is asked
+ * (nothing outside is called when the node cannot be replaced this way), and the one request that has the node
+ * replaced, made only after a fresh look finds it not made yet. The step ends when the Node object is gone.
+ */
+sealed interface Replacement permits AwsReplacement, KarpenterReplacement, ClusterApiReplacement {
+  /** The provider of this name; the decoder accepts no other. */
+  static Replacement of(String provider) {
+    return switch (provider) {
+      case AwsReplacement.NAME -> new AwsReplacement();
+      case KarpenterReplacement.NAME -> new KarpenterReplacement();
+      case ClusterApiReplacement.NAME -> new ClusterApiReplacement();
+      default -> throw new IllegalArgumentException("no replace provider " + provider);
+    };
+  }
+
+  /** What a dry run or {@code explain} says will happen. */
+  String what(ReplaceSpec spec, String node);
+
+  /** Why the node cannot be replaced this way, if it cannot (a {@code provider_unsupported} or not configured). */
+  Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException;
+
+  /** Looks fresh and asks for the replacement unless it was asked already; the task's handle is empty until then. */
+  StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException;
+}

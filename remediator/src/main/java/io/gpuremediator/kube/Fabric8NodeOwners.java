@@ -1,0 +1,117 @@
+package io.gpuremediator.kube;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeOwner;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The objects that own nodes (Karpenter NodeClaims, Cluster API Machines), read through fabric8's generic resource API
+ * with their definitions given (no discovery, no generated model). A deletion is a raw request: the DSL cannot send a
+ * uid precondition, and without one a delete could remove an object recreated under the same name.
+ */
+final class Fabric8NodeOwners {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final KubernetesClient client;
+
+  Fabric8NodeOwners(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The NodeClaim whose status.nodeName is the node: a list (no field selector reaches status of a custom resource). */
+  Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
+    try {
+      List<GenericKubernetesResource> claims = client.genericKubernetesResources(context(NodeOwner.Kind.NODE_CLAIM))
+          .list().getItems();
+      for (GenericKubernetesResource claim : claims) {
+        if (node.equals(nodeName(claim))) {
+          return Optional.of(owner(NodeOwner.Kind.NODE_CLAIM, claim));
+        }
+      }
+      return Optional.empty();
+    } catch (KubernetesClientException e) {
+      throw Fabric8Cluster.failure("list nodeclaims.karpenter.sh", e);
+    }
+  }
+
+  Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
+    try {
+      GenericKubernetesResource m = client.genericKubernetesResources(context(NodeOwner.Kind.MACHINE))
+          .inNamespace(namespace).withName(name).get();
+      return m == null ? Optional.empty() : Optional.of(owner(NodeOwner.Kind.MACHINE, m));
+    } catch (KubernetesClientException e) {
+      throw Fabric8Cluster.failure("get machine " + namespace + "/" + name, e);
+    }
+  }
+
+  void delete(NodeOwner owner) throws ClusterException {
+    ObjectNode options = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "DeleteOptions")
+        .put("propagationPolicy", "Background");
+    if (!owner.uid().isEmpty()) {
+      options.putObject("preconditions").put("uid", owner.uid());
+    }
+    String what = "delete " + owner;
+    HttpResponse<String> answer = RawRequests.send(client, client.getHttpClient().newHttpRequestBuilder()
+        .uri(url(owner)).delete("application/json", options.toString()).build(), what);
+    int code = answer.code();
+    if (code / 100 == 2 || code == 404) {
+      return; // 404: gone already, which is what was asked
+    }
+    // 409 is a failed uid precondition: another object has the name now; a fresh look decides what it is.
+    boolean transientFailure = code == 409 || code == 429 || code >= 500;
+    throw new ClusterException(what + " failed (HTTP " + code + "): " + answer.body(), transientFailure, null);
+  }
+
+  void annotate(NodeOwner owner, String key, String value) throws ClusterException {
+    ObjectNode patch = JSON.createObjectNode();
+    patch.putObject("metadata").putObject("annotations").put(key, value);
+    HttpResponse<String> answer = RawRequests.send(client, client.getHttpClient().newHttpRequestBuilder()
+        .uri(url(owner)).patch("application/merge-patch+json", patch.toString()).build(), "annotate " + owner);
+    int code = answer.code();
+    if (code / 100 != 2) {
+      throw new ClusterException("annotate " + owner + " failed (HTTP " + code + "): " + answer.body(),
+          code == 409 || code == 429 || code >= 500, null);
+    }
+  }
+
+  private String url(NodeOwner owner) {
+    NodeOwner.Kind kind = owner.kind();
+    return RawRequests.base(client) + "/apis/" + kind.apiVersion()
+        + (owner.namespace().isEmpty() ? "" : "/namespaces/" + RawRequests.encode(owner.namespace()))
+        + "/" + kind.plural() + "/" + RawRequests.encode(owner.name());
+  }
+
+  private static ResourceDefinitionContext context(NodeOwner.Kind kind) {
+    String[] groupVersion = kind.apiVersion().split("/", 2);
+    return new ResourceDefinitionContext.Builder().withGroup(groupVersion[0]).withVersion(groupVersion[1])
+        .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(kind == NodeOwner.Kind.MACHINE).build();
+  }
+
+  private static String nodeName(GenericKubernetesResource r) {
+    Object status = r.getAdditionalProperties().get("status");
+    return status instanceof Map<?, ?> m && m.get("nodeName") instanceof String s ? s : null;
+  }
+
+  private static NodeOwner owner(NodeOwner.Kind kind, GenericKubernetesResource r) {
+    ObjectMeta meta = r.getMetadata();
+    Optional<String> controller = Optional.ofNullable(meta.getOwnerReferences()).orElse(List.of()).stream()
+        .filter(o -> Boolean.TRUE.equals(o.getController())).findFirst().map(Fabric8NodeOwners::ref);
+    return new NodeOwner(kind, meta.getNamespace(), meta.getName(), meta.getUid(), meta.getDeletionTimestamp() != null,
+        controller, meta.getAnnotations());
+  }
+
+  private static String ref(OwnerReference o) {
+    return o.getKind() + "/" + o.getName();
+  }
+}
