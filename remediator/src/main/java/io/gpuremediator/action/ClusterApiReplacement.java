@@ -10,7 +10,8 @@ import java.util.Optional;
 
 /**
  * {@code provider: cluster-api}: the Machine named by the node's {@code cluster.x-k8s.io/machine} and
- * {@code cluster.x-k8s.io/cluster-namespace} annotations. {@code via: delete} deletes it only when a MachineSet is its
+ * {@code cluster.x-k8s.io/cluster-namespace} annotations (without them, the Machine whose {@code status.nodeRef} names
+ * the node). {@code via: delete} deletes it only when a MachineSet is its
  * controller (so one comes back); {@code via: remediate_annotation} sets {@code cluster.x-k8s.io/remediate-machine} and
  * leaves the rest to the MachineHealthCheck (which honours its own maxUnhealthy). A Machine that is missing, or has no
  * controller, is {@code provider_unsupported} and nothing is called. The Machine is read fresh before acting.
@@ -50,6 +51,19 @@ final class ClusterApiReplacement implements Replacement {
         : "annotate its Cluster API Machine " + REMEDIATE_ANNOTATION + " (its MachineHealthCheck remediates it)";
     return "replace " + node + ": " + how + ", then wait up to " + Durations.format(spec.timeout())
         + " for the Node object to go";
+  }
+
+  @Override
+  public Optional<String> whileWaiting(LongStepRun<ReplaceSpec> run) throws ClusterException {
+    String handle = run.task().handle();
+    String[] ref = handle.startsWith("Machine ") ? handle.substring("Machine ".length()).split("/", 2) : new String[0];
+    if (ref.length != 2) {
+      return Optional.empty();
+    }
+    return Optional.of(run.ports().cluster().owner(NodeOwner.Kind.MACHINE, ref[0], ref[1])
+        .map(m -> m.deleting() ? handle + " is being deleted" : handle + " is still there"
+            + (m.annotations().containsKey(REMEDIATE_ANNOTATION) ? " (marked for remediation)" : ""))
+        .orElse(handle + " is gone") + "; waiting for the Node object to go");
   }
 
   @Override
@@ -107,14 +121,23 @@ final class ClusterApiReplacement implements Replacement {
   private static Lookup lookUp(LongStepRun<ReplaceSpec> run) throws ClusterException {
     String node = run.node();
     Optional<NodeInfo> fresh = run.ports().cluster().freshNode(node);
-    String machineName = fresh.map(n -> n.annotations().get(MACHINE_ANNOTATION)).orElse(null);
-    String namespace = fresh.map(n -> n.annotations().get(NAMESPACE_ANNOTATION)).orElse(null);
+    String machineName = fresh.map(n -> n.annotations().get(MACHINE_ANNOTATION)).orElse("");
+    String namespace = fresh.map(n -> n.annotations().get(NAMESPACE_ANNOTATION)).orElse("");
+    Optional<NodeOwner> machine;
+    String name;
     if (machineName == null || namespace == null || machineName.isEmpty() || namespace.isEmpty()) {
-      return new Lookup(Optional.empty(), Optional.empty(), Optional.of("cannot replace " + node + ": it has no "
-          + MACHINE_ANNOTATION + " and " + NAMESPACE_ANNOTATION + " annotations (not a Cluster API machine)"));
+      // No annotations (stripped, or a Cluster API release before them): the Machine whose nodeRef is the node.
+      machine = run.ports().cluster().machineOf(node);
+      if (machine.isEmpty()) {
+        return new Lookup(Optional.empty(), machine, Optional.of("cannot replace " + node + ": it has no "
+            + MACHINE_ANNOTATION + " and " + NAMESPACE_ANNOTATION + " annotations, and no Machine's status.nodeRef names"
+            + " it (not a Cluster API machine)"));
+      }
+      name = machine.get().toString();
+    } else {
+      name = "Machine " + namespace + "/" + machineName;
+      machine = run.ports().cluster().owner(NodeOwner.Kind.MACHINE, namespace, machineName);
     }
-    String name = "Machine " + namespace + "/" + machineName;
-    Optional<NodeOwner> machine = run.ports().cluster().machine(namespace, machineName);
     if (machine.isEmpty()) {
       return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name
           + ", which its annotations name, does not exist"));

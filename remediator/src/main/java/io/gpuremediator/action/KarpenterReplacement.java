@@ -15,11 +15,24 @@ import java.util.Optional;
  */
 final class KarpenterReplacement implements Replacement {
   static final String NAME = "karpenter";
+  private static final String CLAIM = "NodeClaim ";
 
   @Override
   public String what(ReplaceSpec spec, String node) {
     return "replace " + node + ": delete its Karpenter NodeClaim (Karpenter drains and terminates the node), then wait"
         + " up to " + Durations.format(spec.timeout()) + " for the Node object to go";
+  }
+
+  @Override
+  public Optional<String> whileWaiting(LongStepRun<ReplaceSpec> run) throws ClusterException {
+    String handle = run.task().handle();
+    if (!handle.startsWith(CLAIM)) {
+      return Optional.empty();
+    }
+    return Optional.of(run.ports().cluster().owner(NodeOwner.Kind.NODE_CLAIM, "", handle.substring(CLAIM.length()))
+        .map(c -> c.deleting() ? handle + " is terminating (Karpenter drains and terminates the node)"
+            : handle + " is still there")
+        .orElse(handle + " is gone") + "; waiting for the Node object to go");
   }
 
   @Override

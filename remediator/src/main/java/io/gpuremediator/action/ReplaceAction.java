@@ -141,7 +141,8 @@ public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec
       return new StepResult.Failed(Reason.REPLACE_TIMEOUT, named(run.task().handle()) + " was asked to be replaced,"
           + " but the Node object is still here after " + Durations.format(run.spec().timeout()));
     }
-    return new StepResult.Running(run.episode().progress().note(), Optional.empty());
+    String note = Replacement.of(run.spec().provider()).whileWaiting(run).orElse(run.episode().progress().note());
+    return new StepResult.Running(note, Optional.empty());
   }
 
   /** How decisions name what a replacement asked of (its task's handle): an instance, a NodeClaim, a Machine. */

@@ -304,8 +304,13 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   @Override
-  public Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
-    return owners.machine(namespace, name);
+  public Optional<NodeOwner> machineOf(String node) throws ClusterException {
+    return owners.machineOf(node);
+  }
+
+  @Override
+  public Optional<NodeOwner> owner(NodeOwner.Kind kind, String namespace, String name) throws ClusterException {
+    return owners.owner(kind, namespace, name);
   }
 
   @Override

@@ -31,27 +31,38 @@ final class Fabric8NodeOwners {
 
   /** The NodeClaim whose status.nodeName is the node: a list (no field selector reaches status of a custom resource). */
   Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
+    return find(NodeOwner.Kind.NODE_CLAIM, node, "nodeName");
+  }
+
+  /** The Machine whose status.nodeRef.name is the node, in any namespace. */
+  Optional<NodeOwner> machineOf(String node) throws ClusterException {
+    return find(NodeOwner.Kind.MACHINE, node, "nodeRef");
+  }
+
+  private Optional<NodeOwner> find(NodeOwner.Kind kind, String node, String statusField) throws ClusterException {
     try {
-      List<GenericKubernetesResource> claims = client.genericKubernetesResources(context(NodeOwner.Kind.NODE_CLAIM))
+      var resources = client.genericKubernetesResources(context(kind));
+      List<GenericKubernetesResource> items = (kind == NodeOwner.Kind.MACHINE ? resources.inAnyNamespace() : resources)
           .list().getItems();
-      for (GenericKubernetesResource claim : claims) {
-        if (node.equals(nodeName(claim))) {
-          return Optional.of(owner(NodeOwner.Kind.NODE_CLAIM, claim));
+      for (GenericKubernetesResource item : items) {
+        if (node.equals(nodeOf(item, statusField))) {
+          return Optional.of(owner(kind, item));
         }
       }
       return Optional.empty();
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("list nodeclaims.karpenter.sh", e);
+      throw Fabric8Cluster.failure("list " + kind.plural() + " of node " + node, e);
     }
   }
 
-  Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
+  Optional<NodeOwner> owner(NodeOwner.Kind kind, String namespace, String name) throws ClusterException {
     try {
-      GenericKubernetesResource m = client.genericKubernetesResources(context(NodeOwner.Kind.MACHINE))
-          .inNamespace(namespace).withName(name).get();
-      return m == null ? Optional.empty() : Optional.of(owner(NodeOwner.Kind.MACHINE, m));
+      var resources = client.genericKubernetesResources(context(kind));
+      GenericKubernetesResource r = (namespace.isEmpty() ? resources.withName(name)
+          : resources.inNamespace(namespace).withName(name)).get();
+      return r == null ? Optional.empty() : Optional.of(owner(kind, r));
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("get machine " + namespace + "/" + name, e);
+      throw Fabric8Cluster.failure("get " + kind.kind() + " " + (namespace.isEmpty() ? "" : namespace + "/") + name, e);
     }
   }
 
@@ -98,9 +109,14 @@ final class Fabric8NodeOwners {
         .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(kind == NodeOwner.Kind.MACHINE).build();
   }
 
-  private static String nodeName(GenericKubernetesResource r) {
+  /** {@code status.nodeName} (a NodeClaim) or {@code status.nodeRef.name} (a Machine). */
+  private static String nodeOf(GenericKubernetesResource r, String statusField) {
     Object status = r.getAdditionalProperties().get("status");
-    return status instanceof Map<?, ?> m && m.get("nodeName") instanceof String s ? s : null;
+    Object value = status instanceof Map<?, ?> m ? m.get(statusField) : null;
+    if (value instanceof Map<?, ?> ref) {
+      value = ref.get("name");
+    }
+    return value instanceof String s ? s : null;
   }
 
   private static NodeOwner owner(NodeOwner.Kind kind, GenericKubernetesResource r) {

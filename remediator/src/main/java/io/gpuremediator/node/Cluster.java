@@ -38,8 +38,16 @@ public interface Cluster {
     return Optional.empty();
   }
 
-  /** The Cluster API Machine of this namespace and name, read from the API now; empty when there is none. */
-  default Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
+  /**
+   * The Cluster API Machine whose {@code status.nodeRef} is the node, read from the API now (every namespace); empty
+   * when there is none. For a node without the annotations Cluster API sets on it.
+   */
+  default Optional<NodeOwner> machineOf(String node) throws ClusterException {
+    return Optional.empty();
+  }
+
+  /** The owner object of this kind, namespace (empty: cluster-scoped) and name, read from the API now. */
+  default Optional<NodeOwner> owner(NodeOwner.Kind kind, String namespace, String name) throws ClusterException {
     return Optional.empty();
   }
 

@@ -98,6 +98,19 @@ class ReplaceClusterApiMockTest {
   }
 
   @Test
+  void aNodeWithoutTheAnnotationsIsFoundByItsMachinesNodeRef() throws Exception {
+    start("", 2);
+    Provisioners.machine(h.client, "team-c", "gpu-md-1-fghij", "gpu-node-2", Optional.of("gpu-md-1-1a2b"), false);
+    h.fire(xid("gpu-node-2"));
+    h.lookUntil("gpu-node-2", Stage.REPLACING, 2);
+    h.look("gpu-node-2");
+    assertThat(Provisioners.requests(h.server.requestLog(), "DELETE", MACHINES)).containsExactly(
+        "DELETE " + MACHINES + "team-c/machines/gpu-md-1-fghij");
+    assertThat(h.episode("gpu-node-2").progress().note()).isEqualTo("Machine team-c/gpu-md-1-fghij is being deleted;"
+        + " waiting for the Node object to go");
+  }
+
+  @Test
   void anOrphanMachineOrNoneIsNotReplacedAndNothingIsCalled() throws Exception {
     start("", 2);
     Provisioners.machine(h.client, "default", "gpu-orphan", "gpu-node-0", Optional.empty());
@@ -110,7 +123,7 @@ class ReplaceClusterApiMockTest {
         "cannot replace gpu-node-0: Machine default/gpu-orphan has no controller (an orphan Machine): nothing would bring"
             + " another back; nothing was called",
         "cannot replace gpu-node-1: it has no cluster.x-k8s.io/machine and cluster.x-k8s.io/cluster-namespace"
-            + " annotations (not a Cluster API machine); nothing was called");
+            + " annotations, and no Machine's status.nodeRef names it (not a Cluster API machine); nothing was called");
     assertThat(Provisioners.requests(h.server.requestLog(), "DELETE", MACHINES)).isEmpty();
     assertThat(Provisioners.requests(h.server.requestLog(), "PATCH", MACHINES)).isEmpty();
     assertThat(gate.admitReplacement("probe")).isEmpty(); // the refusals spent no replacement budget

@@ -44,8 +44,13 @@ public class ForwardingCluster implements Cluster {
   }
 
   @Override
-  public Optional<NodeOwner> machine(String namespace, String name) throws ClusterException {
-    return to.machine(namespace, name);
+  public Optional<NodeOwner> machineOf(String node) throws ClusterException {
+    return to.machineOf(node);
+  }
+
+  @Override
+  public Optional<NodeOwner> owner(NodeOwner.Kind kind, String namespace, String name) throws ClusterException {
+    return to.owner(kind, namespace, name);
   }
 
   @Override

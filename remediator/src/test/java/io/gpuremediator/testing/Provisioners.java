@@ -77,6 +77,12 @@ public final class Provisioners {
    */
   public static void machine(KubernetesClient client, String namespace, String name, String node,
       Optional<String> machineSet) {
+    machine(client, namespace, name, node, machineSet, true);
+  }
+
+  /** The same; {@code annotateNode} false leaves the node without the annotations (stripped, or an older release). */
+  public static void machine(KubernetesClient client, String namespace, String name, String node,
+      Optional<String> machineSet, boolean annotateNode) {
     GenericKubernetesResourceBuilder b = new GenericKubernetesResourceBuilder().withApiVersion("cluster.x-k8s.io/v1beta1")
         .withKind("Machine").withNewMetadata().withNamespace(namespace).withName(name).withUid("uid-" + name)
         .withFinalizers("machine.cluster.x-k8s.io")
@@ -87,6 +93,9 @@ public final class Provisioners {
         .withApiVersion("cluster.x-k8s.io/v1beta1").withKind("MachineSet").withName(set).withUid("uid-" + set)
         .withController(true).withBlockOwnerDeletion(true).build()).endMetadata());
     client.genericKubernetesResources(MACHINES).inNamespace(namespace).resource(b.build()).create();
+    if (!annotateNode) {
+      return;
+    }
     client.nodes().withName(node).edit(n -> {
       Map<String, String> annotations = new LinkedHashMap<>(Optional.ofNullable(n.getMetadata().getAnnotations())
           .orElse(Map.of()));
