@@ -32,6 +32,11 @@ public interface ActionKind<S extends ActionSpec> {
   /** Renders the spec's templates for one alert and checks every rendered value against its field. */
   Step prepare(S spec, TemplateContext ctx) throws RenderException;
 
+  /** Whether a playbook may name it (the pre-flight gate's own step is built from the service config only). */
+  default boolean inPlaybooks() {
+    return true;
+  }
+
   /** How the step is carried on in the background, when it is a long step. */
   default Optional<LongStep<S>> longStep() {
     return Optional.empty();

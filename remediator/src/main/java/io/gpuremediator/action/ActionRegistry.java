@@ -31,6 +31,7 @@ public final class ActionRegistry {
       new EventAction(),
       new DrainAction(),
       new DiagnoseAction(),
+      new PreflightAction(),
       new GpuResetAction(),
       new RebootAction(),
       new ReplaceAction(),
@@ -59,9 +60,9 @@ public final class ActionRegistry {
     return Optional.ofNullable(BY_NAME.get(name));
   }
 
-  /** Every kind's name, in registration order. */
+  /** Every name a playbook may write, in registration order. */
   public static List<String> names() {
-    return List.copyOf(BY_NAME.keySet());
+    return KINDS.stream().filter(ActionKind::inPlaybooks).map(ActionKind::name).toList();
   }
 
   /** Renders and checks one action of a playbook for one alert. */
@@ -119,12 +120,16 @@ public final class ActionRegistry {
     });
     return out;
   }
-  /** The keys of the taints the steps set (what a Job of the episode must tolerate). */
+  /**
+   * The keys of the taints the steps set or remove (what a Job of the episode must tolerate: a taint the playbook removes
+   * later is on the node now, as the pre-flight gate's is while its Job runs).
+   */
   public static List<String> taintKeys(List<ActionSpec> steps) {
     List<String> keys = new ArrayList<>();
     for (ActionSpec a : steps) {
-      if (a instanceof TaintAction.TaintSpec t && !keys.contains(t.key())) {
-        keys.add(t.key());
+      String key = a instanceof TaintAction.TaintSpec t ? t.key() : a instanceof UntaintAction.UntaintSpec u ? u.key() : null;
+      if (key != null && !keys.contains(key)) {
+        keys.add(key);
       }
     }
     return keys;

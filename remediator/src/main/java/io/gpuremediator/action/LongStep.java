@@ -1,7 +1,9 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
+import java.util.Optional;
 
 /**
  * A step carried on in the background after the webhook is answered (a drain, a diagnostic Job, a replacement):
@@ -38,6 +40,14 @@ public interface LongStep<S extends ActionSpec> {
    */
   default boolean endsWithTheNode() {
     return false;
+  }
+
+  /**
+   * The decision of a failure that escalates to {@code on_fail}, when the kind names its own (the pre-flight gate's
+   * failure is {@code preflight_failed} whatever comes next); empty: {@code escalated}.
+   */
+  default Optional<Reason> escalationReason() {
+    return Optional.empty();
   }
 
   /**

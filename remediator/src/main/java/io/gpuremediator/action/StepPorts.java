@@ -9,14 +9,17 @@ import java.util.Set;
 import java.util.function.IntSupplier;
 
 /**
- * What long steps act through: the nodes, the workloads, the ports outside Kubernetes, and the fleet's drain slots.
+ * What long steps act through: the nodes, the workloads, the ports outside Kubernetes, and the fleet's drain and
+ * pre-flight slots.
  *
  * @param retryDelay how long a blocked eviction or a retriable cloud error waits before it is asked again
  * @param jobNamespace where Jobs are created
  * @param maxDraining how many nodes may drain at once now ({@code safety.max_draining} of the selected nodes)
+ * @param maxPreflight how many nodes may run a pre-flight Job at once now ({@code preflight.max_concurrent})
  */
-public record StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, DrainSlots drainSlots,
-    IntSupplier maxDraining, Duration retryDelay, String jobNamespace, Set<String> replaceProviders) {
+public record StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, Slots drainSlots,
+    IntSupplier maxDraining, Slots preflightSlots, IntSupplier maxPreflight, Duration retryDelay, String jobNamespace,
+    Set<String> replaceProviders) {
   /** Validates presence. */
   public StepPorts {
     Objects.requireNonNull(cluster, "cluster");
@@ -24,6 +27,8 @@ public record StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outsi
     Objects.requireNonNull(outside, "outside");
     Objects.requireNonNull(drainSlots, "drainSlots");
     Objects.requireNonNull(maxDraining, "maxDraining");
+    Objects.requireNonNull(preflightSlots, "preflightSlots");
+    Objects.requireNonNull(maxPreflight, "maxPreflight");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
     replaceProviders = Set.copyOf(replaceProviders);

@@ -79,6 +79,7 @@ public final class ConfigLoader {
     Optional<RemediatorConfig.Alertmanager> alertmanager = OutboundConfig.alertmanager(m, base, problems);
     List<RemediatorConfig.Receiver> receivers = OutboundConfig.receivers(m, base, problems);
     OutboundConfig.Cloud cloud = OutboundConfig.cloud(m, base, problems);
+    Optional<RemediatorConfig.Preflight> preflight = PreflightConfig.decode(m, problems);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
@@ -89,7 +90,7 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders()));
+        cloud.redfish(), cloud.replaceProviders(), preflight));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */

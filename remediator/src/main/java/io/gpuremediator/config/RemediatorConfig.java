@@ -32,7 +32,8 @@ public record RemediatorConfig(
     List<Receiver> receivers,
     Optional<Aws> aws,
     Optional<Redfish> redfish,
-    Set<String> replaceProviders) {
+    Set<String> replaceProviders,
+    Optional<Preflight> preflight) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -53,6 +54,21 @@ public record RemediatorConfig(
     Objects.requireNonNull(aws, "aws");
     Objects.requireNonNull(redfish, "redfish");
     replaceProviders = Set.copyOf(replaceProviders);
+    Objects.requireNonNull(preflight, "preflight");
+  }
+
+  /**
+   * The pre-flight gate ({@code preflight}): selected nodes carrying {@code taint} run {@code diagnose} before they
+   * take work, at most {@code maxConcurrent} at once; a failure keeps the taint and escalates to {@code onFail}.
+   */
+  public record Preflight(String taint, Job diagnose, Budget maxConcurrent, Optional<String> onFail) {
+    /** The Job each new node runs. */
+    public record Job(String image, List<String> command, Duration timeout) {
+      /** Copies the command. */
+      public Job {
+        command = List.copyOf(command);
+      }
+    }
   }
 
   /** The Alertmanager silences are held in ({@code alertmanager}). */

@@ -85,6 +85,14 @@ public enum Reason {
   NODE_DELETED(Outcome.FAILED),
   /** The rebooted node did not come back Ready with a new bootID within the step's timeout. */
   REBOOT_TIMEOUT(Outcome.FAILED),
+  /** A new node's pre-flight Job was created: the node takes no work until it passes. */
+  PREFLIGHT_STARTED(Outcome.APPLIED),
+  /** More nodes run a pre-flight Job than preflight.max_concurrent allows; this one waits, keeping its taint. */
+  PREFLIGHT_WAITING(Outcome.SUPPRESSED),
+  /** The pre-flight Job completed: the pre-flight taint is removed and the node takes work. */
+  PREFLIGHT_PASSED(Outcome.APPLIED),
+  /** The pre-flight Job failed, timed out or was lost: the node keeps the pre-flight taint; on_fail decides what next. */
+  PREFLIGHT_FAILED(Outcome.FAILED),
   /** A failed step escalated the episode to its on_fail playbook. */
   ESCALATED(Outcome.APPLIED),
   /** The release steps ran: the episode is over and the node back as we found it. */

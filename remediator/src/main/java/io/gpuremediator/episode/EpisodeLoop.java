@@ -1,8 +1,9 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.DrainSlots;
 import io.gpuremediator.action.EpisodeNames;
+import io.gpuremediator.action.PreflightAction;
 import io.gpuremediator.action.ReplaceAction;
+import io.gpuremediator.action.Slots;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -16,6 +17,7 @@ import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -53,6 +55,9 @@ public final class EpisodeLoop implements AutoCloseable {
   private final StepPorts ports;
   private final StepRunner runner;
   private final GoneNodes gone = new GoneNodes();
+  private final PreflightGate preflight;
+  private final EpisodeWriter writer;
+  private final Supplier<List<NodeInfo>> selected;
   private ScheduledExecutorService ticker;
   private ExecutorService workers;
   private AutoCloseable jobWatch;
@@ -78,17 +83,23 @@ public final class EpisodeLoop implements AutoCloseable {
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
       Clock clock, OutsidePorts outside) {
     this.cluster = cluster;
-    this.playbooks = playbooks;
+    this.preflight = new PreflightGate(settings.preflight());
+    this.playbooks = () -> preflight.with(playbooks.get());
     this.settings = settings;
     this.leading = leading;
-    EpisodeWriter writer = new EpisodeWriter(cluster, leading, clock);
+    this.selected = selected;
+    this.writer = new EpisodeWriter(cluster, leading, clock);
     EpisodeDecisions decisions = new EpisodeDecisions(listener, new NodeEvents(cluster), clock);
     this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node, e, reason,
         detail, List.of(), Optional.empty()));
-    this.moves = new EpisodeMoves(writer, decisions, outbound, playbooks);
-    this.ports = new StepPorts(cluster, workloads, outside, new DrainSlots(settings.interval().multipliedBy(3)),
-        () -> settings.maxDraining().of(selected.get().size()), settings.retryDelay(), settings.jobNamespace(),
-        settings.replaceProviders());
+    this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
+    Duration settle = settings.interval().multipliedBy(3);
+    this.ports = new StepPorts(cluster, workloads, outside,
+        new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)"),
+        () -> settings.maxDraining().of(selected.get().size()),
+        new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)"),
+        () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0),
+        settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone);
   }
 
@@ -144,9 +155,13 @@ public final class EpisodeLoop implements AutoCloseable {
     boolean lead = leading.getAsBoolean();
     Instant now = moves.now();
     Set<String> seen = new HashSet<>();
+    Set<String> newcomers = new HashSet<>();
+    if (lead) {
+      selected.get().stream().filter(preflight::wants).forEach(n -> newcomers.add(n.name()));
+    }
     for (NodeInfo n : cluster.nodes()) {
       seen.add(n.name());
-      boolean work = outbound.expiryDue(n, now);
+      boolean work = outbound.expiryDue(n, now) || newcomers.contains(n.name());
       for (Episode e : n.ledger().episodes().values()) {
         counts.merge(e.progress().stage(), 1, Integer::sum);
         work |= hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false);
@@ -187,6 +202,7 @@ public final class EpisodeLoop implements AutoCloseable {
       return;
     }
     PlaybookSet set = playbooks.get();
+    openPreflight(n.get(), set);
     // What the steps already passed owe (the webhook's quarantine, say) goes out before the stage changes this look makes.
     keepOutboundQuietly(node, set);
     for (Episode e : cluster.node(node).map(c -> c.ledger().episodes().values()).orElse(List.of())) {
@@ -197,6 +213,26 @@ public final class EpisodeLoop implements AutoCloseable {
       }
     }
     keepOutboundQuietly(node, set);
+  }
+
+  /** A selected node that registered with the pre-flight taint: its gate's episode is opened and started now. */
+  private void openPreflight(NodeInfo n, PlaybookSet set) {
+    if (!preflight.wants(n) || selected.get().stream().noneMatch(s -> s.name().equals(n.name()))) {
+      return;
+    }
+    try {
+      Optional<Episode> opened = preflight.open(n.name(), writer);
+      if (opened.isPresent()) {
+        runner.advance(n.name(), opened.get(), set);
+      }
+    } catch (ClusterException ex) {
+      LOGGER.warn("pre-flight of node {}: {} (retried on the next look)", n.name(), ex.getMessage());
+    }
+  }
+
+  /** The playbooks with the loop's own (the pre-flight gate's), for the human controls. */
+  PlaybookSet withBuiltIn(PlaybookSet set) {
+    return preflight.with(set);
   }
 
   private void keepOutboundQuietly(String node, PlaybookSet set) {

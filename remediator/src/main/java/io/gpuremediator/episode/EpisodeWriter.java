@@ -88,6 +88,24 @@ final class EpisodeWriter {
     return cluster.modifyNode(node, edit);
   }
 
+  /**
+   * Records an episode the loop opens itself (the pre-flight gate): {@code open} gives the fresh node's ledger with
+   * it (and what it claims), or empty to write nothing; {@code fingerprint} names it in that ledger. Empty when
+   * nothing was written (fenced out, or no longer wanted).
+   */
+  Optional<Episode> open(String node, Function<NodeInfo, Optional<NodeLedger>> open,
+      Function<NodeInfo, String> fingerprint) throws ClusterException {
+    return cluster.modifyNode(node, fresh -> {
+      Optional<NodeLedger> next = leading.getAsBoolean() ? open.apply(fresh) : Optional.empty();
+      if (next.isEmpty()) {
+        return new Edited<>(fresh, Optional.<Episode>empty());
+      }
+      NodeDraft draft = new NodeDraft(fresh, "", Phase.FIRING, clock.instant());
+      draft.ledger(next.get());
+      return new Edited<>(draft.toNode(), Optional.ofNullable(next.get().episodes().get(fingerprint.apply(fresh))));
+    });
+  }
+
   /** Forgets the silence ids of ended episodes that were expired; nothing when this instance no longer leads. */
   void dropExpiring(String node, List<String> ids) throws ClusterException {
     cluster.modifyNode(node, fresh -> {

@@ -39,7 +39,7 @@ public final class HumanControls {
   public HumanControls(EpisodeLoop loop, Cluster cluster, Supplier<PlaybookSet> playbooks) {
     this.loop = loop;
     this.cluster = cluster;
-    this.playbooks = playbooks;
+    this.playbooks = () -> loop.withBuiltIn(playbooks.get());
   }
 
   /** How a request ended. */

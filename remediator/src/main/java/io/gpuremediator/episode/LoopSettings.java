@@ -3,6 +3,7 @@ package io.gpuremediator.episode;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -14,17 +15,19 @@ import java.util.Set;
  * @param jobNamespace where diagnostic Jobs are created
  * @param replaceProviders the replace providers working through the Kubernetes API whose RBAC the config says is
  *     deployed ({@code karpenter}, {@code cluster-api})
+ * @param preflight the pre-flight gate, when configured
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
-    Set<String> replaceProviders) {
-  /** Settings with no replace provider through the Kubernetes API. */
+    Set<String> replaceProviders, Optional<PreflightSettings> preflight) {
+  /** Settings with no replace provider through the Kubernetes API and no pre-flight gate. */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
-    this(interval, retryDelay, maxDraining, jobNamespace, Set.of());
+    this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty());
   }
 
   /** Validates presence. */
   public LoopSettings {
     replaceProviders = Set.copyOf(replaceProviders);
+    Objects.requireNonNull(preflight, "preflight");
     Objects.requireNonNull(interval, "interval");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");

@@ -254,8 +254,8 @@ final class StepRunner {
     Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
     if (to.isPresent()) {
       Progress escalated = new Progress(Stage.ESCALATED, now, false, false, 0, Optional.empty(), f.note());
-      return moves.move(node, e, Transition.ESCALATED, e.escalatedTo(to.get(), escalated), Optional.empty(), null,
-          f.note() + "; escalated to " + to.get()).orElse(null);
+      return moves.move(node, e, Transition.ESCALATED, e.escalatedTo(to.get(), escalated), Optional.empty(),
+          kind.escalationReason().orElse(null), f.note() + "; escalated to " + to.get()).orElse(null);
     }
     // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
     Episode next = e.with(p.inStage(kind.stages().failed(), now).noted(f.note()));

@@ -17,6 +17,8 @@ import java.util.function.Predicate;
 enum Transition {
   /** The webhook's immediate steps ran for a new episode. */
   OPENED(Stages.NONE, Target.QUARANTINED, Optional.empty(), false, ""),
+  /** A new node carrying the pre-flight taint: the gate opened an episode for it (its Job is the step's decision). */
+  PREFLIGHT_OPENED(Stages.NONE, Target.PREFLIGHT, Optional.empty(), false, ""),
   /** Immediate steps ran in the background and the cursor moved on. */
   STEPS_RAN(Stages.ACTIVE, Target.SAME, Optional.of(Reason.STEPS_APPLIED), false, ""),
   /** The alert resolved: remembered until the firing steps are done, or the release list starts. */
@@ -43,8 +45,8 @@ enum Transition {
   RETRIED(Stages.FAILED, Target.RETRIED, Optional.of(Reason.STEP_RETRIED), true, ""),
   /** The Node object is gone after a replacement: the episode is over. */
   REPLACED(EnumSet.of(Stage.REPLACING), Target.REPLACED, Optional.of(Reason.REPLACED), true, "replaced"),
-  /** The Node object was deleted during a repair that waits for it (a reboot): the episode is over with it. */
-  NODE_DELETED(EnumSet.of(Stage.REPAIRING), Target.REPLACED, Optional.of(Reason.NODE_DELETED), true, "deleted");
+  /** The Node object was deleted during a step that waits on it (a reboot, a pre-flight): the episode is over with it. */
+  NODE_DELETED(EnumSet.of(Stage.REPAIRING, Stage.PREFLIGHT), Target.REPLACED, Optional.of(Reason.NODE_DELETED), true, "deleted");
 
   private final Set<Stage> from;
   private final Target target;
@@ -85,7 +87,7 @@ enum Transition {
    * @throws IllegalStateException when the table does not allow it
    */
   void check(Optional<Stage> before, Stage after, Optional<StepStages> step) {
-    boolean fromOk = before.map(from::contains).orElse(this == OPENED);
+    boolean fromOk = before.map(from::contains).orElse(this == OPENED || this == PREFLIGHT_OPENED);
     if (!fromOk || !target.allows(before.orElse(null), after, step)) {
       throw new IllegalStateException("episode transition " + this + " from " + before.map(Stage::code).orElse("none")
           + " to " + after.code() + " is not in the table");
@@ -112,13 +114,14 @@ enum Transition {
 
   /** The stage a transition leads to. */
   private enum Target {
-    SAME, QUARANTINED, SAME_OR_QUARANTINED, STEP_RUNNING, STEP_PASSED, STEP_FAILED, ESCALATED, NEEDS_HUMAN, RETRIED,
+    SAME, QUARANTINED, PREFLIGHT, SAME_OR_QUARANTINED, STEP_RUNNING, STEP_PASSED, STEP_FAILED, ESCALATED, NEEDS_HUMAN, RETRIED,
     RELEASED, REPLACED;
 
     boolean allows(Stage before, Stage after, Optional<StepStages> step) {
       return switch (this) {
         case SAME -> after == before;
         case QUARANTINED -> after == Stage.QUARANTINED;
+        case PREFLIGHT -> after == Stage.PREFLIGHT;
         case SAME_OR_QUARANTINED -> after == before || after == Stage.QUARANTINED;
         case STEP_RUNNING -> step.isPresent() && after == step.get().running();
         case STEP_PASSED -> step.isPresent() && after == step.get().passed().orElse(before);

@@ -11,7 +11,10 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeOwner;
+import io.gpuremediator.node.Taint;
+import io.gpuremediator.state.ClaimKey;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -118,9 +121,27 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
     boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
-    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info))) {
+    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info))
+        || arrivedWithOwnTaint(previous, info)) {
       episodesChanged.accept(info.name());
     }
+  }
+
+  /**
+   * Whether the node is new, or its taints changed, and it carries a taint of ours that no episode holds: a node that
+   * registered with the pre-flight taint waits for the gate.
+   */
+  private static boolean arrivedWithOwnTaint(NodeInfo previous, NodeInfo now) {
+    if (previous != null && previous.taints().equals(now.taints())) {
+      return false;
+    }
+    for (Taint t : now.taints()) {
+      if (t.key().startsWith(NodeKeys.DOMAIN)
+          && now.ledger().claim(ClaimKey.taint(t.key(), t.effect().apiName())).isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the node booted or changed readiness: what a reboot step under way waits for. */
@@ -130,7 +151,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   /**
    * Tells {@code listener} the name of each node with episodes whose ledger, bootID or readiness changed (what a step
-   * under way waits for), on the watch's thread: keep it quick.
+   * under way waits for), and of each node that arrived with a taint of ours no episode holds (the pre-flight gate's),
+   * on the watch's thread: keep it quick.
    */
   public void onEpisodesChanged(Consumer<String> listener) {
     this.episodesChanged = listener;

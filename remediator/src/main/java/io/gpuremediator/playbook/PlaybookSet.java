@@ -1,5 +1,6 @@
 package io.gpuremediator.playbook;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,14 +12,28 @@ import java.util.TreeSet;
  * reload builds a new set and swaps it in whole.
  *
  * @param version a digest of the sources, to tell which set decided
+ * @param builtIn the service's own playbooks (the pre-flight gate's): found by name, never matched by an alert
  */
-public record PlaybookSet(List<Playbook> playbooks, String version) {
+public record PlaybookSet(List<Playbook> playbooks, String version, List<Playbook> builtIn) {
   /** The set with no playbooks. */
   public static final PlaybookSet EMPTY = new PlaybookSet(List.of(), "");
 
-  /** Copies the list. */
+  /** Copies the lists. */
   public PlaybookSet {
     playbooks = List.copyOf(playbooks);
+    builtIn = List.copyOf(builtIn);
+  }
+
+  /** The playbooks of files, with no built-in one. */
+  public PlaybookSet(List<Playbook> playbooks, String version) {
+    this(playbooks, version, List.of());
+  }
+
+  /** The same set with a built-in playbook (one of that name is replaced). */
+  public PlaybookSet withBuiltIn(Playbook p) {
+    List<Playbook> next = new ArrayList<>(builtIn.stream().filter(b -> !b.name().equals(p.name())).toList());
+    next.add(p);
+    return new PlaybookSet(playbooks, version, next);
   }
 
   /** The first playbook whose matchers all hold. */
@@ -52,8 +67,13 @@ public record PlaybookSet(List<Playbook> playbooks, String version) {
     return ladder;
   }
 
-  /** The playbook of this name. */
+  /** The playbook of this name (a built-in one first: no file may take its name). */
   public Optional<Playbook> named(String name) {
+    for (Playbook p : builtIn) {
+      if (p.name().equals(name)) {
+        return Optional.of(p);
+      }
+    }
     return playbooks.stream().filter(p -> p.name().equals(name)).findFirst();
   }
 }

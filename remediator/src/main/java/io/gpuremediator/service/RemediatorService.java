@@ -7,6 +7,7 @@ import io.gpuremediator.episode.DecisionRecorder;
 import io.gpuremediator.episode.EpisodeLoop;
 import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.episode.LoopSettings;
+import io.gpuremediator.episode.PreflightSettings;
 import io.gpuremediator.episode.RefusalEvents;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
@@ -135,7 +136,9 @@ public final class RemediatorService implements AutoCloseable {
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
-            config.leaderElection().namespace(), config.replaceProviders()),
+            config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
+            new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
+                p.onFail(), p.maxConcurrent()))),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
         outside.ports());
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,

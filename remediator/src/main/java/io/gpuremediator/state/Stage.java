@@ -28,6 +28,10 @@ public enum Stage {
   ESCALATED,
   /** Nothing more will happen automatically; a human decides. */
   NEEDS_HUMAN,
+  /** A new node carrying the pre-flight taint proves itself (a diagnose Job, or waiting for a slot to run one). */
+  PREFLIGHT,
+  /** The pre-flight Job failed, timed out or was lost, with no on_fail: the node keeps the taint for a human. */
+  PREFLIGHT_FAILED,
   /** The node's instance is marked unhealthy; its group replaces it, and the episode ends when the Node is gone. */
   REPLACING,
   /** The Node object is gone after a replacement (kept only in decisions). */
@@ -57,6 +61,7 @@ public enum Stage {
 
   /** Whether the episode waits for a human (release or retry) before anything more happens. */
   public boolean isFailed() {
-    return this == DRAIN_FAILED || this == DIAGNOSTICS_FAILED || this == REPAIR_FAILED || this == NEEDS_HUMAN;
+    return this == DRAIN_FAILED || this == DIAGNOSTICS_FAILED || this == REPAIR_FAILED || this == PREFLIGHT_FAILED
+        || this == NEEDS_HUMAN;
   }
 }

@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -78,6 +79,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   final HumanControls controls;
   final PlaybookSet playbooks;
   private final Set<String> replaceProviders;
+  private final Optional<PreflightSettings> preflight;
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining) {
     this(dir, drainMode, maxDraining, true);
@@ -85,7 +87,8 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
-        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, Set.of());
+        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, Set.of(),
+        Optional.empty());
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
@@ -95,30 +98,38 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** The same, on this clock (a real Alertmanager needs one near its own). */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
-    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, Set.of());
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, Set.of(), Optional.empty());
   }
 
   /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, Set<String> replaceProviders) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
-        replaceProviders);
+        replaceProviders, Optional.empty());
+  }
+
+  /** These playbooks, with the pre-flight gate. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, PreflightSettings preflight) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
+        OutsidePorts.NONE, Set.of(), Optional.of(preflight));
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
     return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
-        false, OutsidePorts.NONE, replaceProviders);
+        false, OutsidePorts.NONE, replaceProviders, preflight);
   }
 
   /** The same, with these playbooks and ports. */
   ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside) {
-    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replaceProviders);
+    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replaceProviders, preflight);
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
-      MutableClock clock, boolean fresh, OutsidePorts outside, Set<String> replaceProviders) {
+      MutableClock clock, boolean fresh, OutsidePorts outside, Set<String> replaceProviders,
+      Optional<PreflightSettings> preflight) {
     this.server = server;
     this.replaceProviders = replaceProviders;
+    this.preflight = preflight;
     this.client = server.client();
     this.clock = clock;
     this.ownsServer = fresh;
@@ -128,12 +139,13 @@ final class ClosedLoopHarness implements AutoCloseable {
     playbooks = load(dir, playbooksYaml);
     cluster = KubeApi.of(client).cluster("test");
     cluster.start();
-    await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == 5);
+    int nodes = client.nodes().list().getItems().size();
+    await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == nodes);
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
     loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
-            replaceProviders),
+            replaceProviders, preflight),
         () -> true, decisions::add, clock, outside);
     engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
         SafetyGate.OPEN, decisions::add, clock, () -> true, loop);
@@ -244,7 +256,8 @@ final class ClosedLoopHarness implements AutoCloseable {
     finish(job(step), type, reason);
   }
 
-  private void finish(Job job, String type, String reason) {
+  /** The simulated Job controller marks this Job with a condition (Complete or Failed). */
+  void finish(Job job, String type, String reason) {
     job.setStatus(new JobStatusBuilder()
         .withConditions(new JobConditionBuilder().withType(type).withStatus("True").withReason(reason).build()).build());
     client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();

@@ -97,6 +97,9 @@ public final class PlaybookLoader {
     return loadFile(file, new HashMap<>());
   }
 
+  /** The name of the pre-flight gate's playbook, which the service builds from its config. */
+  private static final String RESERVED_NAME = "preflight";
+
   private static PlaybookFile loadFile(Path file, Map<String, String> seenNames) {
     Problems problems = new Problems(file.toString());
     List<Playbook> playbooks = new ArrayList<>();
@@ -128,6 +131,11 @@ public final class PlaybookLoader {
     Optional<String> name = m.requiredString("name").filter(n -> {
       if (!NAME.matcher(n).matches()) {
         problems.add(m.at("name"), "playbook name \"" + n + "\" must be lowercase letters, digits and '-' (at most 63)");
+        return false;
+      }
+      if (n.equals(RESERVED_NAME)) {
+        problems.add(m.at("name"), "playbook name \"" + n + "\" is the pre-flight gate's own (preflight in the service"
+            + " config); choose another");
         return false;
       }
       String earlier = seenNames.putIfAbsent(n, where);

@@ -51,8 +51,14 @@ class PlaybookLoaderTest {
             "7: silence action: matcher \"node=~\"{{ node }}.*\"\": a regex matcher's value must be literal (a rendered label value must not become a regex)",
             "8: silence action: at least one matcher must be = or =~ (Alertmanager refuses a silence that matches every alert)",
             "8: silence action: \"duration\" must be at least 5m (it is renewed before it ends)",
-            "9: replace action: \"provider\" must be aws, not \"gce\"",
+            "9: replace action: \"provider\" must be one of aws, karpenter, cluster-api, not \"gce\"",
             "10: notify action: \"receiver\" must name a receiver of the service config (lower-case letters, digits and -)")),
+        Arguments.of("bad-replace-and-preflight.yaml", List.of(
+            "2: playbook name \"preflight\" is the pre-flight gate's own (preflight in the service config); choose another",
+            "5: replace action: \"via\" is for provider cluster-api only, not karpenter",
+            "6: replace action: \"via\" must be delete or remediate_annotation, not \"reimage\"",
+            "7: preflight is the pre-flight gate's own step, configured under preflight in the service config; a playbook"
+                + " runs diagnose")),
         Arguments.of("bad-match-node.yaml", List.of(
             "6: match_node: matcher \"karpenter.sh/nodepool=~\"metal|(gpu\"\": invalid regex: Unclosed group",
             "11: \"match_node\" in playbook must list at least one matcher")),

@@ -1,0 +1,66 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.NodeLedger.Episode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/**
+ * A budget of nodes at once in some step ({@code safety.max_draining}, {@code preflight.max_concurrent}). The nodes
+ * holding a slot are read from the ledgers in the cache (every instance's, whoever started them), plus the nodes this
+ * instance admitted that the cache may not show yet. Admission adds first and counts after, so two nodes racing for
+ * the last slot may both be refused but never both admitted; no lock is shared between nodes.
+ */
+public final class Slots {
+  private final Map<String, Instant> admitted = new ConcurrentHashMap<>();
+  private final Duration settle;
+  private final Predicate<Episode> holds;
+  private final String what;
+
+  /**
+   * Slots of episodes that {@code holds} says hold one.
+   *
+   * @param settle how long an admission counts on its own before the cache must show it
+   * @param what how a refusal names the holders and the setting: {@code "are draining (safety.max_draining)"}
+   */
+  public Slots(Duration settle, Predicate<Episode> holds, String what) {
+    this.settle = settle;
+    this.holds = holds;
+    this.what = what;
+  }
+
+  /** Takes a slot for the node, or says why none is free. */
+  Optional<String> take(String node, int limit, Instant now, Cluster cluster) {
+    Set<String> holding = new HashSet<>();
+    for (NodeInfo n : cluster.nodes()) {
+      if (n.ledger().episodes().values().stream().anyMatch(holds)) {
+        holding.add(n.name());
+      }
+    }
+    if (holding.contains(node)) {
+      return Optional.empty();
+    }
+    admitted.put(node, now);
+    admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
+    Set<String> counted = new HashSet<>(holding);
+    counted.addAll(admitted.keySet());
+    if (counted.size() > limit) {
+      admitted.remove(node);
+      counted.remove(node);
+      return Optional.of(counted.size() + " of " + limit + " allowed nodes " + what);
+    }
+    return Optional.empty();
+  }
+
+  /** The node's step ended, failed, or was never written. */
+  public void release(String node) {
+    admitted.remove(node);
+  }
+}
