@@ -50,6 +50,12 @@ test-java:
 	$(MVN) verify
 	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml deploy/base/remediator.yaml deploy/aws/remediator.yaml \
 	  deploy/redfish/remediator.yaml
+	@# Each provider overlay as deployed: its config and its replace playbooks, with the other shipped playbooks.
+	for overlay in karpenter cluster-api; do \
+	  java -jar $(JAR) validate deploy/$$overlay/remediator.yaml deploy/$$overlay/9*.yaml deploy/$$overlay/6*.yaml \
+	    $(filter-out %/98-gpu-repeat-offender.yaml %/60-neuron-hardware-error.yaml,$(wildcard deploy/playbooks/*.yaml)) \
+	    || exit 1; \
+	done
 
 # The signals: rules and their unit tests, the scrape config, Alertmanager's config and routing.
 test-signals: deps

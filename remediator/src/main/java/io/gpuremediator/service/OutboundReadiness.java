@@ -27,12 +27,16 @@ public final class OutboundReadiness {
   private OutboundReadiness() {}
 
   /**
-   * What the playbooks ask that this config cannot give at all, one {@code file:line} message per step: a reboot by
-   * redfish with no {@code cloud.redfish} (no credentials file). An error, not a warning: every such reboot would be
+   * What the playbooks and this config ask of each other that cannot work at all, one message each: a reboot by redfish
+   * with no {@code cloud.redfish} (no credentials file; {@code file:line} of the step), a {@code preflight.on_fail} that
+   * names no playbook. An error, not a warning: every such reboot would be
    * refused, and a BMC is the one way to restart a hung node.
    */
   public static List<String> errors(RemediatorConfig config, PlaybookSet playbooks) {
     List<String> out = new ArrayList<>();
+    config.preflight().flatMap(RemediatorConfig.Preflight::onFail).filter(name -> playbooks.named(name).isEmpty())
+        .ifPresent(name -> out.add("preflight.on_fail names playbook " + name + ", which no playbook file defines: a"
+            + " failed pre-flight would have nowhere to escalate"));
     if (config.redfish().isPresent()) {
       return out;
     }

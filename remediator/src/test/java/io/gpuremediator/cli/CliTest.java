@@ -82,6 +82,57 @@ class CliTest {
   }
 
   @Test
+  void validateWarnsOfReplaceProvidersNotDeployedAndChecksThePreflightGate() throws IOException {
+    Path playbooks = dir.resolve("a-replace.yaml");
+    Files.writeString(playbooks, String.join("\n",
+        "playbooks:",
+        "  - name: through-karpenter",
+        "    match: ['alertname=\"A\"']",
+        "    actions: [{cordon: {}}, {replace: {provider: karpenter}}]",
+        "  - name: through-cluster-api",
+        "    match: ['alertname=\"B\"']",
+        "    actions: [{cordon: {}}, {replace: {provider: cluster-api, via: remediate_annotation}}]", ""));
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "auth: {insecure_no_auth: true}\nsafety: {max_unavailable: 1}\n");
+    assertThat(run("validate", playbooks.toString(), config.toString())).isZero();
+    assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
+        "WARNING: " + config + ": replace steps by cluster-api with no cloud.cluster_api configured: through-cluster-api:"
+            + " the deploy/cluster-api overlay sets it and grants the RBAC the provider needs; without it each is a"
+            + " replace_failed decision, nothing is called, and the node waits for a human (or its on_fail)",
+        "WARNING: " + config + ": replace steps by karpenter with no cloud.karpenter configured: through-karpenter: the"
+            + " deploy/karpenter overlay sets it and grants the RBAC the provider needs; without it each is a replace_failed"
+            + " decision, nothing is called, and the node waits for a human (or its on_fail)");
+
+    out.reset();
+    Files.writeString(config, String.join("\n",
+        "auth: {insecure_no_auth: true}",
+        "safety: {max_unavailable: 1}",
+        "cloud: {karpenter: {}, cluster_api: {}}",
+        "preflight:",
+        "  taint: node.kubernetes.io/preflight",
+        "  max_concurrent: 0",
+        "  on_fail: gpu-needs-human", ""));
+    assertThat(run("validate", playbooks.toString(), config.toString())).isEqualTo(1);
+    assertThat(out().lines()).containsExactly("SUCCESS: " + playbooks, "FAILED: " + config,
+        config + ":5: \"taint\" in preflight must be a taint key under gpu-remediator.io/ (the one taint the gate removes),"
+            + " not \"node.kubernetes.io/preflight\"",
+        config + ":5: preflight: missing required key \"diagnose\" (image, command, timeout)",
+        config + ":6: \"max_concurrent\" in preflight must allow at least 1 node");
+
+    out.reset();
+    Files.writeString(config, Files.readString(config).replace("node.kubernetes.io/preflight", "gpu-remediator.io/preflight")
+        .replace("max_concurrent: 0", "max_concurrent: 10%\n  diagnose: {image: dcgm, command: [dcgmi, diag, -r, \"2\"]}"));
+    assertThat(run("validate", playbooks.toString(), config.toString())).as("on_fail names no playbook").isEqualTo(1);
+    assertThat(out().lines()).contains("preflight.on_fail names playbook gpu-needs-human, which no playbook file defines: a"
+        + " failed pre-flight would have nowhere to escalate");
+    out.reset();
+    assertThat(run("validate", playbooks.toString(), "../deploy/playbooks/99-gpu-needs-human.yaml", config.toString()))
+        .isZero();
+    assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).singleElement().asString()
+        .contains("notify receiver gpu-oncall is not defined");
+  }
+
+  @Test
   void validatePrintsOneLinePerFileThenEveryErrorAndExits1() throws IOException {
     Path good = dir.resolve("a-good.yaml");
     Files.copy(Path.of("src/test/resources/playbooks/immediate/10-gpu-xid-hardware.yaml"), good);
