@@ -22,17 +22,20 @@ import java.util.stream.Collectors;
  * XID 79 whose node is quarantined and drained (the training job's PodDisruptionBudget holds its worker
  * until the job has checkpointed), rebooted, diagnosed and returned; an XID 48 whose GPU is reset, diagnosed and
  * returned; an application XID, the silent losses quarantined and drained, the GPUs
- * back and diagnostics deciding (one node returns to service, the other escalates to a human), and a storm
+ * back and diagnostics deciding (one node returns to service, the other escalates to a human), a node no reboot
+ * mends replaced through Karpenter (its replacement passing the pre-flight gate before it takes work), and a storm
  * the breaker stops. Each chapter waits, with a deadline, for what the pipeline should do, and prints it as
  * it is seen.
  */
 public final class Story {
-  /** The story uses GPU nodes 3, 5, 7, 9, 11 and 12 to 21. */
+  /** The story uses GPU nodes 3, 5, 7, 8, 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
   public static final int GPU_NODES_NEEDED = 22;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String LOST_ALERT = "GpuCountDropped";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
+  /** Quarantine, drain, reboot, diagnose, escalate, drain, replace, launch, pre-flight: one after the other. */
+  private static final Duration REPLACE_TIMEOUT = Duration.ofSeconds(120);
   /** GpuCountDropped's `for:` in rules/gpu-presence.rules.yml. */
   private static final Duration LOST_FOR = Duration.ofMinutes(2);
   /** However often its pending state restarts, the silent loss is given up this long after the fault. */
@@ -46,7 +49,7 @@ public final class Story {
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
-      "repair_started", "repaired", "repair_failed", "reboot_timeout",
+      "repair_started", "repaired", "repair_failed", "reboot_timeout", "replace_started", "replaced",
       "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 
   private final Pipeline p;
@@ -59,6 +62,7 @@ public final class Story {
   private final String lost2;
   private final String app;
   private final String reset;
+  private final String beyond;
   private final List<String> storm;
 
   public Story(Pipeline p, Timeline t) {
@@ -75,6 +79,7 @@ public final class Story {
     lost2 = gpuNodes.get(9);
     app = gpuNodes.get(11);
     reset = gpuNodes.get(5);
+    beyond = gpuNodes.get(8);
     storm = gpuNodes.subList(12, 22);
   }
 
@@ -208,7 +213,9 @@ public final class Story {
     boolean lostUnsilenced = unmuted.containsKey("unmute");
     boolean lost2Escalated = back.containsKey("human") && see.quarantine(lost2).isPresent();
 
-    t.chapter("7. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
+    Replacement replaced = replaceChapter();
+
+    t.chapter("8. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
     long stormAt = System.nanoTime();
     for (String n : storm) {
       p.simulator().inject(n, 0, "xid", "79");
@@ -229,7 +236,7 @@ public final class Story {
     t.at("node", (storm.size() - stormTouched.size()) + " of " + storm.size() + " storm nodes untouched (no taint, no cordon);"
         + " the breaker stays open until someone looks: POST /api/v1/breaker/reset");
 
-    t.chapter("8. What happened");
+    t.chapter("9. What happened");
     int appDecisions = see.decisions(app).size();
     boolean appTouched = see.touched(app);
     t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node"))
@@ -243,6 +250,10 @@ public final class Story {
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
         + (lost2Escalated ? "failed, escalated to a human" : "NOT ESCALATED")));
+    t.plain(String.format("  %-18s %-26s %s", beyond, "XID 79, beyond repair", "rebooted, diagnosed: failed; "
+        + (replaced.newcomer() == null ? "NOT REPLACED" : "replaced through Karpenter by " + replaced.newcomer() + ", which "
+        + (replaced.earned() ? "passed its pre-flight and takes work" : "DID NOT PASS its pre-flight")) + " ("
+        + Timeline.human(replaced.took()) + " from the fault)"));
     t.plain(String.format("  %-18s %-26s %s", app, "XID 13 (application)", (appTouched ? "TOUCHED" : "untouched") + ": routed to "
         + routed.get("receivers") + ", " + appDecisions + " remediator decisions"));
     t.plain(String.format("  %-18s %-26s %s", storm.get(0) + ".." + storm.get(storm.size() - 1).replaceAll(".*-", ""), "storm, XID 79",
@@ -253,7 +264,77 @@ public final class Story {
     return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), see.inService(xid) ? rebooted.back() : null,
         see.inService(reset) ? r.back() : null, List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
-        stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications());
+        stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
+        replaced.earned());
+  }
+
+  /** What the replacement chapter saw: what was asked of Karpenter, the node it launched, whether that node earned its place. */
+  private record Replacement(String through, String newcomer, boolean earned, Duration took) {}
+
+  /**
+   * A node whose GPU no reboot mends: its reboot's diagnostics fail, the ladder's last rung (gpu-repeat-offender) drains it
+   * and has Karpenter replace it, and the node Karpenter launches runs the pre-flight Job before it takes any work.
+   */
+  private Replacement replaceChapter() throws Exception {
+    t.chapter("7. XID 79 on " + beyond + ", whose GPU no reboot mends: replaced through Karpenter, and its replacement"
+        + " proves itself");
+    p.kube().nodes().withName(beyond).edit(n -> {
+      n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "fail");
+      return n;
+    });
+    t.note("in this simulated cluster " + beyond + "'s GPU 1 fails dcgmi diag whatever is done to it; the cluster's GPU nodes");
+    t.note("are Karpenter's (a NodeClaim each; two are Cluster API Machines), so deploy/karpenter's playbooks are in force");
+    long at = System.nanoTime();
+    p.simulator().inject(beyond, 1, "xid", "79");
+    t.at("fault", beyond + " GPU 1: DCGM_FI_DEV_XID_ERRORS = 79");
+    List<Milestone> steps = new ArrayList<>(quarantineMilestones(XID_ALERT, beyond));
+    steps.add(new Milestone("repair", () -> decisionFor(beyond, "repaired").map(d -> "rebooted: " + d.path("detail").asText()),
+        () -> see.nodeStateWhy(beyond)));
+    steps.add(new Milestone("escalate", () -> decisionFor(beyond, "escalated")
+        .filter(d -> d.path("detail").asText().endsWith("gpu-repeat-offender"))
+        .map(d -> "dcgmi diag still fails (" + tail(d.path("detail").asText()) + "): escalated to gpu-repeat-offender"),
+        () -> see.nodeStateWhy(beyond)));
+    steps.add(new Milestone("replace", () -> decisionFor(beyond, "replace_started").map(d -> d.path("detail").asText()),
+        () -> see.nodeStateWhy(beyond)));
+    steps.add(new Milestone("replaced", () -> decisionFor(beyond, "replaced").map(d -> d.path("detail").asText()
+        .replaceAll("; its last ledger.*", "")), () -> see.nodeStateWhy(beyond)));
+    steps.add(new Milestone("newcomer", () -> newcomer().map(n -> "Karpenter launched " + n + "; it registers with "
+        + SimCluster.STARTUP_TAINT + " (the NodePool's startupTaints): no work lands on it yet")));
+    steps.add(new Milestone("preflight", () -> newcomerDecision("preflight_started").map(d -> d.path("detail").asText()),
+        this::newcomerWhy));
+    steps.add(new Milestone("earned", () -> newcomerDecision("preflight_passed").flatMap(d -> newcomer())
+        .filter(n -> see.inService(n) && !tainted(n)).map(n -> n + " passed its pre-flight: the taint is gone, it takes work"),
+        this::newcomerWhy));
+    Map<String, Duration> seen = Milestones.await(at, REPLACE_TIMEOUT, steps, this::report, () -> { });
+    p.simulator().clear(beyond, "xid");
+    t.at("fault", "the simulator stops serving " + beyond + "'s XID: that machine is gone (simulator: fault cleared)");
+    String through = decisionFor(beyond, "replace_started").map(d -> d.path("detail").asText()).orElse("");
+    String n = newcomer().orElse(null);
+    return new Replacement(through, n, n != null && !tainted(n) && newcomerDecision("preflight_passed").isPresent(),
+        seen.get("earned"));
+  }
+
+  /** The newest decision with this reason about the node Karpenter launched. */
+  private Optional<JsonNode> newcomerDecision(String reason) throws IOException, InterruptedException {
+    Optional<String> n = newcomer();
+    return n.isPresent() ? decisionFor(n.get(), reason) : Optional.empty();
+  }
+
+  private String newcomerWhy() throws IOException, InterruptedException {
+    Optional<String> n = newcomer();
+    return n.isPresent() ? see.nodeStateWhy(n.get()) : "Karpenter has launched no node yet";
+  }
+
+  /** The node Karpenter launched in the story, if it did. */
+  private Optional<String> newcomer() {
+    return p.kube().nodes().list().getItems().stream().map(n -> n.getMetadata().getName())
+        .filter(n -> n.startsWith(SimCluster.LAUNCHED)).findFirst();
+  }
+
+  private boolean tainted(String node) {
+    var n = p.kube().nodes().withName(node).get();
+    return n != null && n.getSpec().getTaints() != null && n.getSpec().getTaints().stream()
+        .anyMatch(t -> t.getKey().equals(SimCluster.STARTUP_TAINT));
   }
 
   private void healthyFleet() throws Exception {

@@ -24,6 +24,9 @@ import java.util.Map;
  * @param xidSilenced whether Alertmanager held an active silence of the remediator's for the XID node
  * @param lostSilenceExpired whether the released node's silence was expired (and none left active)
  * @param notifications what the demo's gpu-oncall receiver got, oldest first
+ * @param replacedThrough what the replacement asked of Karpenter (the replace_started decision's detail)
+ * @param replacement the node Karpenter launched in place of the node beyond repair (null: none)
+ * @param replacementEarned whether that node passed its pre-flight: the taint removed, its decision recorded
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -42,4 +45,7 @@ public record StoryResult(
     List<String> stormNodesTouched,
     boolean xidSilenced,
     boolean lostSilenceExpired,
-    List<String> notifications) {}
+    List<String> notifications,
+    String replacedThrough,
+    String replacement,
+    boolean replacementEarned) {}

@@ -1,9 +1,11 @@
 package io.gpuremediator.pipeline;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /** Where the project's files and built jars are, and the work directory a run writes to. */
 public record Layout(Path root, Path work) {
@@ -39,6 +41,22 @@ public record Layout(Path root, Path work) {
 
   public Path playbooks() {
     return root.resolve("deploy/playbooks");
+  }
+
+  /**
+   * The playbooks as deploy/karpenter installs them (the simulated cluster's GPU nodes are Karpenter's): the shipped ones,
+   * with the overlay's replace-through-Karpenter playbooks in place of those of the same file name.
+   */
+  public List<Path> karpenterPlaybooks() throws IOException {
+    Path overlay = root.resolve("deploy/karpenter");
+    List<Path> out = new ArrayList<>();
+    try (Stream<Path> shipped = Files.list(playbooks())) {
+      for (Path p : shipped.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+        Path replaced = overlay.resolve(p.getFileName());
+        out.add(Files.exists(replaced) ? replaced : p);
+      }
+    }
+    return out;
   }
 
   /** Where this run's configs, logs, data and PIDs go; emptied at the start of a run. */

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Starts the whole loop on 127.0.0.1 and stops it: simulator, simulated cluster, remediator,
@@ -123,18 +124,26 @@ public final class Pipeline implements AutoCloseable {
         prometheusPort, "/-/ready");
   }
 
-  private String serviceConfig(Path tokenFile, Path kubeconfig, Path notifyUrl) {
+  private String serviceConfig(Path tokenFile, Path kubeconfig, Path notifyUrl) throws IOException {
     return String.join("\n",
-        "# Generated for the demo; the shipped playbooks, every other key at its default.",
+        "# Generated for the demo: the playbooks and the replacement and pre-flight settings of deploy/karpenter,",
+        "# every other key at its default.",
         "listen: 127.0.0.1:" + remediatorPort,
         "auth: {bearer_token_file: " + tokenFile + "}",
-        "playbooks: [" + layout.playbooks() + "]",
+        "playbooks: [" + layout.karpenterPlaybooks().stream().map(Path::toString).collect(Collectors.joining(", ")) + "]",
         "dry_run: false",
         "kubernetes: {kubeconfig: " + kubeconfig + "}",
         "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}",
         "loop: {interval: 1s, retry_delay: 2s}",
         "alertmanager: {url: \"http://127.0.0.1:" + alertmanagerPort + "\"}",
         "notify: {receivers: [{name: gpu-oncall, type: slack, url_file: " + notifyUrl + "}]}",
+        "cloud: {karpenter: {}, cluster_api: {}}",
+        "preflight:",
+        "  taint: gpu-remediator.io/preflight",
+        "  diagnose: {image: nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04, command: [dcgmi, diag, -r, \"2\", -j],"
+            + " timeout: 30m}",
+        "  max_concurrent: 2",
+        "  on_fail: gpu-needs-human",
         options.safetyYaml() == null ? "" : "safety: " + options.safetyYaml(), "");
   }
 

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * The Job controller and kubelet of the simulated cluster, for the remediator's Jobs only (by their
  * {@code gpu-remediator.io/step} label). A diagnostic Job runs its pod on the node it is pinned to for a few seconds
  * (dcgmi diag -r 2 takes about two minutes on real GPUs), then completes, or fails with dcgmi's output in the pod's
- * log when the node is labelled {@value SimCluster#FAILS_DIAGNOSTICS}=fail. A GPU reset Job completes likewise
+ * log when the node is labelled {@value SimCluster#FAILS_DIAGNOSTICS}=fail; a pre-flight Job likewise. A GPU reset Job completes likewise
  * (nvidia-smi -r takes seconds). A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new
  * {@code status.nodeInfo.bootID} {@value #BOOT_MILLIS} ms later, Ready again {@value #READY_MILLIS} ms after the
  * reboot began; the Job itself fails (its pod died with the node), which is what a real one does.
@@ -103,14 +103,15 @@ final class JobController implements AutoCloseable {
     String node = job.getSpec().getTemplate().getSpec().getNodeName();
     String step = job.getMetadata().getLabels().get(STEP_LABEL);
     Node n = node == null ? null : client.nodes().withName(node).get();
-    boolean fails = "diagnose".equals(step) && n != null && n.getMetadata().getLabels() != null
+    boolean diagnoses = "diagnose".equals(step) || "preflight".equals(step);
+    boolean fails = diagnoses && n != null && n.getMetadata().getLabels() != null
         && "fail".equals(n.getMetadata().getLabels().get(SimCluster.FAILS_DIAGNOSTICS));
     String pod = name + "-pod";
     client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod).withNamespace(NAMESPACE)
         .addToLabels("job-name", name).endMetadata().withNewSpec().withNodeName(node).withRestartPolicy("Never")
         .addNewContainer().withName(step.replace('_', '-')).withImage("sim").endContainer().endSpec()
         .withNewStatus().withPhase(fails ? "Failed" : "Succeeded").endStatus().build()).create();
-    server.log(NAMESPACE, pod, !"diagnose".equals(step) ? "GPU 00000000:1B:00.0 was successfully reset.\nAll done.\n" : fails
+    server.log(NAMESPACE, pod, !diagnoses ? "GPU 00000000:1B:00.0 was successfully reset.\nAll done.\n" : fails
         ? "Deployment: Pass\nMemory: Fail - GPU 2: DCGM_FR_FAULTY_MEMORY uncorrectable errors during memtest\nexit 226\n"
         : "Deployment: Pass\nMemory: Pass\nDiagnostic: Pass\nPCIe: Pass\n");
     job.setStatus(new JobStatusBuilder().addNewCondition().withType(fails ? "Failed" : "Complete").withStatus("True")

@@ -13,13 +13,15 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The Kubernetes API in memory on one loopback address: the fabric8 mock server in CRUD mode with the API
- * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}), and a Job controller
- * and kubelet that run the remediator's Jobs: diagnostics, GPU resets, and reboots ({@link JobController}).
+ * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}), a Job controller
+ * and kubelet that run the remediator's Jobs: diagnostics, GPU resets, reboots and pre-flights ({@link JobController}),
+ * and the provisioners of its GPU nodes: Karpenter for most, Cluster API for two ({@link Provisioner}).
  */
 public final class SimCluster implements AutoCloseable {
   /** The namespace of the training job whose pods run on the first GPU nodes. */
@@ -30,18 +32,26 @@ public final class SimCluster implements AutoCloseable {
 
   /** The training job's PodDisruptionBudget: no worker may go until the job has written its checkpoint. */
   public static final String JOB_BUDGET = "llm-pretrain";
+  /** The names of the nodes Karpenter launches in place of those whose NodeClaim was deleted start so. */
+  public static final String LAUNCHED = Provisioner.LAUNCHED;
+  /** The taint every node Karpenter launches registers with (its NodePool's startupTaints). */
+  public static final String STARTUP_TAINT = Provisioner.STARTUP_TAINT;
   /** A node labelled so fails its diagnostics in this cluster (the simulated GPU is still broken). */
   public static final String FAILS_DIAGNOSTICS = "sim.gpu-remediator.io/diagnostics";
 
   private final EmulatedApiServer server;
   private final KubernetesClient client;
   private final JobController jobs;
+  private final Provisioner provisioner;
+  private final AtomicInteger launchedIps = new AtomicInteger();
 
   private SimCluster(String host, int port) {
     quiet();
     server = EmulatedApiServer.start(host, port);
     client = server.client();
     jobs = new JobController(client, server);
+    provisioner = new Provisioner(client, name -> node(new SimNode(name, SimNode.Kind.GPU,
+        "10.0.200." + launchedIps.incrementAndGet())));
   }
 
   /** The mock logs every request through java.util.logging; a cluster prints only warnings. */
@@ -53,15 +63,17 @@ public final class SimCluster implements AutoCloseable {
   public static SimCluster start(String host, int port) {
     SimCluster c = new SimCluster(host, port);
     c.jobs.start();
+    c.provisioner.start();
     return c;
   }
 
   /** Creates the nodes, the namespaces and a training job's pods on the first GPU nodes; returns the pod count. */
   public int seed(List<SimNode> nodes) {
-    for (String ns : List.of(JOB_NAMESPACE, "gpu-remediator", "monitoring")) {
+    for (String ns : List.of(JOB_NAMESPACE, "gpu-remediator", "monitoring", Provisioner.CAPI_NAMESPACE)) {
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
     }
     nodes.forEach(n -> client.nodes().resource(node(n)).create());
+    provisioner.seed(nodes.stream().filter(n -> n.kind() == SimNode.Kind.GPU).toList());
     List<SimNode> gpuNodes = nodes.stream().filter(n -> n.kind() == SimNode.Kind.GPU).limit(TRAINING_PODS).toList();
     for (int i = 0; i < gpuNodes.size(); i++) {
       client.pods().inNamespace(JOB_NAMESPACE).resource(new PodBuilder()
@@ -124,6 +136,7 @@ public final class SimCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    provisioner.close();
     jobs.close();
     client.close();
     server.close();

@@ -40,6 +40,10 @@ class EndToEndIT {
     assertThat(r.resetBack()).as("XID 48: GPU reset, diagnosed, back in service").isNotNull();
     assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
     assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
+    assertThat(r.replacedThrough()).as("the node beyond repair: its NodeClaim deleted").contains("NodeClaim ")
+        .contains(" deleted: Karpenter drains and terminates");
+    assertThat(r.replacement()).as("Karpenter launched a node in its place").isNotNull();
+    assertThat(r.replacementEarned()).as("the new node passed its pre-flight before taking work").isTrue();
     assertThat(r.appXidReceivers()).as("an application XID goes to people").containsExactly("gpu-oncall");
     assertThat(r.appXidDecisions()).as("the remediator never sees an application XID").isZero();
     assertThat(r.appXidNodeTouched()).isFalse();
