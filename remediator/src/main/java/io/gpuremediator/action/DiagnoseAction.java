@@ -1,14 +1,11 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
-import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;
 import java.util.List;
@@ -84,10 +81,7 @@ public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseS
   /** Applied to a draft it only says what will happen; the episode engine runs the Job in the background. */
   @Override
   public Step prepare(DiagnoseSpec spec, TemplateContext ctx) {
-    String what = "run " + String.join(" ", spec.command()) + " (" + spec.image() + ") as a Job on " + ctx.node()
-        + " (timeout " + Durations.format(spec.timeout()) + "; on failure: "
-        + ActionParams.onFailure(spec.onFail()) + ")";
-    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
+    return PinnedJobs.planned(name(), "Job", spec.image(), spec.command(), ctx.node(), spec.timeout(), spec.onFail());
   }
 
   @Override

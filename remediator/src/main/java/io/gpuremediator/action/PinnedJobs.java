@@ -1,6 +1,8 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.state.Progress.Task;
@@ -90,6 +92,17 @@ final class PinnedJobs {
   private static String tail(LongStepRun<?> run) throws ClusterException {
     String log = run.ports().workloads().logTail(run.ports().jobNamespace(), run.task().handle(), LOG_LINES).strip();
     return log.isEmpty() ? " (no log)" : "; log tail: " + (log.length() > 1500 ? "..." + log.substring(log.length() - 1500) : log);
+  }
+
+  /**
+   * What a step running a checking Job (diagnose, the pre-flight) says it will do, applied to a draft: "run COMMAND
+   * (IMAGE) as a NOUN on NODE (timeout; on failure: ...)".
+   */
+  static Step planned(String kind, String noun, String image, List<String> command, String node, Duration timeout,
+      Optional<String> onFail) {
+    String what = "run " + String.join(" ", command) + " (" + image + ") as a " + noun + " on " + node + " (timeout "
+        + Durations.format(timeout) + "; on failure: " + ActionParams.onFailure(onFail) + ")";
+    return draft -> new ActionRecord(kind, StepOutcome.PENDING, what);
   }
 
   /** The {@code image} key: required without a fallback. */

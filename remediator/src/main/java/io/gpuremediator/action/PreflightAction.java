@@ -1,15 +1,12 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
-import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;
 import java.util.List;
@@ -95,10 +92,7 @@ public final class PreflightAction implements ActionKind<PreflightAction.Preflig
 
   @Override
   public Step prepare(PreflightSpec spec, TemplateContext ctx) {
-    String what = "run " + String.join(" ", spec.command()) + " (" + spec.image() + ") as a pre-flight Job on "
-        + ctx.node() + " (timeout " + Durations.format(spec.timeout()) + "; on failure: "
-        + ActionParams.onFailure(spec.onFail()) + ")";
-    return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
+    return PinnedJobs.planned(name(), "pre-flight Job", spec.image(), spec.command(), ctx.node(), spec.timeout(), spec.onFail());
   }
 
   @Override
