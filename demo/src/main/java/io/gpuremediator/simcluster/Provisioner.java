@@ -24,7 +24,8 @@ import java.util.function.Function;
  * Machines for the last two (one owned by a MachineSet, one an orphan), with the node annotations Cluster API sets.
  * Like Karpenter, a NodeClaim deleted has its node terminated (the Node object goes), its finalizer removed, and a new
  * node launched for the pending work: a NodeClaim bound to a new Node that registers with the NodePool's startup taint
- * {@value #STARTUP_TAINT}, Ready, with a GPU node's labels.
+ * {@value #STARTUP_TAINT}, Ready, with a GPU node's labels. Like a MachineSet, a Machine it owns that is deleted is
+ * followed by another, whose node registers with the same taint (its bootstrap config's); an orphan is not.
  */
 final class Provisioner implements AutoCloseable {
   /** The NodePool's startupTaints: a new GPU node takes no work until the pre-flight gate removes it. */
@@ -114,34 +115,62 @@ final class Provisioner implements AutoCloseable {
     });
   }
 
-  /** Terminates the node of each NodeClaim being deleted, lets the claim go, and launches a replacement. */
+  /**
+   * Terminates the node of each NodeClaim or Machine being deleted and lets the object go; launches a replacement for
+   * a NodeClaim (Karpenter provisions for the pending work) and for a Machine its MachineSet owns (an orphan's is gone
+   * for good).
+   */
   private void tick() {
     try {
       for (GenericKubernetesResource c : client.genericKubernetesResources(NODE_CLAIMS).list().getItems()) {
-        if (c.getMetadata().getDeletionTimestamp() == null) {
-          continue;
+        if (c.getMetadata().getDeletionTimestamp() != null) {
+          terminate(c, NODE_CLAIMS, "nodeName");
+          claim(launch());
         }
-        Object status = c.getAdditionalProperties().get("status");
-        String node = status instanceof Map<?, ?> m ? String.valueOf(m.get("nodeName")) : "";
-        client.nodes().withName(node).delete();
-        c.getMetadata().setFinalizers(new ArrayList<>());
-        client.genericKubernetesResources(NODE_CLAIMS).resource(c).update();
-        client.genericKubernetesResources(NODE_CLAIMS).withName(c.getMetadata().getName()).delete();
-        launch();
+      }
+      for (GenericKubernetesResource m : client.genericKubernetesResources(MACHINES).inNamespace(CAPI_NAMESPACE).list()
+          .getItems()) {
+        if (m.getMetadata().getDeletionTimestamp() != null) {
+          terminate(m, MACHINES, "nodeRef");
+          Optional<String> set = Optional.ofNullable(m.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
+              .filter(o -> Boolean.TRUE.equals(o.getController())).map(o -> o.getName()).findFirst();
+          if (set.isPresent()) {
+            machine(launch(), set);
+          }
+        }
       }
     } catch (RuntimeException e) {
       System.err.println("sim-karpenter: " + e);
     }
   }
 
-  /** A new GPU node for the pending work, registering with the startup taint, and its NodeClaim. */
-  private void launch() {
+  /** Deletes the object's node, then removes its finalizer and the object, as its controller does once it terminated. */
+  private void terminate(GenericKubernetesResource o, ResourceDefinitionContext kind, String statusField) {
+    Object status = o.getAdditionalProperties().get("status");
+    Object node = status instanceof Map<?, ?> m ? m.get(statusField) : null;
+    if (node instanceof Map<?, ?> ref) {
+      node = ref.get("name");
+    }
+    client.nodes().withName(String.valueOf(node)).delete();
+    o.getMetadata().setFinalizers(new ArrayList<>());
+    var objects = client.genericKubernetesResources(kind);
+    if (o.getMetadata().getNamespace() == null) {
+      objects.resource(o).update();
+      objects.withName(o.getMetadata().getName()).delete();
+    } else {
+      objects.inNamespace(o.getMetadata().getNamespace()).resource(o).update();
+      objects.inNamespace(o.getMetadata().getNamespace()).withName(o.getMetadata().getName()).delete();
+    }
+  }
+
+  /** A new GPU node, registering with the startup taint; its name. */
+  private String launch() {
     String name = LAUNCHED + launched.incrementAndGet();
     Node n = nodeOf.apply(name);
     n.getMetadata().getLabels().put("karpenter.sh/nodepool", NODEPOOL);
     n.getSpec().setTaints(List.of(new TaintBuilder().withKey(STARTUP_TAINT).withEffect("NoSchedule").build()));
     client.nodes().resource(n).create();
-    claim(name);
+    return name;
   }
 
   @Override

@@ -12,11 +12,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Provisioners;
 import io.gpuremediator.testing.RunningService;
 import java.net.URI;
 import java.nio.file.Files;
@@ -46,7 +48,8 @@ import org.yaml.snakeyaml.Yaml;
  * returned to service, a storm that opens the breaker, refusal
  * Events, shutdown), every
  * request it sends is recorded and turned into an RBAC (apiGroup, resource, verb, namespace), and the two
- * must be equal: a call the roles do not grant fails, and so does a grant no call uses.
+ * must be equal: a call the roles do not grant fails, and so does a grant no call uses. The provider overlays' roles are
+ * held to the same rule for the calls of their replacements.
  */
 class ClusterRoleTest {
   @TempDir Path dir;
@@ -58,6 +61,26 @@ class ClusterRoleTest {
   private static final Pattern CORE = Pattern.compile("^/api/v1/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
   private static final Pattern GROUPED =
       Pattern.compile("^/apis/([^/]+)/[^/]+/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?(?:/([^/]+))?$");
+
+  /** Replace steps through each provider that works through the Kubernetes API, and each way of Cluster API's. */
+  private static final String PROVIDER_PLAYBOOKS = """
+      playbooks:
+        - name: through-karpenter
+          match: ['alertname="ReplaceThroughKarpenter"']
+          actions:
+            - taint: {key: gpu-remediator.io/unhealthy, value: replace, effect: NoSchedule}
+            - replace: {provider: karpenter, timeout: 1h}
+        - name: through-cluster-api
+          match: ['alertname="ReplaceThroughClusterApi"']
+          actions:
+            - taint: {key: gpu-remediator.io/unhealthy, value: replace, effect: NoSchedule}
+            - replace: {provider: cluster-api, timeout: 1h}
+        - name: through-machine-health-check
+          match: ['alertname="RemediateThroughClusterApi"']
+          actions:
+            - taint: {key: gpu-remediator.io/unhealthy, value: replace, effect: NoSchedule}
+            - replace: {provider: cluster-api, via: remediate_annotation, timeout: 1h}
+      """;
 
   private EmulatedApiServer server;
 
@@ -184,6 +207,71 @@ class ClusterRoleTest {
     }));
     assertThat(ungranted).as("calls the service makes that deploy/base does not grant (calls: %s)", calls).isEmpty();
     assertThat(unused).as("grants in deploy/base that no call of the service uses (calls: %s)", calls).isEmpty();
+  }
+
+  /**
+   * deploy/karpenter's and deploy/cluster-api's ClusterRoles against the calls their replacements make: the whole service
+   * replaces four nodes, one through Karpenter and three through Cluster API (a Machine its annotations name, one found
+   * by its nodeRef, one annotated for its MachineHealthCheck); each overlay must grant exactly the calls to its group.
+   */
+  @Test
+  void eachProviderOverlayGrantsExactlyTheCallsOfItsReplacements() throws Exception {
+    server = EmulatedApiServer.start();
+    KubernetesClient setup = new KubernetesClientBuilder().withConfig(new ConfigBuilder(server.client().getConfiguration())
+        .withUserAgent(SETUP_AGENT).build()).build();
+    IntStream.range(0, 6).forEach(i -> setup.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create());
+    String claim = Provisioners.nodeClaim(setup, "gpu-node-0", "");
+    Provisioners.machine(setup, "team-a", "gpu-md-0-aaaaa", "gpu-node-1", Optional.of("gpu-md-0-7f9c"));
+    Provisioners.machine(setup, "team-a", "gpu-md-0-bbbbb", "gpu-node-2", Optional.of("gpu-md-0-7f9c"), false);
+    Provisioners.machine(setup, "team-b", "gpu-md-1-ccccc", "gpu-node-3", Optional.of("gpu-md-1-1a2b"));
+    Path playbooks = Files.createDirectories(dir.resolve("playbooks"));
+    Files.writeString(playbooks.resolve("replace.yaml"), PROVIDER_PLAYBOOKS);
+    Files.writeString(dir.resolve("token"), TOKEN);
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: [" + playbooks + "]\n"
+        + "safety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 10, window: 10m},"
+        + " replace_rate_limit: 10/24h}\n"
+        + "loop: {interval: 200ms, retry_delay: 200ms}\n"
+        + "leader_election: {enabled: false}\n"
+        + "cloud: {karpenter: {}, cluster_api: {}}\n");
+    List<RecordedRequest> sent = new ArrayList<>();
+    try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), new JumpClock(),
+        Optional.of(TOKEN))) {
+      assertThat(service.post(alert("ReplaceThroughKarpenter", "gpu-node-0"), alert("ReplaceThroughClusterApi", "gpu-node-1"),
+          alert("ReplaceThroughClusterApi", "gpu-node-2"), alert("RemediateThroughClusterApi", "gpu-node-3")))
+          .contains("actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> Provisioners.nodeClaim(setup, claim).map(c -> c.getMetadata().getDeletionTimestamp() != null).orElse(true)
+            && Provisioners.machine(setup, "team-a", "gpu-md-0-aaaaa").map(m -> m.getMetadata().getDeletionTimestamp() != null)
+                .orElse(true)
+            && Provisioners.machine(setup, "team-a", "gpu-md-0-bbbbb").map(m -> m.getMetadata().getDeletionTimestamp() != null)
+                .orElse(true)
+            && Provisioners.machine(setup, "team-b", "gpu-md-1-ccccc").map(m -> m.getMetadata().getAnnotations() != null
+                && m.getMetadata().getAnnotations().containsKey("cluster.x-k8s.io/remediate-machine")).orElse(false)
+            // each step has looked at what it asked of while the node goes
+            && server.requestLog().stream().filter(r -> r.matches("GET .*/(nodeclaims|machines)/[^/?]+")).count() >= 4);
+    }
+    sent.addAll(drain());
+    Set<Call> calls = new TreeSet<>();
+    for (RecordedRequest r : sent) {
+      if (!SETUP_AGENT.equals(r.getHeader("User-Agent")) && r.getPath().startsWith("/apis/")) {
+        Call c = call(r);
+        if (c.group().equals("karpenter.sh") || c.group().equals("cluster.x-k8s.io")) {
+          calls.add(c);
+        }
+      }
+    }
+    for (String[] overlay : new String[][] {{"karpenter", "karpenter.sh"}, {"cluster-api", "cluster.x-k8s.io"}}) {
+      Set<String> granted = grants(Path.of("../deploy/" + overlay[0] + "/clusterrole.yaml"), "ClusterRole");
+      Set<String> used = new TreeSet<>();
+      calls.stream().filter(c -> c.group().equals(overlay[1])).forEach(c -> used.add(c.grant()));
+      assertThat(used).as("deploy/%s: the calls its replacements make (calls: %s)", overlay[0], calls)
+          .isEqualTo(granted);
+    }
+  }
+
+  private static Alert alert(String name, String node) {
+    return Alerts.alert(AlertStatus.FIRING, name, "fp" + Integer.toHexString((name + node).hashCode()),
+        Map.of("node", node, "severity", "critical", "remediate", "true"));
   }
 
   /** Plays the Job controller: waits for an unfinished Job of the step, then completes it. */
