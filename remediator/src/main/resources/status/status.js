@@ -56,6 +56,9 @@
     text('selected', m.selected_nodes);
     text('unavailable', m.unavailable);
     text('budget-left', m.left + ' of ' + m.budget);
+    const domains = (s.domains || []).map(d => d.label + '=' + d.value + ': ' + d.left + ' of ' + d.budget
+      + ' (' + d.unavailable + ' of ' + d.selected_nodes + ' out)');
+    text('domains', domains.length ? domains.join('; ') : 'none configured');
     const warnings = s.warnings || [];
     text('budget-warnings', warnings.length ? warnings.join(' ') : 'none');
     byId('budget-warnings').className = warnings.length ? 'paused' : '';

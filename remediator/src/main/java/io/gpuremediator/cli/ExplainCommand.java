@@ -85,7 +85,7 @@ final class ExplainCommand {
     DecisionListener ignore = decision -> { };
     RemediationEngine engine = new RemediationEngine(playbooks::set, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), true, gate(config, cluster), ignore,
-        Clock.systemUTC());
+        Clock.systemUTC(), config.acceptAlerts());
     WebhookResult result = engine.handle(message);
     out.println("explain: " + result.decisions().size() + " alert(s); a dry-run: nothing is written to Kubernetes"
         + (cluster instanceof AssumedNodes ? "\nnodes: not checked (no --nodes): every validly named node is assumed to exist"

@@ -82,6 +82,7 @@ final class ValidateCommand {
     }
     configs.forEach((file, config) -> BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining())
         .forEach(w -> out.println("WARNING: " + file + ": " + w)));
+    configs.forEach((file, config) -> config.warnings().forEach(w -> out.println("WARNING: " + file + ": " + w)));
     return errors.values().stream().allMatch(List::isEmpty) ? 0 : 1;
   }
 

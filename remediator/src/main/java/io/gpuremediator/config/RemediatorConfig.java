@@ -1,6 +1,7 @@
 package io.gpuremediator.config;
 
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
 import java.net.URI;
@@ -33,7 +34,8 @@ public record RemediatorConfig(
     Optional<Aws> aws,
     Optional<Redfish> redfish,
     Set<String> replaceProviders,
-    Optional<Preflight> preflight) {
+    Optional<Preflight> preflight,
+    List<Matcher> acceptAlerts) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -55,6 +57,12 @@ public record RemediatorConfig(
     Objects.requireNonNull(redfish, "redfish");
     replaceProviders = Set.copyOf(replaceProviders);
     Objects.requireNonNull(preflight, "preflight");
+    acceptAlerts = List.copyOf(acceptAlerts);
+  }
+
+  /** What this config leaves open that an operator should know of ({@code validate} prints, {@code serve} logs). */
+  public List<String> warnings() {
+    return AcceptAlerts.warnings(acceptAlerts);
   }
 
   /**
@@ -114,9 +122,20 @@ public record RemediatorConfig(
    *
    * @param maxDraining nodes in stage draining at once; more wait in stage quarantined
    * @param replaceRateLimit instance replacements fleet-wide per window
+   * @param domains per failure domain (a node label), a budget on top of {@code max_unavailable}
+   * @param page the notify receivers told when the breaker opens or a node reaches needs_human
    */
   public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown, Budget maxDraining,
-      Rate replaceRateLimit) {}
+      Rate replaceRateLimit, List<Domain> domains, List<String> page) {
+    /** Copies the lists. */
+    public Safety {
+      domains = List.copyOf(domains);
+      page = List.copyOf(page);
+    }
+  }
+
+  /** A failure domain's budget ({@code safety.domains}): per value of the node label, at most this many unavailable. */
+  public record Domain(String label, Budget maxUnavailable) {}
 
   /**
    * How the closed loop runs: how often it looks at every episode (watch events look sooner), and how long

@@ -27,10 +27,17 @@ public enum Reason {
   BREAKER_OPEN(Outcome.SUPPRESSED),
   /** Quarantining this node would take more nodes out of service than max_unavailable allows. */
   MAX_UNAVAILABLE(Outcome.SUPPRESSED),
+  /**
+   * Quarantining this node would take more nodes of its failure domain (a zone, a rack, an NVLink clique) out of service
+   * than its safety.domains budget allows; the decision names the label, the value, used and allowed.
+   */
+  DOMAIN_BUDGET_EXHAUSTED(Outcome.SUPPRESSED),
   /** The fleet's or the playbook's rate of quarantine starts is used up for the window. */
   RATE_LIMITED(Outcome.SUPPRESSED),
   /** The same playbook released this node too recently. */
   COOLDOWN(Outcome.SUPPRESSED),
+  /** The alert does not satisfy accept_alerts (another cluster's, behind a shared Alertmanager): nothing is touched. */
+  FOREIGN_ALERT(Outcome.IGNORED),
   /** No playbook matches the alert's labels. */
   NO_PLAYBOOK(Outcome.IGNORED),
   /** The alert resolved and its playbook has no on_resolved: the node stays as it is for a human. */
@@ -99,6 +106,8 @@ public enum Reason {
   RELEASED(Outcome.APPLIED),
   /** A human released the node through the API. */
   RELEASED_BY_HUMAN(Outcome.APPLIED),
+  /** Someone else uncordoned the node or removed our taint during the episode: it is over, and nothing is put back. */
+  HUMAN_OVERRIDE(Outcome.APPLIED),
   /** A human asked for a failed step to run again. */
   STEP_RETRIED(Outcome.APPLIED),
   /** The episode's playbook is no longer loaded; nothing more runs until it is back or a human releases the node. */

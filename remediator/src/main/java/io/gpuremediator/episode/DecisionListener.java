@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.state.Stage;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -23,6 +24,12 @@ public interface DecisionListener {
 
   /** Called with the active episodes per stage after each look over the fleet. */
   default void stages(Map<Stage, Integer> counts) {}
+
+  /**
+   * Called with when the oldest long step under way of each kind started, after each look over the fleet (a kind with
+   * none under way is absent): a step far older than any timeout means the loop is not carrying it on.
+   */
+  default void oldestSteps(Map<String, Instant> startedByKind) {}
 
   /** Called when a long step ended ({@code succeeded} or {@code failed}) after {@code seconds}. */
   default void stepFinished(String kind, String outcome, double seconds) {}

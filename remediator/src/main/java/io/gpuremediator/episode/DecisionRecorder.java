@@ -7,6 +7,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.state.Stage;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -126,6 +127,13 @@ public final class DecisionRecorder implements DecisionListener {
       }
     }
     metrics.episodeStages(byCode);
+  }
+
+  @Override
+  public void oldestSteps(Map<String, Instant> startedByKind) {
+    Map<String, Double> seconds = new TreeMap<>();
+    startedByKind.forEach((kind, at) -> seconds.put(kind, at.toEpochMilli() / 1000.0));
+    metrics.oldestSteps(seconds);
   }
 
   @Override

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -91,7 +92,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this.writer = new EpisodeWriter(cluster, leading, clock);
     EpisodeDecisions decisions = new EpisodeDecisions(listener, new NodeEvents(cluster), clock);
     this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node, e, reason,
-        detail, List.of(), Optional.empty()));
+        detail, List.of(), Optional.empty()), settings.page());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     Duration settle = settings.interval().multipliedBy(3);
     this.ports = new StepPorts(cluster, workloads, outside,
@@ -151,6 +152,7 @@ public final class EpisodeLoop implements AutoCloseable {
   /** Looks over every node once: counts episodes per stage and kicks the nodes with work to do. */
   void scan() {
     Map<Stage, Integer> counts = new EnumMap<>(Stage.class);
+    Map<String, Instant> oldest = new TreeMap<>();
     PlaybookSet set = playbooks.get();
     boolean lead = leading.getAsBoolean();
     Instant now = moves.now();
@@ -164,7 +166,11 @@ public final class EpisodeLoop implements AutoCloseable {
       boolean work = outbound.expiryDue(n, now) || newcomers.contains(n.name());
       for (Episode e : n.ledger().episodes().values()) {
         counts.merge(e.progress().stage(), 1, Integer::sum);
-        work |= hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false);
+        if (!e.progress().stage().isFailed()) {
+          e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
+        }
+        work |= hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
+            || HumanOverride.removed(n, e).isPresent();
       }
       if (lead && work) {
         kick(n.name());
@@ -176,6 +182,7 @@ public final class EpisodeLoop implements AutoCloseable {
       }
     }
     moves.decisions().listener().stages(counts);
+    moves.decisions().listener().oldestSteps(oldest);
   }
 
   /** Whether the episode has something to do now or soon (not waiting for its alert, and not for a human). */
@@ -205,8 +212,12 @@ public final class EpisodeLoop implements AutoCloseable {
     openPreflight(n.get(), set);
     // What the steps already passed owe (the webhook's quarantine, say) goes out before the stage changes this look makes.
     keepOutboundQuietly(node, set);
-    for (Episode e : cluster.node(node).map(c -> c.ledger().episodes().values()).orElse(List.of())) {
+    Optional<NodeInfo> now = cluster.node(node);
+    for (Episode e : now.map(c -> c.ledger().episodes().values()).orElse(List.of())) {
       try {
+        if (HumanOverride.endIfOverridden(node, now.get(), e, moves, ports)) {
+          continue;
+        }
         runner.advance(node, e, set);
       } catch (ClusterException ex) {
         LOGGER.warn("episode {} on node {}: {} (retried on the next look)", e.fingerprint(), node, ex.getMessage());

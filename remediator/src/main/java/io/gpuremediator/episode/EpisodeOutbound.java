@@ -54,9 +54,11 @@ final class EpisodeOutbound {
   private final OutsidePorts ports;
   private final EpisodeWriter writer;
   private final Decider decider;
+  private final List<String> page;
   private final Map<String, Backoff> backoffs = new ConcurrentHashMap<>();
 
-  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider) {
+  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page) {
+    this.page = List.copyOf(page);
     this.ports = ports;
     this.writer = writer;
     this.decider = decider;
@@ -222,10 +224,17 @@ final class EpisodeOutbound {
 
   /** Tells the receivers that follow the episode's stage changes ({@code stage_changes: true}) of a new stage. */
   void stageChanged(String node, Episode e, Optional<Playbook> pb, Stage stage, Reason reason, String detail) {
+    List<String> told = new ArrayList<>();
+    if (stage == Stage.NEEDS_HUMAN) {
+      for (String receiver : page) { // safety.page: people are paged when the loop gives up on a node
+        told.add(receiver);
+        send(new Notification(receiver, node + " needs a human (" + e.playbook() + "): " + detail, node, stage.code(),
+            reason.code()));
+      }
+    }
     if (pb.isEmpty()) {
       return;
     }
-    List<String> told = new ArrayList<>();
     for (List<ActionSpec> list : List.of(pb.get().actions(), pb.get().onResolved())) {
       for (ActionSpec spec : list) {
         Optional<NotifySpec> notify = ActionRegistry.notification(spec).filter(n -> n.stageChanges() && !n.dryRun());

@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -16,18 +17,20 @@ import java.util.Set;
  * @param replaceProviders the replace providers working through the Kubernetes API whose RBAC the config says is
  *     deployed ({@code karpenter}, {@code cluster-api})
  * @param preflight the pre-flight gate, when configured
+ * @param page the notify receivers told when a node reaches needs_human ({@code safety.page})
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
-    Set<String> replaceProviders, Optional<PreflightSettings> preflight) {
-  /** Settings with no replace provider through the Kubernetes API and no pre-flight gate. */
+    Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page) {
+  /** Settings with no replace provider through the Kubernetes API, no pre-flight gate, and no one paged. */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
-    this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty());
+    this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty(), List.of());
   }
 
   /** Validates presence. */
   public LoopSettings {
     replaceProviders = Set.copyOf(replaceProviders);
     Objects.requireNonNull(preflight, "preflight");
+    page = List.copyOf(page);
     Objects.requireNonNull(interval, "interval");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");

@@ -184,6 +184,13 @@ public final class RefusalEvents implements DecisionListener {
       }
 
       @Override
+      public void oldestSteps(Map<String, Instant> startedByKind) {
+        for (DecisionListener l : listeners) {
+          l.oldestSteps(startedByKind);
+        }
+      }
+
+      @Override
       public void stepFinished(String kind, String outcome, double seconds) {
         for (DecisionListener l : listeners) {
           l.stepFinished(kind, outcome, seconds);

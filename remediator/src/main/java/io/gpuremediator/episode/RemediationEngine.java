@@ -14,6 +14,7 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Resolution;
 import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
@@ -47,8 +48,9 @@ public final class RemediationEngine {
   private final Clock clock;
   private final AlertDecisions decisions;
   private final AlertWrite write;
+  private final AlertScope scope;
   /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
-  private final List<DecisionStep> chain = List.of(this::matchPlaybook, this::requireEligibleNode,
+  private final List<DecisionStep> chain = List.of(this::requireAccepted, this::matchPlaybook, this::requireEligibleNode,
       this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
       this::renderActions, this::requireReadableLedger, this::dryRun);
 
@@ -58,10 +60,18 @@ public final class RemediationEngine {
     this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true);
   }
 
+  /** The same, acting only on alerts that satisfy every matcher of {@code accept} ({@code accept_alerts}). */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, List<Matcher> accept) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true, new NodeExclusion(node -> { }),
+        new AlertScope(accept));
+  }
+
   /** Creates an engine that holds its nodes on its own; {@code mayWrite} as below. */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, new NodeExclusion(node -> { }));
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, new NodeExclusion(node -> { }),
+        AlertScope.ALL);
   }
 
   /**
@@ -74,11 +84,29 @@ public final class RemediationEngine {
    */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion());
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(), AlertScope.ALL);
+  }
+
+  /**
+   * The same, acting only on alerts that satisfy every matcher of {@code accept} ({@code accept_alerts}); any other is
+   * an {@code ignored/foreign_alert} decision, decided before its node is even looked up.
+   */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop,
+      List<Matcher> accept) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(),
+        new AlertScope(accept));
   }
 
   RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, exclusion, AlertScope.ALL);
+  }
+
+  private RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion,
+      AlertScope scope) {
+    this.scope = scope;
     this.playbooks = playbooks;
     this.cluster = cluster;
     this.resolver = resolver;
@@ -100,7 +128,8 @@ public final class RemediationEngine {
     List<Candidate> candidates = new ArrayList<>(message.alerts().size());
     Map<String, Instant> firing = new LinkedHashMap<>();
     for (Alert alert : message.alerts()) {
-      Resolution resolution = resolver.resolve(alert.labels());
+      // Another cluster's alert: its node is not looked up (the same name may be one of ours), nor counted.
+      Resolution resolution = scope.outside(alert).orElseGet(() -> resolver.resolve(alert.labels()));
       // A playbook's node matchers (match_node) are matched against the Node the alert resolves to.
       Map<String, String> nodeLabels = resolution instanceof Resolution.Eligible e ? e.node().labels() : Map.of();
       Candidate c = new Candidate(alert, set.firstMatch(alert.labels(), nodeLabels), resolution);
@@ -176,6 +205,11 @@ public final class RemediationEngine {
       return write.execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note, e.matched);
     }
     return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note, e.matched);
+  }
+
+  private Optional<Decision> requireAccepted(Evaluation e) {
+    return AlertScope.isForeign(e.resolution) ? Optional.of(decision(e.alert, "", "", Reason.FOREIGN_ALERT,
+        ((Resolution.Ineligible) e.resolution).detail(), List.of())) : Optional.empty();
   }
 
   private Optional<Decision> matchPlaybook(Evaluation e) {

@@ -41,6 +41,8 @@ enum Transition {
   RELEASED(Stages.LIVE, Target.RELEASED, Optional.of(Reason.RELEASED), true, "released"),
   /** A human released the node: its release steps ran now, whatever the stage. */
   RELEASED_BY_HUMAN(Stages.LIVE, Target.RELEASED, Optional.of(Reason.RELEASED_BY_HUMAN), true, "released"),
+  /** Someone else took the node back (uncordoned it, removed our taint): the episode is over, nothing is put back. */
+  HUMAN_OVERRIDE(Stages.LIVE, Target.RELEASED, Optional.of(Reason.HUMAN_OVERRIDE), true, "released"),
   /** A human retried the failed step. */
   RETRIED(Stages.FAILED, Target.RETRIED, Optional.of(Reason.STEP_RETRIED), true, ""),
   /** The Node object is gone after a replacement: the episode is over. */

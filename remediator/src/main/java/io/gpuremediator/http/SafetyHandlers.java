@@ -36,6 +36,15 @@ final class SafetyHandlers {
     this.clock = clock;
   }
 
+  /** Each failure domain's budget per value: its selected nodes, those unavailable, and what it allows. */
+  private static JsonArray domains(SafetySnapshot s) {
+    JsonArray out = new JsonArray();
+    s.domains().forEach(u -> out.add(new JsonObject().put("label", u.label()).put("value", u.value())
+        .put("selected_nodes", u.selected()).put("unavailable", u.unavailable()).put("budget", u.allowed())
+        .put("left", Math.max(0, u.allowed() - u.unavailable()))));
+    return out;
+  }
+
   /** Takes no lock: the snapshot is read from published state, so the status page never slows a decision. */
   void safety(RoutingContext ctx) {
     ApiRouter.json(ctx, 200, json(gate.snapshot()));
@@ -146,6 +155,7 @@ final class SafetyHandlers {
         .put("rate_limit", new JsonObject().put("limit", s.rateLimit()).put("used", s.rateUsed())
             .put("left", Math.max(0, Integer.parseInt(s.rateLimit().split("/")[0]) - s.rateUsed()))
             .put("playbook_starts", playbooks))
+        .put("domains", domains(s))
         .put("breaker", breaker)
         .put("warnings", new JsonArray(new ArrayList<>(s.warnings())))
         .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())

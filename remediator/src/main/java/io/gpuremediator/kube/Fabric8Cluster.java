@@ -121,8 +121,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
     boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
-    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info))
-        || arrivedWithOwnTaint(previous, info)) {
+    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info)
+        || takenBack(previous, info)) || arrivedWithOwnTaint(previous, info)) {
       episodesChanged.accept(info.name());
     }
   }
@@ -142,6 +142,11 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       }
     }
     return false;
+  }
+
+  /** Whether the node was uncordoned or lost a taint: what a human taking it back from an episode does. */
+  private static boolean takenBack(NodeInfo before, NodeInfo now) {
+    return before.unschedulable() && !now.unschedulable() || !now.taints().containsAll(before.taints());
   }
 
   /** Whether the node booted or changed readiness: what a reboot step under way waits for. */

@@ -30,6 +30,7 @@ public final class RemediatorMetrics {
   private final Counter connectionsClosed;
   private final Counter requestsLimited;
   private final Gauge episodeStage;
+  private final Gauge oldestStep;
   private final Histogram stepDuration;
   private final Histogram alertToAction;
   private final Histogram episodeDuration;
@@ -40,6 +41,9 @@ public final class RemediatorMetrics {
   /** Registers every collector in {@code registry}. */
   public RemediatorMetrics(CollectorRegistry registry) {
     this.registry = registry;
+    oldestStep = Gauge.build("remediator_step_oldest_start_timestamp_seconds",
+        "When the oldest long step under way of each kind started (Unix seconds); absent for a kind with none.")
+        .labelNames("kind").register(registry);
     episodeStage = Gauge.build("remediator_episode_stage", "Active episodes by closed-loop stage.")
         .labelNames("stage").register(registry);
     stepDuration = Histogram.build("remediator_step_duration_seconds",
@@ -183,6 +187,12 @@ public final class RemediatorMetrics {
   /** Sets the number of active episodes in each stage (every stage code, zero included). */
   public void episodeStages(Map<String, Integer> byStage) {
     byStage.forEach((stage, n) -> episodeStage.labels(stage).set(n));
+  }
+
+  /** Sets when the oldest step under way of each kind started; a kind with none under way is removed. */
+  public synchronized void oldestSteps(Map<String, Double> startedByKind) {
+    oldestStep.clear();
+    startedByKind.forEach((kind, at) -> oldestStep.labels(kind).set(at));
   }
 
   /** Observes a long step that ended. */

@@ -55,6 +55,7 @@ final class BreakerAndPause {
             limits.autoResetAfter().map(d -> " or auto-reset after " + Durations.format(d)).orElse(""));
         g.listener.breaker(true);
         g.persist(next);
+        g.listener.breakerOpened(reason);
         g.writer.announceLater("RemediationBreakerOpen", "Storm breaker opened: " + reason
             + ". No new quarantine until a human resets it.");
       } else {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -17,8 +18,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The admission of new episodes against the budgets, in a fixed order (pause, breaker, max_unavailable, fleet rate,
- * playbook rate, cooldown); the first limit that refuses names the decision. An admitted episode that takes a node out
+ * The admission of new episodes against the budgets, in a fixed order (pause, breaker, max_unavailable, the failure
+ * domains' budgets, fleet rate, playbook rate, cooldown); the first limit that refuses names the decision. An admitted episode that takes a node out
  * of service holds its place ({@link #reserve}) until it is {@linkplain #settle settled}: two webhooks cannot both take
  * the last unit of a budget, and no lock is held while the node is written.
  */
@@ -35,6 +36,8 @@ final class FleetAdmission {
   private long countedGeneration = -1;
   private int countedSelected;
   private Set<String> countedUnavailable = Set.of();
+  /** Per domain label, per value: the selected nodes of that value (under the lock, with the counts above). */
+  private Map<String, Map<String, List<String>>> countedDomains = Map.of();
 
   FleetAdmission(GateState g, BreakerAndPause stops, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation) {
     this.g = g;
@@ -123,6 +126,7 @@ final class FleetAdmission {
       countedSelected = selected.size();
       countedUnavailable = selected.stream().filter(FleetGate::isUnavailable).map(NodeInfo::name)
           .collect(Collectors.toSet());
+      countedDomains = Domains.byValue(g.limits.domains(), selected);
       countedGeneration = now;
     }
   }
@@ -142,6 +146,19 @@ final class FleetAdmission {
       return Optional.of(new Refusal(Reason.MAX_UNAVAILABLE, unavailable + " of " + countedSelected
           + " selected nodes are unavailable" + (reservedNodes.isEmpty() ? "" : " or being quarantined")
           + "; max_unavailable " + limits.maxUnavailable() + " allows " + budget));
+    }
+    for (DomainBudget d : limits.domains()) {
+      String value = c.node().labels().get(d.label());
+      if (value == null) {
+        continue; // a node without the label is limited by the fleet budget only
+      }
+      DomainBudget.Usage u = Domains.usage(d, value, countedDomains, countedUnavailable, reservedNodes);
+      int domainAdds = reservedNodes.contains(c.node().name()) || countedUnavailable.contains(c.node().name()) ? 0 : 1;
+      if (u.unavailable() + domainAdds > u.allowed()) {
+        return Optional.of(new Refusal(Reason.DOMAIN_BUDGET_EXHAUSTED, "failure domain " + d.label() + "=" + value + ": "
+            + u.unavailable() + " of its " + u.selected() + " selected nodes are unavailable; its max_unavailable "
+            + d.maxUnavailable() + " allows " + u.allowed()));
+      }
     }
     FleetState state = g.state;
     int used = FleetState.countWithin(state.starts(), now, limits.rate().window()) + reservations.size();

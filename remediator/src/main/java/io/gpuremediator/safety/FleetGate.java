@@ -10,9 +10,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -158,12 +160,14 @@ public final class FleetGate implements SafetyGate {
     SafetyLimits limits = g.limits;
     Instant at = g.clock.instant();
     List<NodeInfo> selected = selectedNodes.get();
-    int unavailable = (int) selected.stream().filter(FleetGate::isUnavailable).count();
+    Set<String> unavailable = selected.stream().filter(FleetGate::isUnavailable).map(NodeInfo::name)
+        .collect(Collectors.toSet());
     Map<String, Integer> perPlaybook = new HashMap<>();
     now.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, at, limits.rate().window())));
-    return new SafetySnapshot(g.loaded, selected.size(), unavailable, limits.maxUnavailable().of(selected.size()),
+    return new SafetySnapshot(g.loaded, selected.size(), unavailable.size(), limits.maxUnavailable().of(selected.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
-        limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)));
+        limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)),
+        Domains.usage(limits.domains(), selected, unavailable));
   }
 }

@@ -4,6 +4,7 @@ import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -12,6 +13,7 @@ import java.util.Optional;
  * @param breakerNodes the breaker opens when MORE distinct nodes than this start firing within {@code breakerWindow}
  * @param cooldown the default time after a release before the same playbook may act on the node again
  * @param replaceRate instance replacements admitted fleet-wide per window ({@code safety.replace_rate_limit})
+ * @param domains the failure domains' budgets ({@code safety.domains}), checked with the fleet's
  */
 public record SafetyLimits(
     Budget maxUnavailable,
@@ -20,22 +22,35 @@ public record SafetyLimits(
     Duration breakerWindow,
     Optional<Duration> autoResetAfter,
     Duration cooldown,
-    Rate replaceRate) {
+    Rate replaceRate,
+    List<DomainBudget> domains) {
 
   /** The fleet default for instance replacements: 2 a day. */
   public static final Rate DEFAULT_REPLACE_RATE = new Rate(2, Duration.ofHours(24));
 
-  /** Limits with the default replacement rate. */
+  /** Copies the domains. */
+  public SafetyLimits {
+    domains = List.copyOf(domains);
+  }
+
+  /** Limits with the default replacement rate and no failure domain. */
   public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
       Optional<Duration> autoResetAfter, Duration cooldown) {
     this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, DEFAULT_REPLACE_RATE);
+  }
+
+  /** Limits with no failure domain. */
+  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+      Optional<Duration> autoResetAfter, Duration cooldown, Rate replaceRate) {
+    this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, replaceRate, List.of());
   }
 
   /** The fleet limits a config sets: the one place they are made, for {@code serve} and {@code explain} alike. */
   public static SafetyLimits from(RemediatorConfig config) {
     RemediatorConfig.Safety s = config.safety();
     return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
-        s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit());
+        s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit(), s.domains().stream()
+        .map(d -> new DomainBudget(d.label(), d.maxUnavailable())).toList());
   }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */

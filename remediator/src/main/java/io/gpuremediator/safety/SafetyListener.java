@@ -1,12 +1,15 @@
 package io.gpuremediator.safety;
 
-/** Told when fleet safety state changes, to expose it as metrics. */
+/** Told when fleet safety state changes, to expose it as metrics and to page people. */
 public interface SafetyListener {
   /** Nothing listens. */
   SafetyListener NONE = new SafetyListener() { };
 
-  /** The breaker opened or closed. */
+  /** The breaker opened or closed (also its state as loaded, at each start). */
   default void breaker(boolean open) {}
+
+  /** The breaker opened just now, for this reason: a human must look (the service pages {@code safety.page}). */
+  default void breakerOpened(String reason) {}
 
   /** Remediation was paused or resumed. */
   default void paused(boolean paused) {}

@@ -19,11 +19,13 @@ public record SafetySnapshot(
     int breakerThreshold,
     Duration breakerWindow,
     Optional<Duration> breakerAutoResetAfter,
-    Optional<FleetState.Pause> pause) {
+    Optional<FleetState.Pause> pause,
+    List<DomainBudget.Usage> domains) {
 
-  /** Copies the map. */
+  /** Copies the map and the list. */
   public SafetySnapshot {
     playbookStarts = Map.copyOf(playbookStarts);
+    domains = List.copyOf(domains);
   }
 
   /** What the selected fleet makes of the budget: no node selected, or none of them allowed out ({@link BudgetWarnings}). */

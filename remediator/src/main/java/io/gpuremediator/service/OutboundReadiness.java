@@ -93,6 +93,8 @@ public final class OutboundReadiness {
         }
       }
     }
+    config.safety().page().stream().filter(r -> !receivers.contains(r))
+        .forEach(r -> unknownReceivers.computeIfAbsent(r, k -> new TreeSet<>()).add("safety.page"));
     List<String> out = new ArrayList<>();
     if (!unknownReceivers.isEmpty()) {
       unknownReceivers.forEach((receiver, users) -> out.add("notify receiver " + receiver + " is not defined in"

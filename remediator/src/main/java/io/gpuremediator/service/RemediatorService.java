@@ -22,6 +22,7 @@ import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.LeaderElection;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookReloader;
 import io.gpuremediator.safety.BudgetWarnings;
@@ -117,11 +118,14 @@ public final class RemediatorService implements AutoCloseable {
     }
     OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
     BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));
+    config.warnings().forEach(w -> LOGGER.warn("{}", w));
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
     cluster = kube.cluster(hostname());
     cluster.start();
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
+    // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
+    outside = OutsideWiring.create(config, vertx, metrics, clock, node -> gate.admitReplacement(node));
     gate = new FleetGate(SafetyLimits.from(config), fleetStore(),
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         cluster::generation, metricsListener(), clock, stateWriter);
@@ -132,17 +136,16 @@ public final class RemediatorService implements AutoCloseable {
     });
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
-    outside = OutsideWiring.create(config, vertx, metrics, clock, gate::admitReplacement);
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
         () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
-                p.onFail(), p.maxConcurrent()))),
+                p.onFail(), p.maxConcurrent())), config.safety().page()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
         outside.ports());
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
-        () -> election == null || election.isLeader(), loop);
+        () -> election == null || election.isLeader(), loop, config.acceptAlerts());
     decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
     loop.start();
@@ -204,6 +207,14 @@ public final class RemediatorService implements AutoCloseable {
       @Override
       public void breaker(boolean open) {
         metrics.breaker(open);
+      }
+
+      @Override
+      public void breakerOpened(String reason) {
+        for (String receiver : config.safety().page()) { // safety.page: a human must look
+          outside.ports().notifier().send(new Notifier.Notification(receiver, "storm breaker OPEN: " + reason
+              + "; nothing new is acted on until a human resets it (POST /api/v1/breaker/reset)", "", "", "breaker_open"));
+        }
       }
 
       @Override

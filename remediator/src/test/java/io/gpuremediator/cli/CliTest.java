@@ -52,7 +52,11 @@ class CliTest {
             + " neuron-hardware-error: each is a replace_failed or repair_failed decision, nothing is called, and the node"
             + " waits for a human (or its on_fail)",
         "WARNING: " + config + ": safety.max_unavailable 10% rounds down to 0 for fewer than 10 selected nodes: on such a"
-            + " fleet nothing is ever quarantined (an integer, such as 1, allows a node in a small pool)");
+            + " fleet nothing is ever quarantined (an integer, such as 1, allows a node in a small pool)",
+        "WARNING: " + config + ": accept_alerts is empty: every alert that reaches the service is acted on; behind a shared"
+            + " Alertmanager (Thanos, Mimir, a central one) another cluster's alert for a node of the same name would"
+            + " quarantine this cluster's node. List matchers every alert of this cluster carries, such as"
+            + " ['cluster=\"prod-a\"']");
   }
 
   @Test
@@ -93,7 +97,7 @@ class CliTest {
         "    match: ['alertname=\"B\"']",
         "    actions: [{cordon: {}}, {replace: {provider: cluster-api, via: remediate_annotation}}]", ""));
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "auth: {insecure_no_auth: true}\nsafety: {max_unavailable: 1}\n");
+    Files.writeString(config, "auth: {insecure_no_auth: true}\nsafety: {max_unavailable: 1}\naccept_alerts: ['cluster=\"a\"']\n");
     assertThat(run("validate", playbooks.toString(), config.toString())).isZero();
     assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
         "WARNING: " + config + ": replace steps by cluster-api with no cloud.cluster_api configured: through-cluster-api:"
@@ -107,6 +111,7 @@ class CliTest {
     Files.writeString(config, String.join("\n",
         "auth: {insecure_no_auth: true}",
         "safety: {max_unavailable: 1}",
+        "accept_alerts: ['cluster=\"a\"', 'cluster=~\"(\"']",
         "cloud: {karpenter: {}, cluster_api: {}}",
         "preflight:",
         "  taint: node.kubernetes.io/preflight",
@@ -114,13 +119,15 @@ class CliTest {
         "  on_fail: gpu-needs-human", ""));
     assertThat(run("validate", playbooks.toString(), config.toString())).isEqualTo(1);
     assertThat(out().lines()).containsExactly("SUCCESS: " + playbooks, "FAILED: " + config,
-        config + ":5: \"taint\" in preflight must be a taint key under gpu-remediator.io/ (the one taint the gate removes),"
+        config + ":6: \"taint\" in preflight must be a taint key under gpu-remediator.io/ (the one taint the gate removes),"
             + " not \"node.kubernetes.io/preflight\"",
-        config + ":5: preflight: missing required key \"diagnose\" (image, command, timeout)",
-        config + ":6: \"max_concurrent\" in preflight must allow at least 1 node");
+        config + ":6: preflight: missing required key \"diagnose\" (image, command, timeout)",
+        config + ":7: \"max_concurrent\" in preflight must allow at least 1 node",
+        config + ":3: accept_alerts: matcher \"cluster=~\"(\"\": invalid regex: Unclosed group");
 
     out.reset();
-    Files.writeString(config, Files.readString(config).replace("node.kubernetes.io/preflight", "gpu-remediator.io/preflight")
+    Files.writeString(config, Files.readString(config).replace(", 'cluster=~\"(\"'", "")
+        .replace("node.kubernetes.io/preflight", "gpu-remediator.io/preflight")
         .replace("max_concurrent: 0", "max_concurrent: 10%\n  diagnose: {image: dcgm, command: [dcgmi, diag, -r, \"2\"]}"));
     assertThat(run("validate", playbooks.toString(), config.toString())).as("on_fail names no playbook").isEqualTo(1);
     assertThat(out().lines()).contains("preflight.on_fail names playbook gpu-needs-human, which no playbook file defines: a"

@@ -26,7 +26,8 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The alert table of the design contract, held against rules/ (names, labels, annotations),
  * rules/runbooks/, rules/tests/ (a firing and a non-firing case each) and the shipped playbooks
- * (remediation-class alerts match one; the others match none).
+ * (remediation-class alerts match one; the others match none); and the alerts on the remediator itself
+ * (rules/remediator.rules.yml), which carry no node, never remediate="true", and have a runbook and tests each.
  */
 class AlertContractTest {
   private static final Path RULES = Path.of("../rules");
@@ -50,6 +51,34 @@ class AlertContractTest {
         Arguments.of("NeuronHardwareError", "critical", true),
         Arguments.of("NeuronCollectivesHang", "warning", false),
         Arguments.of("NeuronEccUncorrected", "warning", false));
+  }
+
+  /** The alerts on the remediator itself ("Watching the watcher"), by severity: none is a remediation alert. */
+  static Stream<Arguments> selfAlerts() {
+    return Stream.of(
+        Arguments.of("GpuRemediatorDown", "critical"),
+        Arguments.of("GpuRemediatorBreakerOpen", "critical"),
+        Arguments.of("GpuRemediatorPausedLong", "warning"),
+        Arguments.of("GpuRemediatorNodesNeedHuman", "warning"),
+        Arguments.of("GpuRemediatorStepOverdue", "warning"),
+        Arguments.of("GpuRemediatorWebhookFailing", "critical"),
+        Arguments.of("GpuRemediatorBudgetExhausted", "warning"),
+        Arguments.of("GpuRemediatorNotificationsDropped", "warning"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("selfAlerts")
+  @SuppressWarnings("unchecked")
+  void aSelfAlertGoesToPeopleWithItsRunbookAndBothKindsOfTest(String alert, String severity) {
+    assertThat(ALERTS).containsKey(alert);
+    Map<String, String> labels = (Map<String, String>) ALERTS.get(alert).get("labels");
+    assertThat(labels).containsEntry("severity", severity).doesNotContainKey("remediate");
+    Map<String, String> annotations = (Map<String, String>) ALERTS.get(alert).get("annotations");
+    assertThat(annotations).containsKeys("summary", "description")
+        .containsEntry("runbook_url", "https://gpu-remediator.io/runbooks/" + alert);
+    assertThat(RULES.resolve("runbooks/" + alert + ".md")).exists();
+    assertThat(TESTED.get(alert)).as("alert_rule_test cases of " + alert).contains(true, false);
+    assertThat(playbooks.firstMatch(Map.of("alertname", alert, "severity", severity))).isEmpty();
   }
 
   @BeforeAll
@@ -155,6 +184,7 @@ class AlertContractTest {
 
   @Test
   void noAlertOutsideTheContract() {
-    assertThat(ALERTS.keySet()).containsExactlyInAnyOrderElementsOf(contract().map(a -> (String) a.get()[0]).toList());
+    assertThat(ALERTS.keySet()).containsExactlyInAnyOrderElementsOf(Stream.concat(contract(), selfAlerts())
+        .map(a -> (String) a.get()[0]).toList());
   }
 }

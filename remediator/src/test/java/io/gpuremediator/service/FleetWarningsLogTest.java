@@ -6,6 +6,7 @@ import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.SafetySnapshot;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,7 +19,7 @@ class FleetWarningsLogTest {
   /** The gate's snapshot of a fleet of {@code selected} nodes under max_unavailable 10%. */
   private static SafetySnapshot fleetOf(int selected) {
     return new SafetySnapshot(true, selected, 0, TEN_PERCENT.of(selected), "10/1h", 0, Map.of(), FleetState.Breaker.CLOSED, 0, 5,
-        Duration.ofMinutes(10), Optional.empty(), Optional.empty());
+        Duration.ofMinutes(10), Optional.empty(), Optional.empty(), List.of());
   }
 
   @Test

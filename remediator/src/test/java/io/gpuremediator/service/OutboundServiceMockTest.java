@@ -103,6 +103,9 @@ class OutboundServiceMockTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> told.stream().anyMatch(m -> m.contains("is replacing")));
       assertThat(first.get("/metrics").body()).as("DescribeAutoScalingInstances, then SetInstanceHealth")
           .contains("remediator_outbound_requests_total{target=\"aws_autoscaling\",outcome=\"ok\",} 2.0");
+      // The step under way is watched (GpuRemediatorStepOverdue reads when the oldest of each kind started).
+      await().atMost(Duration.ofSeconds(20)).until(() -> first.get("/metrics").body()
+          .contains("remediator_step_oldest_start_timestamp_seconds{kind=\"replace\",}"));
     }
     try (RunningService second = instance(config)) {
       second.awaitStage(NODE, "replacing", n -> true);

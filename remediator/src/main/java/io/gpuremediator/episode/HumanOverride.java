@@ -1,0 +1,81 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.StepPorts;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.Taint;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Stage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A human who took the node back: during an episode, someone else uncordoned the node or removed a taint the episode
+ * holds (a claim of its ledger whose change is no longer on the node). Told apart from our own writes by the ledger,
+ * not by timing: every write of ours changes the node and its claims together. The episode ends at once
+ * ({@code released/human_override}, an Event): what it still holds is given back, nothing the human removed is put back,
+ * and nothing more is written to the node for it. The node's next alert is a new episode.
+ */
+final class HumanOverride {
+  private HumanOverride() {}
+
+  /** What of the episode's own changes that keep the node out of service is gone from the node, if anything. */
+  static Optional<String> removed(NodeInfo n, Episode e) {
+    List<String> gone = new ArrayList<>();
+    n.ledger().claims().forEach((text, claim) -> {
+      if (!claim.holders().contains(e.fingerprint())) {
+        return;
+      }
+      ClaimKey key = ClaimKey.parse(text);
+      if (key instanceof ClaimKey.Cordon && !n.unschedulable()) {
+        gone.add("the node was uncordoned");
+      } else if (key instanceof ClaimKey.TaintClaim t && t.takesNodeOutOfService() && !carries(n, t)) {
+        gone.add("taint " + t.key() + ":" + t.effect() + " was removed");
+      }
+    });
+    return gone.isEmpty() ? Optional.empty() : Optional.of(String.join(" and ", gone));
+  }
+
+  private static boolean carries(NodeInfo n, ClaimKey.TaintClaim t) {
+    for (Taint taint : n.taints()) {
+      if (taint.key().equals(t.key()) && taint.effect().apiName().equals(t.effect())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Ends the episode when a human took the node back; answers whether it did (then nothing more runs for it). The
+   * write is fenced on the episode, as every other: one that changed meanwhile is looked at again.
+   */
+  static boolean endIfOverridden(String node, NodeInfo n, Episode e, EpisodeMoves moves, StepPorts ports)
+      throws ClusterException {
+    Optional<String> what = removed(n, e);
+    if (what.isEmpty()) {
+      return false;
+    }
+    var leftovers = ActionRegistry.undoLeftovers(n.ledger(), e.fingerprint(), List.of());
+    Optional<EpisodeWriter.Written> w;
+    try {
+      w = moves.runSteps(node, e, Transition.HUMAN_OVERRIDE, leftovers, Phase.RESOLVED, Optional.empty(), "");
+    } catch (RenderException ex) {
+      throw new IllegalStateException("undoing what an episode holds renders no template", ex);
+    }
+    if (w.isEmpty()) {
+      return true;
+    }
+    ActionRegistry.cancelAll(node, ports);
+    moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.HUMAN_OVERRIDE, Reason.HUMAN_OVERRIDE,
+        "someone else took the node back during stage " + e.progress().stage().code() + ": " + what.get()
+            + "; the episode of " + e.playbook() + " is over and nothing is put back (its next alert is a new episode)",
+        w.get().records(), Stage.RELEASED);
+    return true;
+  }
+}

@@ -1,0 +1,75 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code accept_alerts} against the emulated API server: behind a shared Alertmanager, another cluster's alert for a
+ * node name this cluster also has is decided {@code ignored/foreign_alert} and touches nothing (the API server's request
+ * log shows no request of the service after it), and neither does an alert without the cluster's label; this cluster's
+ * own alert for the same node is acted on.
+ */
+class AcceptAlertsMockTest {
+  private static final String TOKEN = "accept-test-token-0123456789";
+
+  @TempDir Path dir;
+  private EmulatedApiServer server;
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private static Alert inCluster(Alert a, String cluster) {
+    Map<String, String> labels = new HashMap<>(a.labels());
+    if (cluster == null) {
+      labels.remove("cluster");
+    } else {
+      labels.put("cluster", cluster);
+    }
+    return Alerts.withLabels(a, labels);
+  }
+
+  @Test
+  void anotherClustersAlertForANodeOfTheSameNameTouchesNothing() throws Exception {
+    server = EmulatedApiServer.start();
+    KubernetesClient client = server.client();
+    Nodes.createFleet(client, 4);
+    Files.writeString(dir.resolve("token"), TOKEN);
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
+        + "safety: {max_unavailable: 2}\naccept_alerts: ['cluster=\"prod-a\"']\n");
+    try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
+      int before = server.requestLog().size();
+      String answer = service.post(inCluster(Alerts.xid("gpu-node-1", "79", "reboot"), "prod-b"),
+          inCluster(Alerts.xid("gpu-node-2", "79", "reboot"), null));
+      assertThat(answer).contains("\"outcome\":\"ignored\"").contains("\"reason\":\"foreign_alert\"")
+          .doesNotContain("applied");
+      List<String> after = server.requestLog().subList(before, server.requestLog().size());
+      assertThat(after).as("requests the service made for the foreign alerts").isEmpty();
+      assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+      assertThat(service.get("/api/v1/decisions?limit=5").body())
+          .contains("the alert does not satisfy accept_alerts (cluster=\\\"prod-a\\\")");
+
+      assertThat(service.post(inCluster(Alerts.xid("gpu-node-1", "79", "reboot"), "prod-a"))).contains("actions_applied");
+      assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isTrue();
+    }
+  }
+}

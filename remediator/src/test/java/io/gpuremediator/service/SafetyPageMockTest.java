@@ -1,0 +1,88 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code safety.page} through the whole service: a node the loop gives up on (a replacement through a provider whose
+ * RBAC is not deployed: needs_human) and the storm breaker opening are each sent to the paged receiver (a local
+ * Slack-compatible endpoint), though no playbook step notifies it.
+ */
+class SafetyPageMockTest {
+  private static final String TOKEN = "page-test-token-0123456789";
+  private static final String PLAYBOOKS = """
+      playbooks:
+        - name: replace-now
+          match: ['alertname="GpuRowRemapFailure"']
+          actions:
+            - taint: {key: gpu-remediator.io/unhealthy, value: rma, effect: NoSchedule}
+            - replace: {provider: karpenter}
+      """;
+
+  @TempDir Path dir;
+  private final Vertx vertx = Vertx.vertx();
+  private EmulatedApiServer server;
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aNodeNeedingAHumanAndTheBreakerOpeningPageTheOnCall() throws Exception {
+    server = EmulatedApiServer.start();
+    KubernetesClient client = server.client();
+    Nodes.createFleet(client, 4);
+    List<String> paged = new CopyOnWriteArrayList<>();
+    HttpServer oncall = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+      paged.add(b.toJsonObject().getString("text"));
+      req.response().end("ok");
+    })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    Files.writeString(dir.resolve("oncall-url"), "http://127.0.0.1:" + oncall.actualPort() + "/services/T0/B0/x\n");
+    Files.writeString(dir.resolve("token"), TOKEN);
+    Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: [playbooks.yaml]\n"
+        + "leader_election: {enabled: false}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+        + "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
+        + "safety: {max_unavailable: 100%, breaker: {nodes: 2, window: 10m}, page: [pager]}\n");
+    try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
+      assertThat(service.post(rma("gpu-node-0"))).contains("actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> paged.stream().anyMatch(m -> m.startsWith("gpu-node-0 needs a human"
+          + " (replace-now): cannot replace gpu-node-0 through karpenter: cloud.karpenter is not in the service config")));
+
+      assertThat(service.post(rma("gpu-node-1"), rma("gpu-node-2"), rma("gpu-node-3"))).contains("breaker_open");
+      await().atMost(Duration.ofSeconds(20)).until(() -> paged.stream().anyMatch(m -> m.startsWith("storm breaker OPEN: 4"
+          + " nodes started firing remediation alerts within 10m")));
+      assertThat(paged).as("one page each").hasSize(2);
+    }
+  }
+
+  private static Alert rma(String node) {
+    return Alerts.alert(AlertStatus.FIRING, "GpuRowRemapFailure", "fr" + Integer.toHexString(node.hashCode()),
+        Map.of("node", node, "severity", "critical", "remediate", "true", "gpu", "1"));
+  }
+}
