@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,6 +49,7 @@ final class AlertWrite {
   private final NodeEvents events;
   private final NodeExclusion exclusion;
   private final AlertDecisions decisions;
+  private final EpisodeDecisions episodeDecisions;
 
   AlertWrite(Cluster cluster, Clock clock, BooleanSupplier mayWrite, DecisionListener listener, NodeExclusion exclusion,
       AlertDecisions decisions) {
@@ -56,6 +58,7 @@ final class AlertWrite {
     this.mayWrite = mayWrite;
     this.listener = listener;
     this.events = new NodeEvents(cluster);
+    this.episodeDecisions = new EpisodeDecisions(listener, events, clock);
     this.exclusion = exclusion;
     this.decisions = decisions;
   }
@@ -65,10 +68,11 @@ final class AlertWrite {
    * released, and how long after the node's previous episode the one it opened started.
    */
   private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
-      boolean releaseWaits, boolean notLeader, Optional<Episode> released, Optional<Duration> sincePrevious) {
+      boolean releaseWaits, boolean notLeader, Optional<Episode> released, Optional<Duration> sincePrevious,
+      Map<Episode, String> overridden) {
     Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later, boolean releaseWaits,
         boolean notLeader) {
-      this(records, events, duplicate, later, releaseWaits, notLeader, Optional.empty(), Optional.empty());
+      this(records, events, duplicate, later, releaseWaits, notLeader, Optional.empty(), Optional.empty(), Map.of());
     }
   }
 
@@ -107,6 +111,8 @@ final class AlertWrite {
       }
       applied.released().ifPresent(e -> listener.episodeEnded(e.playbook(), "released",
           Duration.between(e.startsAt(), clock.instant()).toMillis() / 1000.0));
+      applied.overridden().forEach((e, what) -> episodeDecisions.decide(nodeName, e, Reason.HUMAN_OVERRIDE,
+          HumanOverride.detail(e, what), List.of(), Optional.of(Stage.RELEASED)));
       applied.sincePrevious().ifPresent(d -> listener.incidentInterval(d.toMillis() / 1000.0));
       boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
       Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
@@ -130,7 +136,18 @@ final class AlertWrite {
       return new Edited<>(fresh, new Applied(List.of(), List.of(), false, "", false, true));
     }
     Instant now = clock.instant();
-    NodeDraft draft = new NodeDraft(fresh, alert.fingerprint(), phase, now);
+    // A human took the node back from an episode the loop has not looked at since: it ends in this write, before this
+    // alert acts, so it never finds its changes back on the node and carries on.
+    Map<Episode, String> overridden = new LinkedHashMap<>();
+    NodeInfo base = fresh;
+    for (Episode e : fresh.ledger().episodes().values()) {
+      Optional<String> what = e.fingerprint().equals(alert.fingerprint()) ? Optional.empty() : HumanOverride.removed(fresh, e);
+      if (what.isPresent()) {
+        overridden.put(e, what.get());
+        base = HumanOverride.ended(base, e, now);
+      }
+    }
+    NodeDraft draft = new NodeDraft(base, alert.fingerprint(), phase, now);
     Episode active = fresh.ledger().episodes().get(alert.fingerprint());
     if (phase == Phase.RESOLVED && active != null) {
       Optional<String> waiting = Episodes.releaseWaitsFor(active, playbook);
@@ -160,7 +177,7 @@ final class AlertWrite {
         ? previousStart(before).map(p -> Duration.between(p, alert.startsAt())).filter(d -> !d.isNegative())
         : Optional.empty();
     return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false, released,
-        sincePrevious));
+        sincePrevious, overridden));
   }
 
   /** When the node's latest episode before this one started: active or past, from its ledger. */

@@ -1,7 +1,9 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
+import io.gpuremediator.action.Step;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
@@ -11,6 +13,7 @@ import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -73,9 +76,33 @@ final class HumanOverride {
     }
     ActionRegistry.cancelAll(node, ports);
     moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.HUMAN_OVERRIDE, Reason.HUMAN_OVERRIDE,
-        "someone else took the node back during stage " + e.progress().stage().code() + ": " + what.get()
-            + "; the episode of " + e.playbook() + " is over and nothing is put back (its next alert is a new episode)",
-        w.get().records(), Stage.RELEASED);
+        detail(e, what.get()), w.get().records(), Stage.RELEASED);
     return true;
+  }
+
+  /** How the decision says it. */
+  static String detail(Episode e, String what) {
+    return "someone else took the node back during stage " + e.progress().stage().code() + ": " + what
+        + "; the episode of " + e.playbook() + " is over and nothing is put back (its next alert is a new episode)";
+  }
+
+  /**
+   * The node with the episode ended, for the webhook's write when a new alert acts on the node before the loop looked:
+   * what the episode still holds is given back as a release would (nothing the human removed is put back), and the
+   * episode is past.
+   */
+  static NodeInfo ended(NodeInfo n, Episode e, Instant now) {
+    Transition.HUMAN_OVERRIDE.check(Optional.of(e.progress().stage()), Stage.RELEASED, Optional.empty());
+    NodeDraft draft = new NodeDraft(n, e.fingerprint(), Phase.RESOLVED, now);
+    try {
+      for (Step step : StepRecords.prepare(ActionRegistry.undoLeftovers(n.ledger(), e.fingerprint(), List.of()),
+          EpisodeWriter.context(n.name(), e))) {
+        step.apply(draft);
+      }
+    } catch (RenderException ex) {
+      throw new IllegalStateException("undoing what an episode holds renders no template", ex);
+    }
+    draft.ledger(draft.ledger().released(e.fingerprint(), now));
+    return draft.toNode();
   }
 }

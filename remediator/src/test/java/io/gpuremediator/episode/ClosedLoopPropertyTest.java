@@ -6,8 +6,11 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.Cluster.Edited;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
@@ -26,9 +29,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -36,12 +41,13 @@ import org.junit.jupiter.api.Test;
  * Random sequences over the shipped playbooks and the closed loop: alerts firing, re-sent and resolving,
  * looks by the leader and by a deposed leader that still believes it leads, restarts (a new loop with
  * nothing in memory), budgets letting go, Jobs completing, failing or deleted, clocks jumping, and
- * humans releasing and retrying. After every step:
+ * humans releasing, retrying and taking nodes back (an uncordon, our taints removed). After every step:
  * invariant 6, a node leaves our quarantine (our taint or cordon) only by its episode's release after every earlier step
  * and its diagnostics passed (in on_resolved, or in actions after a repair), or by a human; invariant 7, no pod removed past its budget (the fake Eviction API refuses
  * while a budget allows nothing, so the only way past it is a delete, allowed only at an evict_then_delete
  * timeout), one Job per diagnose or repair attempt (a reboot asked at most once per attempt), never more nodes draining than max_draining, and a long step under way
- * only at the cursor. At the end, with every alert resolved,
+ * only at the cursor; and an episode a human took the node back from never puts back what the human removed, nor acts
+ * again once it ended. At the end, with every alert resolved,
  * every budget open and every Job passing, no episode is left mid-step. A failure names its seed; replay
  * one with {@code -Dloop.seed=N}.
  */
@@ -60,6 +66,7 @@ class ClosedLoopPropertyTest {
     }
     System.out.println("closed-loop property: " + (last - first) + " sequences; steps by kind " + seen);
     assertThat(seen.getOrDefault("restart", 0)).as("restarts injected").isGreaterThan((int) (last - first) / 2);
+    assertThat(seen.getOrDefault("human override", 0)).as("nodes taken back by a human").isGreaterThan((int) (last - first) / 2);
     if (one == null) {
       assertThat(seen).as("released through diagnostics").containsKey("reached:released");
       assertThat(seen).as("escalated after failed diagnostics").containsKey("reached:escalated");
@@ -83,6 +90,10 @@ class ClosedLoopPropertyTest {
     private EpisodeLoop leader;
     private EpisodeLoop deposed;
     private int deletionsSeen;
+    /** The episodes (fingerprint@startsAt) a human took their node back from, by node. */
+    private final Map<String, Set<String>> overridden = new HashMap<>();
+    /** Those of them that have ended: they never come back. */
+    private final Set<String> overrideEnded = new HashSet<>();
 
     Sequence(long seed) {
       this.seed = seed;
@@ -148,13 +159,35 @@ class ClosedLoopPropertyTest {
         return "budget";
       } else if (roll < 94) {
         return job();
-      } else if (roll < 97) {
+      } else if (roll < 96) {
+        return override();
+      } else if (roll < 98) {
         leader.advance(anyNode());
         HumanControls.Result r = new HumanControls(leader, cluster, () -> SHIPPED).retry(anyNode(), "try again", "property");
         return "retry " + r.status().name().toLowerCase();
       } else {
         return "human release";
       }
+    }
+
+    /** A human takes a quarantined node back: uncordons it and removes every taint of ours (kubectl). */
+    private String override() {
+      List<NodeInfo> held = cluster.nodes().stream().filter(n -> !n.ledger().episodes().isEmpty()
+          && (n.unschedulable() || n.taints().stream().anyMatch(t -> t.key().startsWith(NodeKeys.DOMAIN)))).toList();
+      if (held.isEmpty()) {
+        return "nothing to take back";
+      }
+      NodeInfo n = held.get(random.nextInt(held.size()));
+      n.ledger().episodes().values().forEach(e -> overridden.computeIfAbsent(n.name(), k -> new HashSet<>())
+          .add(e.fingerprint() + "@" + e.startsAt()));
+      try {
+        cluster.modifyNode(n.name(), x -> new Edited<>(new NodeInfo(x.name(), x.labels(), x.annotations(),
+            x.taints().stream().filter(t -> !t.key().startsWith(NodeKeys.DOMAIN)).toList(), false, x.conditions(),
+            x.internalIps(), x.bootId(), x.resourceVersion(), x.ledger(), x.ledgerError()), null));
+      } catch (ClusterException e) {
+        throw new AssertionError(e);
+      }
+      return "human override";
     }
 
     /**
@@ -206,9 +239,9 @@ class ClosedLoopPropertyTest {
           // Invariant 6: out of our quarantine only by a release of this step, after diagnostics passed where the
           // playbook asks for them.
           List<Decision> releases = made.stream().filter(d -> d.node().equals(n.name()) && (d.reason() == Reason.RELEASED
-              || d.reason() == Reason.RESOLVED_ACTIONS_APPLIED)).toList();
+              || d.reason() == Reason.RESOLVED_ACTIONS_APPLIED || d.reason() == Reason.HUMAN_OVERRIDE)).toList();
           assertThat(releases).as(where + ": node " + n.name() + " left quarantine without a release").isNotEmpty();
-          for (Decision r : releases) {
+          for (Decision r : releases.stream().filter(d -> d.reason() != Reason.HUMAN_OVERRIDE).toList()) {
             Playbook p = SHIPPED.named(r.playbook()).orElseThrow();
             boolean diagnoses = p.onResolved().stream().anyMatch(a -> a.kind().equals("diagnose"))
                 || p.actions().stream().anyMatch(a -> a.kind().equals("diagnose"));
@@ -236,6 +269,7 @@ class ClosedLoopPropertyTest {
             assertThat(e.progress().task().orElseThrow().started().plus(Duration.ofMinutes(30))).isBeforeOrEqualTo(clock.instant()));
       }
       deletionsSeen = workloads.deletedOn.size();
+      checkOverridden(where);
       long draining = cluster.nodes().stream().filter(n -> n.ledger().episodes().values().stream()
           .anyMatch(e -> e.progress().stage() == Stage.DRAINING)).count();
       assertThat(draining).as(where + ": nodes draining (max_draining " + maxDraining + "): " + cluster.nodes().stream()
@@ -248,6 +282,42 @@ class ClosedLoopPropertyTest {
           || d.reason() == Reason.REPAIR_STARTED).count();
       assertThat((long) workloads.jobsCreated).as(where + ": Jobs created vs diagnose and repair steps started")
           .isEqualTo(started);
+    }
+
+    /**
+     * An episode a human took its node back from never puts back what they removed (no claim of its holds a cordon or a
+     * taint the node carries), and once it ended it never becomes active again.
+     */
+    private void checkOverridden(String where) {
+      overridden.forEach((node, episodes) -> cluster.node(node).ifPresent(n -> {
+        for (String episode : episodes) {
+          String fp = episode.substring(0, episode.indexOf('@'));
+          boolean active = n.ledger().episodes().values().stream()
+              .anyMatch(e -> (e.fingerprint() + "@" + e.startsAt()).equals(episode));
+          assertThat(active && overrideEnded.contains(episode)).as(where + ": episode " + episode + " on " + node
+              + " active again after a human took the node back and it ended").isFalse();
+          if (!active) {
+            overrideEnded.add(episode);
+          }
+          // Claims are held by fingerprint: a new episode of the same alert (a new startsAt) holds them as its own.
+          boolean renewed = n.ledger().episodes().values().stream()
+              .anyMatch(e -> e.fingerprint().equals(fp) && !(e.fingerprint() + "@" + e.startsAt()).equals(episode));
+          n.ledger().claims().forEach((key, claim) -> {
+            if (renewed) {
+              return;
+            }
+            if (!claim.holders().contains(fp)) {
+              return;
+            }
+            ClaimKey k = ClaimKey.parse(key);
+            boolean back = k instanceof ClaimKey.Cordon && n.unschedulable()
+                || k instanceof ClaimKey.TaintClaim t && n.taints().stream().anyMatch(x -> x.key().equals(t.key())
+                    && x.effect().apiName().equals(t.effect()));
+            assertThat(back).as(where + ": " + key + " put back on " + node + " for episode " + episode
+                + ", which a human took the node back from").isFalse();
+          });
+        }
+      }));
     }
 
     /** Everything resolves, budgets open, Jobs pass: nothing may stay mid-step. */

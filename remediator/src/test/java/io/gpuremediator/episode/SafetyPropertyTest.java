@@ -12,12 +12,14 @@ import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.DomainBudget;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.FiringAlerts;
 import io.gpuremediator.testing.Fleets;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.value.Budget;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,21 +28,24 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Random sequences of firing, re-sent, duplicated, resolved and storm alerts over up to 50 nodes,
- * with nodes going NotReady or cordoned by people and a clock that jumps. After every step:
- * our quarantines never take unavailable nodes above max_unavailable, quarantine starts in any
- * window never exceed rate_limit, and no episode is remediated twice. A failure names its seed;
+ * Random sequences of firing, re-sent, duplicated, resolved and storm alerts over up to 50 nodes in NVLink cliques
+ * (and some in none), with nodes going NotReady or cordoned by people and a clock that jumps. After every step:
+ * our quarantines never take unavailable nodes above max_unavailable (invariant 2), nor a clique's above its
+ * safety.domains budget (invariant 8), quarantine starts in any window never exceed rate_limit, and no episode is
+ * remediated twice. A failure names its seed;
  * replay one with {@code -Dsafety.seed=N}.
  */
 class SafetyPropertyTest {
   private static final PlaybookSet SHIPPED = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
   private static final int SEQUENCES = 1000;
+  private static final String CLIQUE = "nvidia.com/gpu.clique";
 
   @Test
   void limitsHoldAfterEveryStepOfRandomSequences() {
@@ -67,6 +72,7 @@ class SafetyPropertyTest {
     private final Map<String, Integer> remediated = new HashMap<>();
     private final List<Instant> starts = new ArrayList<>();
     private final int nodes;
+    private Map<String, Integer> cliqueBefore = Map.of();
 
     Sequence(long seed) {
       this.seed = seed;
@@ -74,9 +80,18 @@ class SafetyPropertyTest {
       this.nodes = 5 + random.nextInt(46);
       this.alerts = new FiringAlerts(random, clock, nodes);
       this.cluster = Fleets.nodes(nodes);
+      int clique = 2 + random.nextInt(17);
+      for (int i = 0; i < nodes; i++) {
+        if (random.nextInt(5) > 0) {
+          label("gpu-node-" + i, "clique-" + (i / clique));
+        }
+      }
       String budget = new String[] {"10%", "20%", "2", "30%", "1"}[random.nextInt(5)];
-      this.limits = Fleets.limits(budget, (1 + random.nextInt(6)) + "/1h", 3 + random.nextInt(8),
+      SafetyLimits fleet = Fleets.limits(budget, (1 + random.nextInt(6)) + "/1h", 3 + random.nextInt(8),
           (10 + random.nextInt(50)) + "m");
+      this.limits = new SafetyLimits(fleet.maxUnavailable(), fleet.rate(), fleet.breakerNodes(), fleet.breakerWindow(),
+          fleet.autoResetAfter(), fleet.cooldown(), fleet.replaceRate(), List.of(new DomainBudget(CLIQUE,
+              Budget.parse(new String[] {"1", "50%", "2", "20%"}[random.nextInt(4)]).value())));
       this.gate = Fleets.gate(cluster, limits, Fleets.store(), clock);
       this.engine = Fleets.engine(cluster, SHIPPED, gate, false, decided::add, clock);
     }
@@ -87,6 +102,7 @@ class SafetyPropertyTest {
         int roll = random.nextInt(100);
         Set<String> availableBefore = available();
         int unavailableBefore = nodes - availableBefore.size();
+        cliqueBefore = unavailableByClique();
         int before = decided.size();
         String what;
         if (roll < 35) {
@@ -127,8 +143,45 @@ class SafetyPropertyTest {
       return decided.size();
     }
 
+    private void label(String node, String clique) {
+      try {
+        cluster.modifyNode(node, n -> {
+          Map<String, String> labels = new HashMap<>(n.labels());
+          labels.put(CLIQUE, clique);
+          return new Edited<>(new NodeInfo(n.name(), labels, n.annotations(), n.taints(), n.unschedulable(), n.conditions(),
+              n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null);
+        });
+      } catch (ClusterException e) {
+        throw new AssertionError(e);
+      }
+    }
+
+    /** Unavailable nodes per clique. */
+    private Map<String, Integer> unavailableByClique() {
+      Map<String, Integer> out = new HashMap<>();
+      cluster.nodes().forEach(n -> {
+        String c = n.labels().get(CLIQUE);
+        if (c != null) {
+          out.merge(c, FleetGate.isUnavailable(n) ? 1 : 0, Integer::sum);
+        }
+      });
+      return out;
+    }
+
+    private Map<String, Integer> cliqueSizes() {
+      Map<String, Integer> out = new HashMap<>();
+      cluster.nodes().forEach(n -> Optional.ofNullable(n.labels().get(CLIQUE)).ifPresent(c -> out.merge(c, 1, Integer::sum)));
+      return out;
+    }
+
     private void check(int step, String what, Set<String> availableBefore, int unavailableBefore, List<Decision> made) {
       String where = "seed " + seed + " (replay: -Dsafety.seed=" + seed + "), step " + step + " (" + what + "), limits " + limits;
+      Map<String, Integer> sizes = cliqueSizes();
+      unavailableByClique().forEach((clique, out) -> {
+        int allowed = limits.domains().get(0).maxUnavailable().of(sizes.get(clique));
+        assertThat(out).as(where + ": unavailable nodes of " + clique + " (" + sizes.get(clique) + " nodes) after our"
+            + " quarantines").isLessThanOrEqualTo(Math.max(allowed, cliqueBefore.getOrDefault(clique, 0)));
+      });
       int budget = limits.maxUnavailable().of(nodes);
       int unavailableAfter = nodes - available().size();
       assertThat(unavailableAfter).as(where + ": unavailable nodes after our quarantines")
