@@ -6,11 +6,8 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
-import io.gpuremediator.node.Cluster.Edited;
-import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
@@ -29,11 +26,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -90,10 +85,7 @@ class ClosedLoopPropertyTest {
     private EpisodeLoop leader;
     private EpisodeLoop deposed;
     private int deletionsSeen;
-    /** The episodes (fingerprint@startsAt) a human took their node back from, by node. */
-    private final Map<String, Set<String>> overridden = new HashMap<>();
-    /** Those of them that have ended: they never come back. */
-    private final Set<String> overrideEnded = new HashSet<>();
+    private final HumanTakeovers takeovers = new HumanTakeovers();
 
     Sequence(long seed) {
       this.seed = seed;
@@ -172,22 +164,7 @@ class ClosedLoopPropertyTest {
 
     /** A human takes a quarantined node back: uncordons it and removes every taint of ours (kubectl). */
     private String override() {
-      List<NodeInfo> held = cluster.nodes().stream().filter(n -> !n.ledger().episodes().isEmpty()
-          && (n.unschedulable() || n.taints().stream().anyMatch(t -> t.key().startsWith(NodeKeys.DOMAIN)))).toList();
-      if (held.isEmpty()) {
-        return "nothing to take back";
-      }
-      NodeInfo n = held.get(random.nextInt(held.size()));
-      n.ledger().episodes().values().forEach(e -> overridden.computeIfAbsent(n.name(), k -> new HashSet<>())
-          .add(e.fingerprint() + "@" + e.startsAt()));
-      try {
-        cluster.modifyNode(n.name(), x -> new Edited<>(new NodeInfo(x.name(), x.labels(), x.annotations(),
-            x.taints().stream().filter(t -> !t.key().startsWith(NodeKeys.DOMAIN)).toList(), false, x.conditions(),
-            x.internalIps(), x.bootId(), x.resourceVersion(), x.ledger(), x.ledgerError()), null));
-      } catch (ClusterException e) {
-        throw new AssertionError(e);
-      }
-      return "human override";
+      return takeovers.takeBack(cluster, random) ? "human override" : "nothing to take back";
     }
 
     /**
@@ -269,7 +246,7 @@ class ClosedLoopPropertyTest {
             assertThat(e.progress().task().orElseThrow().started().plus(Duration.ofMinutes(30))).isBeforeOrEqualTo(clock.instant()));
       }
       deletionsSeen = workloads.deletedOn.size();
-      checkOverridden(where);
+      takeovers.check(cluster, where);
       long draining = cluster.nodes().stream().filter(n -> n.ledger().episodes().values().stream()
           .anyMatch(e -> e.progress().stage() == Stage.DRAINING)).count();
       assertThat(draining).as(where + ": nodes draining (max_draining " + maxDraining + "): " + cluster.nodes().stream()
@@ -282,42 +259,6 @@ class ClosedLoopPropertyTest {
           || d.reason() == Reason.REPAIR_STARTED).count();
       assertThat((long) workloads.jobsCreated).as(where + ": Jobs created vs diagnose and repair steps started")
           .isEqualTo(started);
-    }
-
-    /**
-     * An episode a human took its node back from never puts back what they removed (no claim of its holds a cordon or a
-     * taint the node carries), and once it ended it never becomes active again.
-     */
-    private void checkOverridden(String where) {
-      overridden.forEach((node, episodes) -> cluster.node(node).ifPresent(n -> {
-        for (String episode : episodes) {
-          String fp = episode.substring(0, episode.indexOf('@'));
-          boolean active = n.ledger().episodes().values().stream()
-              .anyMatch(e -> (e.fingerprint() + "@" + e.startsAt()).equals(episode));
-          assertThat(active && overrideEnded.contains(episode)).as(where + ": episode " + episode + " on " + node
-              + " active again after a human took the node back and it ended").isFalse();
-          if (!active) {
-            overrideEnded.add(episode);
-          }
-          // Claims are held by fingerprint: a new episode of the same alert (a new startsAt) holds them as its own.
-          boolean renewed = n.ledger().episodes().values().stream()
-              .anyMatch(e -> e.fingerprint().equals(fp) && !(e.fingerprint() + "@" + e.startsAt()).equals(episode));
-          n.ledger().claims().forEach((key, claim) -> {
-            if (renewed) {
-              return;
-            }
-            if (!claim.holders().contains(fp)) {
-              return;
-            }
-            ClaimKey k = ClaimKey.parse(key);
-            boolean back = k instanceof ClaimKey.Cordon && n.unschedulable()
-                || k instanceof ClaimKey.TaintClaim t && n.taints().stream().anyMatch(x -> x.key().equals(t.key())
-                    && x.effect().apiName().equals(t.effect()));
-            assertThat(back).as(where + ": " + key + " put back on " + node + " for episode " + episode
-                + ", which a human took the node back from").isFalse();
-          });
-        }
-      }));
     }
 
     /** Everything resolves, budgets open, Jobs pass: nothing may stay mid-step. */

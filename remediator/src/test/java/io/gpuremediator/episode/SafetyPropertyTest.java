@@ -36,10 +36,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Random sequences of firing, re-sent, duplicated, resolved and storm alerts over up to 50 nodes in NVLink cliques
- * (and some in none), with nodes going NotReady or cordoned by people and a clock that jumps. After every step:
+ * (and some in none), with nodes going NotReady or cordoned by people, quarantined nodes taken back by people, and a
+ * clock that jumps. After every step:
  * our quarantines never take unavailable nodes above max_unavailable (invariant 2), nor a clique's above its
- * safety.domains budget (invariant 8), quarantine starts in any window never exceed rate_limit, and no episode is
- * remediated twice. A failure names its seed;
+ * safety.domains budget (invariant 8), quarantine starts in any window never exceed rate_limit, no episode is
+ * remediated twice, and no episode a node was taken back from touches it again. A failure names its seed;
  * replay one with {@code -Dsafety.seed=N}.
  */
 class SafetyPropertyTest {
@@ -73,6 +74,7 @@ class SafetyPropertyTest {
     private final List<Instant> starts = new ArrayList<>();
     private final int nodes;
     private Map<String, Integer> cliqueBefore = Map.of();
+    private final HumanTakeovers takeovers = new HumanTakeovers();
 
     Sequence(long seed) {
       this.seed = seed;
@@ -125,9 +127,12 @@ class SafetyPropertyTest {
         } else if (roll < 95) {
           what = "time";
           clock.advance(Duration.ofMinutes(1 + random.nextInt(30)));
-        } else if (roll < 98) {
+        } else if (roll < 97) {
           what = "external";
           external();
+        } else if (roll < 99) {
+          what = "human override";
+          takeovers.takeBack(cluster, random);
         } else {
           what = "reset";
           try {
@@ -136,9 +141,10 @@ class SafetyPropertyTest {
             throw new AssertionError(e);
           }
         }
-        if (!what.equals("external")) {
+        if (!what.equals("external") && !what.equals("human override")) {
           check(step, what, availableBefore, unavailableBefore, decided.subList(before, decided.size()));
         }
+        takeovers.check(cluster, "seed " + seed + " (replay: -Dsafety.seed=" + seed + "), step " + step + " (" + what + ")");
       }
       return decided.size();
     }
@@ -220,7 +226,8 @@ class SafetyPropertyTest {
     /** A person cordons a node, or a node goes NotReady, or comes back. */
     private void external() {
       String name = "gpu-node-" + random.nextInt(nodes);
-      boolean cordon = random.nextBoolean();
+      // A person does not cordon again a node a human took back: the check is about what we put back.
+      boolean cordon = random.nextBoolean() && !takeovers.tookBack(name);
       try {
         cluster.modifyNode(name, n -> new Edited<>(new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(),
             cordon ? !n.unschedulable() : n.unschedulable(),
