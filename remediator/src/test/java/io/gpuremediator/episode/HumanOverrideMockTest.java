@@ -12,8 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A human who takes a node back during an episode, against the emulated API server: an uncordon, the removal of our
@@ -35,8 +36,8 @@ class HumanOverrideMockTest {
     }
   }
 
-  private static final Consumer<Node> UNCORDON = n -> n.getSpec().setUnschedulable(false);
-  private static final Consumer<Node> UNTAINT = n -> n.getSpec().setTaints(n.getSpec().getTaints().stream()
+  static final Consumer<Node> UNCORDON = n -> n.getSpec().setUnschedulable(false);
+  static final Consumer<Node> UNTAINT = n -> n.getSpec().setTaints(n.getSpec().getTaints().stream()
       .filter(t -> !t.getKey().equals("gpu-remediator.io/unhealthy")).toList());
 
   /** What the human does, as an edit of the Node (kubectl uncordon, kubectl taint ...-). */
@@ -87,27 +88,38 @@ class HumanOverrideMockTest {
     h.lookUntil(NODE, Stage.DIAGNOSING, 2);
   }
 
-  @Test
-  void anUncordonMidDrainEndsTheEpisodeAndNothingIsWrittenAfter() {
+  /** What the human does, and what the decision says of it. */
+  enum Takeover {
+    UNCORDON(HumanOverrideMockTest.UNCORDON, "the node was uncordoned"),
+    UNTAINT(HumanOverrideMockTest.UNTAINT, "taint gpu-remediator.io/unhealthy:NoSchedule was removed"),
+    BOTH(HumanOverrideMockTest.UNCORDON.andThen(HumanOverrideMockTest.UNTAINT),
+        "the node was uncordoned and taint gpu-remediator.io/unhealthy:NoSchedule was removed");
+
+    final Consumer<Node> edit;
+    final String said;
+
+    Takeover(Consumer<Node> edit, String said) {
+      this.edit = edit;
+      this.said = said;
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Takeover.class)
+  void midDrainTheEpisodeEndsAndNothingIsWrittenAfter(Takeover takeover) {
     midDrain();
     int evictions = h.server.evictionRequests();
-    human(UNCORDON);
-    assertOverriddenAndLeftAlone("the node was uncordoned");
+    human(takeover.edit);
+    assertOverriddenAndLeftAlone(takeover.said);
     assertThat(h.server.evictionRequests()).as("no eviction after the human took over").isEqualTo(evictions);
   }
 
-  @Test
-  void ourTaintRemovedMidDiagnoseEndsTheEpisode() {
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Takeover.class)
+  void midDiagnoseTheEpisodeEndsAndTheNextAlertIsANewEpisode(Takeover takeover) {
     midDiagnose();
-    human(UNTAINT);
-    assertOverriddenAndLeftAlone("taint gpu-remediator.io/unhealthy:NoSchedule was removed");
-  }
-
-  @Test
-  void bothRemovedMidDiagnoseEndTheEpisodeOnceAndTheNextAlertIsANewEpisode() {
-    midDiagnose();
-    human(UNCORDON.andThen(UNTAINT));
-    assertOverriddenAndLeftAlone("the node was uncordoned and taint gpu-remediator.io/unhealthy:NoSchedule was removed");
+    human(takeover.edit);
+    assertOverriddenAndLeftAlone(takeover.said);
     assertThat(h.fire(Alerts.xid(NODE, "79")).reason()).as("the same episode again").isEqualTo(Reason.DUPLICATE_EPISODE);
     assertThat(h.fire(Alerts.startingAt(Alerts.xid(NODE, "79"), Alerts.STARTS.plus(Duration.ofHours(2)))).reason())
         .isEqualTo(Reason.ACTIONS_APPLIED);
