@@ -50,7 +50,10 @@ class AlertContractTest {
         Arguments.of("GpuThermal", "warning", false),
         Arguments.of("NeuronHardwareError", "critical", true),
         Arguments.of("NeuronCollectivesHang", "warning", false),
-        Arguments.of("NeuronEccUncorrected", "warning", false));
+        Arguments.of("NeuronEccUncorrected", "warning", false),
+        Arguments.of("GpuPcieReplayRate", "warning", false),
+        Arguments.of("GpuClocksThrottled", "warning", false),
+        Arguments.of("NodeMemoryUncorrectable", "critical", true));
   }
 
   /** The alerts on the remediator itself ("Watching the watcher"), by severity: none is a remediation alert. */

@@ -123,7 +123,7 @@ class PlaybookLoaderTest {
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-xid-reset",
         "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid",
         "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
-        "gpu-repeat-offender", "gpu-needs-human");
+        "node-memory-uncorrectable", "gpu-repeat-offender", "gpu-needs-human");
   }
 
   @Test
