@@ -42,13 +42,14 @@ class CliTest {
     assertThat(run("validate", "../deploy/playbooks", config.toString())).isZero();
     assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
         "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by gpu-count-dropped,"
-            + " gpu-ecc-uncorrectable, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-repeat-offender,"
-            + " gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service, neuron-hardware-error,"
-            + " node-memory-uncorrectable): its messages are counted as unknown_receiver and not sent",
+            + " gpu-ecc-uncorrectable, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
+            + " gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service,"
+            + " infiniband-link-down, neuron-hardware-error, node-memory-uncorrectable): its messages are counted as"
+            + " unknown_receiver and not sent",
         "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
-            + " gpu-hardware-xid, gpu-nvlink-down, gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset,"
-            + " gpu-xid-service, neuron-hardware-error, node-memory-uncorrectable: each is a silence_failed decision, and the"
-            + " episodes go on unsilenced",
+            + " gpu-hardware-xid, gpu-nvlink-down, gpu-pcie-link-degraded, gpu-repeat-offender, gpu-row-remap-failure,"
+            + " gpu-xid-reboot, gpu-xid-reset, gpu-xid-service, infiniband-link-down, neuron-hardware-error,"
+            + " node-memory-uncorrectable: each is a silence_failed decision, and the episodes go on unsilenced",
         "WARNING: " + config + ": replace or reboot steps by aws with no cloud.aws configured: gpu-repeat-offender,"
             + " neuron-hardware-error: each is a replace_failed or repair_failed decision, nothing is called, and the node"
             + " waits for a human (or its on_fail)",

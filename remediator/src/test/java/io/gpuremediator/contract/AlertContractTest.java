@@ -53,7 +53,10 @@ class AlertContractTest {
         Arguments.of("NeuronEccUncorrected", "warning", false),
         Arguments.of("GpuPcieReplayRate", "warning", false),
         Arguments.of("GpuClocksThrottled", "warning", false),
-        Arguments.of("NodeMemoryUncorrectable", "critical", true));
+        Arguments.of("NodeMemoryUncorrectable", "critical", true),
+        Arguments.of("InfinibandLinkDown", "critical", true),
+        Arguments.of("InfinibandLinkFlapping", "warning", false),
+        Arguments.of("GpuPcieLinkDegraded", "critical", true));
   }
 
   /** The alerts on the remediator itself ("Watching the watcher"), by severity: none is a remediation alert. */

@@ -123,14 +123,16 @@ class PlaybookLoaderTest {
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-xid-reset",
         "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid",
         "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
-        "node-memory-uncorrectable", "gpu-repeat-offender", "gpu-needs-human");
+        "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "gpu-repeat-offender",
+        "gpu-needs-human");
   }
 
   @Test
   void theShippedPlaybooksThatEscalateToReplacementAreOneLadder() {
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
     assertThat(set.ladderOf(set.named("gpu-xid-reset").orElseThrow())).containsExactly("gpu-count-dropped",
-        "gpu-hardware-xid", "gpu-nvlink-down", "gpu-xid-reboot", "gpu-xid-reset");
+        "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-xid-reboot", "gpu-xid-reset",
+        "infiniband-link-down");
     assertThat(set.ladderOf(set.named("gpu-xid-service").orElseThrow())).as("no escalate: a rung of its own")
         .containsExactly("gpu-xid-service");
   }
