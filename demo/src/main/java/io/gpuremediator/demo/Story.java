@@ -28,11 +28,12 @@ import java.util.stream.Collectors;
  * it is seen.
  */
 public final class Story {
-  /** The story uses GPU nodes 3, 5, 7, 8, 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
+  /** The story uses GPU nodes 3, 4, 5, 7, 8, 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
   public static final int GPU_NODES_NEEDED = 22;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String LOST_ALERT = "GpuCountDropped";
+  private static final String IB_ALERT = "InfinibandLinkDown";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
   /** Quarantine, drain, reboot, diagnose, escalate, drain, replace, launch, pre-flight: one after the other. */
   private static final Duration REPLACE_TIMEOUT = Duration.ofSeconds(120);
@@ -44,7 +45,8 @@ public final class Story {
   private static final Map<String, List<String>> SERIES_READ = Map.of(
       XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
-      LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"));
+      LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"),
+      IB_ALERT, List.of("node_infiniband_state_id", "node_port:infiniband_was_active:max7d"));
 
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
@@ -63,6 +65,7 @@ public final class Story {
   private final String app;
   private final String reset;
   private final String beyond;
+  private final String ib;
   private final List<String> storm;
 
   public Story(Pipeline p, Timeline t) {
@@ -80,6 +83,7 @@ public final class Story {
     app = gpuNodes.get(11);
     reset = gpuNodes.get(5);
     beyond = gpuNodes.get(8);
+    ib = gpuNodes.get(4);
     storm = gpuNodes.subList(12, 22);
   }
 
@@ -105,6 +109,9 @@ public final class Story {
       return LOST_ALERT + " pending: " + labels(a.path("labels")) + "; " + (int) Double.parseDouble(a.path("value").asText())
           + " GPUs report, fewer than the node's capacity, while the exporter is up";
     }), () -> see.prometheusWhy(LOST_ALERT, lost, SERIES_READ.get(LOST_ALERT)))), this::report, () -> { });
+    p.simulator().inject(ib, null, "ib_down", "mlx5_2");
+    t.at("fault", ib + " InfiniBand port mlx5_2/1 goes down (Polling: no link partner); its mlx5_4/1 was never cabled"
+        + " (simulator: ib_down)");
     t.note("it fires only after `for: 2m`, so a GPU that flickers during a driver reload is not a lost GPU;");
     t.note("the story goes on meanwhile");
 
@@ -213,9 +220,11 @@ public final class Story {
     boolean lostUnsilenced = unmuted.containsKey("unmute");
     boolean lost2Escalated = back.containsKey("human") && see.quarantine(lost2).isPresent();
 
+    boolean ibBack = infinibandChapter();
+
     Replacement replaced = replaceChapter();
 
-    t.chapter("8. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
+    t.chapter("9. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
     long stormAt = System.nanoTime();
     for (String n : storm) {
       p.simulator().inject(n, 0, "xid", "79");
@@ -236,7 +245,7 @@ public final class Story {
     t.at("node", (storm.size() - stormTouched.size()) + " of " + storm.size() + " storm nodes untouched (no taint, no cordon);"
         + " the breaker stays open until someone looks: POST /api/v1/breaker/reset");
 
-    t.chapter("9. What happened");
+    t.chapter("10. What happened");
     int appDecisions = see.decisions(app).size();
     boolean appTouched = see.touched(app);
     t.plain(String.format("  %-18s %-26s %s", xid, "XID 79", "quarantined " + Timeline.human(x.get("node"))
@@ -250,6 +259,9 @@ public final class Story {
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
         + (lost2Escalated ? "failed, escalated to a human" : "NOT ESCALATED")));
+    t.plain(String.format("  %-18s %-26s %s", ib, "InfiniBand port down", ibBack
+        ? "quarantined once the port that was ACTIVE stayed down 2m (the never-cabled one ignored), the on-call told which"
+            + " port, drained; port back: diagnosed, back in service" : "NOT BACK IN SERVICE"));
     t.plain(String.format("  %-18s %-26s %s", beyond, "XID 79, beyond repair", "rebooted, diagnosed: failed; "
         + (replaced.newcomer() == null ? "NOT REPLACED" : "replaced through Karpenter by " + replaced.newcomer() + ", which "
         + (replaced.earned() ? "passed its pre-flight and takes work" : "DID NOT PASS its pre-flight")) + " ("
@@ -265,7 +277,36 @@ public final class Story {
         see.inService(reset) ? r.back() : null, List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
-        replaced.earned());
+        replaced.earned(), ibBack);
+  }
+
+  /**
+   * The InfiniBand port that went down in chapter 1 (a port that was ACTIVE; the node's never-cabled port is not a
+   * fault): quarantined once its rule's `for: 2m` passed, the on-call told which port; then the port comes back, the
+   * alert resolves, and dcgmi diag returns the node.
+   */
+  private boolean infinibandChapter() throws Exception {
+    t.chapter("7. The InfiniBand port on " + ib + ", down since chapter 1");
+    List<Milestone> quarantined = quarantineMilestones(IB_ALERT, ib);
+    Milestones.await(System.nanoTime(), STEP_TIMEOUT, List.of(quarantined.get(0),
+        // Alertmanager has re-sent it since (a duplicate): the decision that acted is the one shown.
+        new Milestone("decide", () -> decisionFor(ib, "actions_applied").map(d -> "remediator: " + outcome(d) + ", playbook "
+            + d.path("playbook").asText() + ": " + actions(d)), () -> see.decisionsWhy(ib)),
+        quarantined.get(2),
+        new Milestone("oncall", () -> p.notifications().stream().filter(m -> m.startsWith(ib + " quarantined by"
+            + " infiniband-link-down")).findFirst().map(m -> "gpu-oncall was told: \"" + m + "\""),
+            () -> "gpu-oncall received " + p.notifications())), this::report, () -> { });
+    t.note("only mlx5_2 fires: mlx5_4 has been DOWN since boot, which is not a fault");
+    long back = System.nanoTime();
+    p.simulator().clear(ib, "ib_down");
+    t.at("fault", ib + " InfiniBand port mlx5_2/1 ACTIVE again (simulator: fault cleared)");
+    Map<String, Duration> seen = Milestones.await(back, STEP_TIMEOUT, List.of(
+        new Milestone("resolve", () -> decision(ib, IB_ALERT, "resolved").map(d -> IB_ALERT + " resolved: the release"
+            + " waits for dcgmi diag")),
+        new Milestone("back", () -> decisionFor(ib, "released").filter(d -> see.inService(ib))
+            .map(d -> ib + " passed its diagnostics and is back in service"), () -> see.nodeStateWhy(ib))),
+        this::report, () -> { });
+    return seen.containsKey("back") && see.inService(ib);
   }
 
   /** What the replacement chapter saw: what was asked of Karpenter, the node it launched, whether that node earned its place. */
@@ -276,7 +317,7 @@ public final class Story {
    * and has Karpenter replace it, and the node Karpenter launches runs the pre-flight Job before it takes any work.
    */
   private Replacement replaceChapter() throws Exception {
-    t.chapter("7. XID 79 on " + beyond + ", whose GPU no reboot mends: replaced through Karpenter, and its replacement"
+    t.chapter("8. XID 79 on " + beyond + ", whose GPU no reboot mends: replaced through Karpenter, and its replacement"
         + " proves itself");
     p.kube().nodes().withName(beyond).edit(n -> {
       n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "fail");
@@ -339,10 +380,11 @@ public final class Story {
 
   private void healthyFleet() throws Exception {
     t.chapter("0. A healthy fleet: " + gpuNodes.size() + " GPU nodes (8 GPUs each) and " + trnNodes + " Trainium nodes");
-    int targets = gpuNodes.size() + 2 * trnNodes + 1;
+    int targets = 2 * gpuNodes.size() + 2 * trnNodes + 1;
     Milestones.await(System.nanoTime(), STEP_TIMEOUT, List.of(
         new Milestone("targets", () -> see.scalar("count(up == 1)").filter(v -> v >= targets).map(v -> "Prometheus scrapes "
-            + v.intValue() + " targets, all up: dcgm-exporter per GPU node, NPD and neuron-monitor per Trainium node, kube-state-metrics"),
+            + v.intValue() + " targets, all up: dcgm-exporter and node-exporter per GPU node, NPD and neuron-monitor per"
+            + " Trainium node, kube-state-metrics"),
             see::targetsWhy),
         new Milestone("gpus", () -> see.scalar("count(node:dcgm_gpus:count == 8)").filter(v -> v == gpuNodes.size())
             .map(v -> "the rules see " + v.intValue() + " GPU nodes with 8 GPUs each, through the production node relabel")),

@@ -27,6 +27,7 @@ import java.util.Map;
  * @param replacedThrough what the replacement asked of Karpenter (the replace_started decision's detail)
  * @param replacement the node Karpenter launched in place of the node beyond repair (null: none)
  * @param replacementEarned whether that node passed its pre-flight: the taint removed, its decision recorded
+ * @param infinibandBack whether the node whose InfiniBand port went down was quarantined and, the port back, returned
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -48,4 +49,5 @@ public record StoryResult(
     List<String> notifications,
     String replacedThrough,
     String replacement,
-    boolean replacementEarned) {}
+    boolean replacementEarned,
+    boolean infinibandBack) {}

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * A pod that Prometheus' {@code kubernetes_sd_configs} (role pod) would discover in the simulated
- * cluster: the exporters' DaemonSet pods, kube-state-metrics and Alertmanager. Each is reached at the
+ * cluster: the exporters' DaemonSet pods (dcgm-exporter and node-exporter on GPU nodes, NPD and neuron-monitor on
+ * Trainium nodes), kube-state-metrics and Alertmanager. Each is reached at the
  * address and path where the simulator (or Alertmanager) serves it on 127.0.0.1, and carries the
  * {@code __meta_kubernetes_*} labels that the production relabel rules read, made from the pod's own labels
  * as Kubernetes discovery makes them.
@@ -60,6 +61,8 @@ public record DiscoveredPod(String namespace, String name, String node, Map<Stri
       if (n.kind() == SimNode.Kind.GPU) {
         pods.add(new DiscoveredPod("gpu-operator", "nvidia-dcgm-exporter-" + n.name(), n.name(), GPU_OPERATOR_DCGM_EXPORTER, 9400, sim,
             "/metrics/dcgm/" + n.name()));
+        pods.add(new DiscoveredPod("monitoring", "prometheus-node-exporter-" + n.name(), n.name(), app("prometheus-node-exporter"),
+            9100, sim, "/metrics/node-exporter/" + n.name()));
       } else {
         pods.add(new DiscoveredPod("kube-system", "node-problem-detector-" + n.name(), n.name(), app("node-problem-detector"), 20257, sim,
             "/metrics/npd/" + n.name()));

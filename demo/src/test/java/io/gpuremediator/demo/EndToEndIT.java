@@ -44,6 +44,9 @@ class EndToEndIT {
         .contains(" deleted: Karpenter drains and terminates");
     assertThat(r.replacement()).as("Karpenter launched a node in its place").isNotNull();
     assertThat(r.replacementEarned()).as("the new node passed its pre-flight before taking work").isTrue();
+    assertThat(r.infinibandBack()).as("the InfiniBand port's node quarantined, then back once the port was").isTrue();
+    assertThat(r.notifications()).as("the on-call told which port")
+        .anySatisfy(m -> assertThat(m).contains("port mlx5_2/1 is down"));
     assertThat(r.appXidReceivers()).as("an application XID goes to people").containsExactly("gpu-oncall");
     assertThat(r.appXidDecisions()).as("the remediator never sees an application XID").isZero();
     assertThat(r.appXidNodeTouched()).isFalse();

@@ -18,6 +18,8 @@ enum FaultKind {
   GPU_LOST(true),
   /** The GPU runs hot (92 °C core, 98 °C memory). */
   OVERHEAT(true),
+  /** An InfiniBand port of the node goes down (value: its device, mlx5_0 by default; port 1): Polling, link downed. */
+  IB_DOWN(false),
   /** The node's exporter stops answering (503): telemetry loss. */
   EXPORTER_DOWN(false),
   /** A Neuron hardware error on a Trainium node (value: HBM_UNCORRECTABLE_ERROR, DMA_ERROR, HANG_ON_COLLECTIVES, ...). */

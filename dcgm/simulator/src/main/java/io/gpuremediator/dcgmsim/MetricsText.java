@@ -176,6 +176,45 @@ final class MetricsText {
     return out.toString();
   }
 
+  /**
+   * What node-exporter serves on a GPU node, of what the rules read: the InfiniBand ports (four compute rails ACTIVE,
+   * a second card's port never cabled, DOWN; a port with an ib_down fault DOWN and Polling, its link-downed count
+   * up) and the memory controllers' EDAC counts. node-exporter names no node: the scrape's relabel does.
+   */
+  String nodeExporter(String node) {
+    StringBuilder out = new StringBuilder();
+    String down = fleet.fault(node, -1, FaultKind.IB_DOWN).map(SimFleet.Fault::value).orElse("");
+    List<String> devices = new ArrayList<>(SimFleet.IB_DEVICES);
+    devices.add(SimFleet.IB_UNCABLED);
+    header(out, "node_infiniband_state_id", "State of the InfiniBand port (0: no change, 1: down, 2: init, 3: armed,"
+        + " 4: active, 5: act defer)", "gauge");
+    for (String d : devices) {
+      boolean active = SimFleet.IB_DEVICES.contains(d) && !d.equals(down);
+      sample(out, "node_infiniband_state_id", Map.of("device", d, "port", "1"), active ? 4 : 1);
+    }
+    header(out, "node_infiniband_physical_state_id", "Physical state of the InfiniBand port (0: no change, 1: sleep,"
+        + " 2: polling, 3: disable, 4: shift, 5: link up, 6: link error recover, 7: phytest)", "gauge");
+    for (String d : devices) {
+      boolean up = SimFleet.IB_DEVICES.contains(d) && !d.equals(down);
+      sample(out, "node_infiniband_physical_state_id", Map.of("device", d, "port", "1"), up ? 5 : 2);
+    }
+    header(out, "node_infiniband_link_downed_total", "Number of times the link failed to recover from an error state"
+        + " and went down", "counter");
+    for (String d : devices) {
+      sample(out, "node_infiniband_link_downed_total", Map.of("device", d, "port", "1"), fleet.linkDowned(node, d));
+    }
+    header(out, "node_infiniband_link_error_recovery_total", "Number of times the link successfully recovered from an"
+        + " error state", "counter");
+    for (String d : devices) {
+      sample(out, "node_infiniband_link_error_recovery_total", Map.of("device", d, "port", "1"), 0);
+    }
+    header(out, "node_edac_correctable_errors_total", "Total correctable memory errors.", "counter");
+    sample(out, "node_edac_correctable_errors_total", Map.of("controller", "0"), 0);
+    header(out, "node_edac_uncorrectable_errors_total", "Total uncorrectable memory errors.", "counter");
+    sample(out, "node_edac_uncorrectable_errors_total", Map.of("controller", "0"), 0);
+    return out.toString();
+  }
+
   /** What node-problem-detector serves on a Trainium node: the Neuron kmsg monitor's reasons. */
   String npd(String node) {
     StringBuilder out = new StringBuilder();

@@ -23,6 +23,10 @@ final class SimFleet {
   private final List<String> trnNodes = new ArrayList<>();
   private final Map<String, Fault> faults = new LinkedHashMap<>();
   private final Map<String, Long> dbeCounts = new LinkedHashMap<>();
+  private final Map<String, Long> linkDowned = new LinkedHashMap<>();
+  /** The compute rails of every GPU node (port 1 each, ACTIVE), then a second card's port never cabled (DOWN). */
+  static final List<String> IB_DEVICES = List.of("mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3");
+  static final String IB_UNCABLED = "mlx5_4";
   /** Bumped by every change to the faults, so that rendered text can be reused until the next one. */
   private long generation;
 
@@ -65,6 +69,9 @@ final class SimFleet {
     if (f.kind() == FaultKind.ECC_DBE) {
       dbeCounts.merge(f.node() + "/" + f.gpu(), 1L, Long::sum);
     }
+    if (f.kind() == FaultKind.IB_DOWN) {
+      linkDowned.merge(f.node() + "/" + f.value(), 1L, Long::sum);
+    }
     generation++;
     return Optional.empty();
   }
@@ -86,6 +93,9 @@ final class SimFleet {
     }
     if (f.kind().isPerGpu() && (f.gpu() < 0 || f.gpu() >= GPUS_PER_NODE)) {
       return Optional.of("gpu: " + f.kind().code() + " needs a GPU index from 0 to " + (GPUS_PER_NODE - 1));
+    }
+    if (f.kind() == FaultKind.IB_DOWN && !IB_DEVICES.contains(f.value())) {
+      return Optional.of("value: one of " + IB_DEVICES);
     }
     if (f.kind() == FaultKind.XID && !f.value().matches("\\d{1,3}")) {
       return Optional.of("value: an XID code");
@@ -124,6 +134,11 @@ final class SimFleet {
 
   synchronized long dbeCount(String node, int gpu) {
     return dbeCounts.getOrDefault(node + "/" + gpu, 0L);
+  }
+
+  /** How often the port of this InfiniBand device went down: never goes back down, as the kernel's counter. */
+  synchronized long linkDowned(String node, String device) {
+    return linkDowned.getOrDefault(node + "/" + device, 0L);
   }
 
   private static String key(String node, int gpu, FaultKind kind) {

@@ -15,7 +15,7 @@ import java.util.function.UnaryOperator;
 /**
  * The simulator's HTTP endpoints. Each exporter has its own path per node, so that Prometheus scrapes
  * one target per node and an exporter that is down is a target that is down:
- * {@code /metrics/dcgm/<node>}, {@code /metrics/npd/<node>}, {@code /metrics/neuron-monitor/<node>},
+ * {@code /metrics/dcgm/<node>}, {@code /metrics/node-exporter/<node>} (InfiniBand ports, EDAC), {@code /metrics/npd/<node>}, {@code /metrics/neuron-monitor/<node>},
  * {@code /metrics/kube-state-metrics}. Faults: {@code GET/POST/DELETE /faults}; nodes: {@code GET /nodes}.
  */
 final class SimulatorServer {
@@ -41,6 +41,14 @@ final class SimulatorServer {
         ctx.response().setStatusCode(503).end("exporter down (simulated)\n");
       } else {
         metrics(ctx, rendered.get("dcgm/" + node, () -> text.dcgm(node)));
+      }
+    });
+    router.get("/metrics/node-exporter/:node").handler(ctx -> {
+      String node = ctx.pathParam("node");
+      if (!fleet.gpuNodes().contains(node)) {
+        ctx.response().setStatusCode(404).end("no simulated GPU node " + node + "\n");
+      } else {
+        metrics(ctx, rendered.get("node-exporter/" + node, () -> text.nodeExporter(node)));
       }
     });
     router.get("/metrics/npd/:node").handler(ctx -> trnOnly(ctx, "npd/", text::npd));
@@ -97,7 +105,8 @@ final class SimulatorServer {
     }
     Optional<FaultKind> kind = FaultKind.fromCode(kindName);
     if (kind.isEmpty()) {
-      json(ctx, 400, error("kind: one of xid, ecc_dbe, row_remap_failure, nvlink_down, gpu_lost, overheat, exporter_down, neuron_error"));
+      json(ctx, 400, error("kind: one of xid, ecc_dbe, row_remap_failure, nvlink_down, gpu_lost, overheat, ib_down, exporter_down,"
+          + " neuron_error"));
       return;
     }
     Object gpu = body.getValue("gpu");
@@ -105,7 +114,8 @@ final class SimulatorServer {
       json(ctx, 400, error("gpu: an integer"));
       return;
     }
-    String value = body.getValue("value") == null ? (kind.get() == FaultKind.XID ? "79" : "") : String.valueOf(body.getValue("value"));
+    String value = body.getValue("value") != null ? String.valueOf(body.getValue("value"))
+        : kind.get() == FaultKind.XID ? "79" : kind.get() == FaultKind.IB_DOWN ? SimFleet.IB_DEVICES.get(0) : "";
     SimFleet.Fault fault = new SimFleet.Fault(node, gpu == null ? -1 : (Integer) gpu, kind.get(), value);
     Optional<String> refused = fleet.inject(fault);
     if (refused.isPresent()) {

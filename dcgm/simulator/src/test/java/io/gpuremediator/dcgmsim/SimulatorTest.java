@@ -136,6 +136,28 @@ class SimulatorTest {
   }
 
   @Test
+  void anInfinibandPortGoesDownAndItsLinkDownedCountStays() throws Exception {
+    assertThat(get("/metrics/node-exporter/gpu-node-1").body()).contains(
+        "node_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 4",
+        "node_infiniband_state_id{device=\"mlx5_4\",port=\"1\"} 1",
+        "node_edac_uncorrectable_errors_total{controller=\"0\"} 0");
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-1\",\"kind\":\"ib_down\",\"value\":\"mlx5_2\"}")
+        .statusCode()).isEqualTo(200);
+    assertThat(get("/metrics/node-exporter/gpu-node-1").body()).contains(
+        "node_infiniband_state_id{device=\"mlx5_2\",port=\"1\"} 1",
+        "node_infiniband_physical_state_id{device=\"mlx5_2\",port=\"1\"} 2",
+        "node_infiniband_link_downed_total{device=\"mlx5_2\",port=\"1\"} 1",
+        "node_infiniband_state_id{device=\"mlx5_0\",port=\"1\"} 4");
+    fault("DELETE", "/faults?node=gpu-node-1&kind=ib_down", null);
+    assertThat(get("/metrics/node-exporter/gpu-node-1").body()).contains(
+        "node_infiniband_state_id{device=\"mlx5_2\",port=\"1\"} 4",
+        "node_infiniband_link_downed_total{device=\"mlx5_2\",port=\"1\"} 1");
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-1\",\"kind\":\"ib_down\",\"value\":\"eth0\"}")
+        .statusCode()).isEqualTo(400);
+    assertThat(get("/metrics/node-exporter/trn-node-0").statusCode()).isEqualTo(404);
+  }
+
+  @Test
   void kubeStateMetricsDescribesTheNodes() throws Exception {
     assertThat(get("/metrics/kube-state-metrics").body()).contains(
         "kube_node_status_capacity{node=\"gpu-node-0\",resource=\"nvidia_com_gpu\",unit=\"integer\"} 8",
