@@ -101,7 +101,65 @@ final class SyntheticFleet {
           + "}", 0));
     }
     families.add(npd);
+    // PCIe, clock events, InfiniBand ports and host memory (rules/gpu-pcie, gpu-clocks, infiniband, node-memory).
+    families.add(perGpu("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", (n, g) -> "", (n, g) -> t -> t / 600));
+    families.add(perGpu("DCGM_FI_DEV_CLOCKS_EVENT_REASONS", (n, g) -> "", (n, g) -> t -> brakeNode(n) && g == 6 ? 132 : 4));
+    families.add(perGpu("DCGM_FI_DEV_GPU_UTIL", (n, g) -> "", (n, g) -> t -> 90));
+    families.add(perGpu("DCGM_FI_DEV_PCIE_LINK_GEN", (n, g) -> "", (n, g) -> t -> 5));
+    families.add(perGpu("DCGM_FI_DEV_PCIE_MAX_LINK_GEN", (n, g) -> "", (n, g) -> t -> 5));
+    families.add(perGpu("DCGM_FI_DEV_PCIE_LINK_WIDTH", (n, g) -> "", (n, g) -> t -> pcieNode(n) && g == 2 ? 8 : 16));
+    families.add(perGpu("DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", (n, g) -> "", (n, g) -> t -> 16));
+    for (String metric : List.of("node_infiniband_state_id", "node_infiniband_link_downed_total",
+        "node_infiniband_link_error_recovery_total")) {
+      families.add(perPort(metric, (n, d) -> metric.equals("node_infiniband_state_id")
+          ? (d == IB_PORTS - 1 || ibDownNode(n) && d == 2 ? 1 : 4) : 0));
+    }
+    families.add(perNode("node_edac_uncorrectable_errors_total", n -> "{controller=\"0\"" + target(n, "node-exporter", 9100) + "}",
+        0));
     return families;
+  }
+
+  /** InfiniBand ports per node: four compute rails and a second card's port never cabled. */
+  static final int IB_PORTS = 5;
+
+  private static boolean ibDownNode(int n) {
+    return n % 100 == 17;
+  }
+
+  private static boolean pcieNode(int n) {
+    return n % 100 == 19;
+  }
+
+  private static boolean brakeNode(int n) {
+    return n % 100 == 23;
+  }
+
+  private interface PerPort {
+    double of(int node, int device);
+  }
+
+  private List<Series> perPort(String name, PerPort value) {
+    List<Series> out = new ArrayList<>(nodes * IB_PORTS);
+    for (int n = 0; n < nodes; n++) {
+      for (int d = 0; d < IB_PORTS; d++) {
+        double v = value.of(n, d);
+        out.add(new Series(name, "{device=\"mlx5_" + d + "\",port=\"1\"" + target(n, "node-exporter", 9100) + "}", t -> v));
+      }
+    }
+    return out;
+  }
+
+  /** The hourly record of which InfiniBand ports were ACTIVE ({@code node_port:infiniband_active:max1h}), read back over a week. */
+  List<Series> hourlyInfiniband() {
+    List<Series> out = new ArrayList<>(nodes * IB_PORTS);
+    for (int n = 0; n < nodes; n++) {
+      for (int d = 0; d < IB_PORTS; d++) {
+        double v = d == IB_PORTS - 1 ? 0 : 1;
+        out.add(new Series("node_port:infiniband_active:max1h", "{node=\"" + node(n) + "\",device=\"mlx5_" + d
+            + "\",port=\"1\"}", t -> v));
+      }
+    }
+    return out;
   }
 
   /** Each node's GPU capacity from kube-state-metrics (a rule reads its most over a day). */

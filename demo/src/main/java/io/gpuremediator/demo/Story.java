@@ -46,7 +46,7 @@ public final class Story {
       XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"),
-      IB_ALERT, List.of("node_infiniband_state_id", "node_port:infiniband_was_active:max7d"));
+      IB_ALERT, List.of("node_infiniband_state_id", "node_port:infiniband_active_recent:max1h", "node_port:infiniband_active:max7d"));
 
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
