@@ -11,7 +11,7 @@ public final class Simulator {
   private final Http http;
   private final String base;
 
-  Simulator(Http http, int port) {
+  public Simulator(Http http, int port) {
     this.http = http;
     this.base = "http://127.0.0.1:" + port;
   }
