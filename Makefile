@@ -15,6 +15,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
               prometheus:prometheus promtool:prometheus \
               prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager \
+              victoria-metrics:victoria-metrics vmalert:victoria-metrics \
               kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck \
               chromium:chromium chromedriver:chromium-driver
 
