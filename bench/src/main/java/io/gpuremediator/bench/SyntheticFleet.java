@@ -28,6 +28,9 @@ final class SyntheticFleet {
   /** One series: its metric and label text, and its value at a time (unix seconds). */
   record Series(String name, String labels, LongToDoubleFunction value) {}
 
+  /** InfiniBand ports per node: four compute rails and a second card's port never cabled. */
+  static final int IB_PORTS = 5;
+
   private final int nodes;
 
   SyntheticFleet(int nodes) {
@@ -48,6 +51,19 @@ final class SyntheticFleet {
 
   private static boolean healthFailNode(int n) {
     return n % 100 == 13;
+  }
+
+  /** The InfiniBand, PCIe and power-brake faults, one node in a hundred each. */
+  private static boolean ibDownNode(int n) {
+    return n % 100 == 17;
+  }
+
+  private static boolean pcieNode(int n) {
+    return n % 100 == 19;
+  }
+
+  private static boolean brakeNode(int n) {
+    return n % 100 == 23;
   }
 
   /**
@@ -117,21 +133,6 @@ final class SyntheticFleet {
     families.add(perNode("node_edac_uncorrectable_errors_total", n -> "{controller=\"0\"" + target(n, "node-exporter", 9100) + "}",
         0));
     return families;
-  }
-
-  /** InfiniBand ports per node: four compute rails and a second card's port never cabled. */
-  static final int IB_PORTS = 5;
-
-  private static boolean ibDownNode(int n) {
-    return n % 100 == 17;
-  }
-
-  private static boolean pcieNode(int n) {
-    return n % 100 == 19;
-  }
-
-  private static boolean brakeNode(int n) {
-    return n % 100 == 23;
   }
 
   private interface PerPort {
