@@ -185,7 +185,7 @@ final class RuleCost {
     parts.add(new Part(List.of(fleet.capacity()), to - DAY_SECONDS, from - STEP_SECONDS, STEP_SECONDS));
     // The hourly group's record, as it would be after a day: what the expected GPU count reads over the day.
     parts.add(new Part(List.of(fleet.hourlyGpuCount()), (to - DAY_SECONDS) / HOUR_SECONDS * HOUR_SECONDS, to, HOUR_SECONDS));
-    // The hourly InfiniBand record, as it would be after a week: what the week's record reads every hour.
+    // The hourly InfiniBand records, as a week of the hourly group's runs left them.
     parts.add(new Part(List.of(fleet.hourlyInfiniband()), (to - 7 * DAY_SECONDS) / HOUR_SECONDS * HOUR_SECONDS, to,
         HOUR_SECONDS));
     List<Process> promtools = new ArrayList<>();

@@ -150,14 +150,19 @@ final class SyntheticFleet {
     return out;
   }
 
-  /** The hourly record of which InfiniBand ports were ACTIVE ({@code node_port:infiniband_active:max1h}), read back over a week. */
+  /**
+   * The hourly group's records of which InfiniBand ports were ACTIVE, as a week of its runs left them: each hour's
+   * maximum ({@code node_port:infiniband_active:max1h}, which the week's record reads) and the week's
+   * ({@code node_port:infiniband_active:max7d}, which InfinibandLinkDown reads).
+   */
   List<Series> hourlyInfiniband() {
-    List<Series> out = new ArrayList<>(nodes * IB_PORTS);
-    for (int n = 0; n < nodes; n++) {
-      for (int d = 0; d < IB_PORTS; d++) {
-        double v = d == IB_PORTS - 1 ? 0 : 1;
-        out.add(new Series("node_port:infiniband_active:max1h", "{node=\"" + node(n) + "\",device=\"mlx5_" + d
-            + "\",port=\"1\"}", t -> v));
+    List<Series> out = new ArrayList<>(2 * nodes * IB_PORTS);
+    for (String record : List.of("node_port:infiniband_active:max1h", "node_port:infiniband_active:max7d")) {
+      for (int n = 0; n < nodes; n++) {
+        for (int d = 0; d < IB_PORTS; d++) {
+          double v = d == IB_PORTS - 1 ? 0 : 1;
+          out.add(new Series(record, "{node=\"" + node(n) + "\",device=\"mlx5_" + d + "\",port=\"1\"}", t -> v));
+        }
       }
     }
     return out;
