@@ -1,6 +1,7 @@
 package io.gpuremediator.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.kube.KubeApi;
@@ -12,6 +13,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +31,7 @@ class DomainBudgetsMockTest {
   private static final String TOKEN = "domain-test-token-0123456789";
   private static final String CLIQUE = "nvidia.com/gpu.clique";
   private static final String ZONE = "topology.kubernetes.io/zone";
+  private static final Duration EVENT_DEADLINE = Duration.ofSeconds(10);
 
   @TempDir Path dir;
   private EmulatedApiServer server;
@@ -79,10 +82,12 @@ class DomainBudgetsMockTest {
       assertThat(service.get("/api/v1/decisions?limit=20").body()).contains("failure domain nvidia.com/gpu.clique=clique-a:"
           + " 1 of its 2 selected nodes are unavailable; its max_unavailable 1 allows 1");
       assertThat(client.nodes().withName("gb200-a-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
-      assertThat(client.v1().events().inNamespace("default").list().getItems()).anySatisfy(e -> {
-        assertThat(e.getInvolvedObject().getName()).isEqualTo("gb200-a-1");
-        assertThat(e.getMessage()).contains("nvidia.com/gpu.clique=clique-a");
-      });
+      // The refusal's Event is written after the webhook is answered (Events are paced): poll for it.
+      await().atMost(EVENT_DEADLINE).untilAsserted(() ->
+          assertThat(client.v1().events().inNamespace("default").list().getItems()).anySatisfy(e -> {
+            assertThat(e.getInvolvedObject().getName()).isEqualTo("gb200-a-1");
+            assertThat(e.getMessage()).contains("nvidia.com/gpu.clique=clique-a");
+          }));
       assertThat(service.get("/metrics").body()).contains("reason=\"domain_budget_exhausted\"");
 
       assertThat(service.post(Alerts.xid("gb200-b-0", "79", "reboot"))).as("another clique is its own domain")
