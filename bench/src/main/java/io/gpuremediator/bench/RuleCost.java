@@ -260,6 +260,8 @@ final class RuleCost {
     // Every group is evaluated once per interval: the i-th measured evaluation of each lies in the same 30 s cycle.
     double[] cycles = new double[MEASURED];
     double sumOfWorst = 0;
+    String slowest = "";
+    double slowestSeconds = 0;
     for (Map.Entry<String, Group> e : groups.entrySet()) {
       List<Double> measured = new ArrayList<>(e.getValue().seconds().subList(1, MEASURED + 1));
       Collections.sort(measured);
@@ -270,6 +272,10 @@ final class RuleCost {
           cycles[i] += e.getValue().seconds().get(i + 1);
         }
         sumOfWorst += worst;
+        if (median > slowestSeconds) {
+          slowest = e.getKey();
+          slowestSeconds = median;
+        }
       }
       System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (warm-up %.1f ms)%s%n", e.getKey(), e.getValue().rules(),
           median * 1000, worst * 1000, e.getValue().seconds().get(0) * 1000,
@@ -287,6 +293,10 @@ final class RuleCost {
           cycles[i] += share;
         }
         sumOfWorst += share;
+        if (seconds > slowestSeconds) {
+          slowest = g.path("name").asText();
+          slowestSeconds = seconds;
+        }
         System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (evaluated every %.0f s, measured apart: its rules take"
             + " %.1f ms as instant queries, median of 5, counted as %.0f/%.0f of that)%n", g.path("name").asText(), g.path("rules").size(),
             share * 1000, share * 1000, interval, seconds * 1000, (double) STEP_SECONDS, interval);
@@ -303,6 +313,10 @@ final class RuleCost {
         + " target: median < %.0f s per evaluation -> %s (each group's worst summed across cycles: %.1f ms)%n", "total", "",
         median * 1000, sorted[MEASURED - 1] * 1000, MEASURED, String.join(", ", each), TARGET_SECONDS,
         median < TARGET_SECONDS ? "MET" : "NOT MET", sumOfWorst * 1000);
+    // Prometheus runs each group on its own: a group slower than its interval misses iterations, whatever the sum.
+    System.out.printf(Locale.ROOT, "%-22s %5s  %7.1f ms  the slowest group's own evaluation (%s, median; a group evaluated less often counted"
+        + " whole); target: every group < %.0f s -> %s%n", "slowest group", "", slowestSeconds * 1000, slowest, TARGET_SECONDS,
+        slowestSeconds < TARGET_SECONDS ? "MET" : "NOT MET");
     List<String> rules = new ArrayList<>();
     for (JsonNode g : http.get(prom + "/api/v1/rules", null).path("data").path("groups")) {
       for (JsonNode r : g.path("rules")) {

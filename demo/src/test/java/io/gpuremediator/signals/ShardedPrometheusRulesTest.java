@@ -131,7 +131,7 @@ class ShardedPrometheusRulesTest {
         .path("data").path("result");
     for (JsonNode r : result) {
       Map<String, String> labels = new TreeMap<>();
-      r.path("metric").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
+      r.path("metric").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
       labels.remove("__name__");
       labels.remove("alertstate");
       out.add(labels);

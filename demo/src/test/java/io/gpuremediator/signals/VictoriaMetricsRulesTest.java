@@ -256,7 +256,7 @@ class VictoriaMetricsRulesTest {
 
   private static Map<String, String> labels(JsonNode metric) {
     Map<String, String> out = new TreeMap<>();
-    metric.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    metric.properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }
 
