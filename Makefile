@@ -9,6 +9,8 @@ SHELL := /bin/bash
 JAR        := remediator/target/remediator.jar
 BENCH_JAR  := bench/target/bench.jar
 DEMO_JAR   := demo/target/demo.jar
+# The offline Kubernetes and prometheus-operator schema validator (npm modules pinned by its package-lock.json).
+VALIDATOR  := tools/validate-manifests
 MVN        := mvn -B -ntp
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and tests need, by the command that proves each is there.
@@ -46,8 +48,9 @@ demo: build
 
 test: deps test-signals test-deploy test-java
 
-# The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files.
-test-java:
+# The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files. The Helm chart's
+# test (demo/) validates its renders with the offline schema validator, hence its modules.
+test-java: deps $(VALIDATOR)/node_modules/.installed
 	$(MVN) verify
 	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml deploy/base/remediator.yaml deploy/aws/remediator.yaml \
 	  deploy/redfish/remediator.yaml
@@ -68,12 +71,12 @@ test-signals: deps
 
 # deploy/: generated files current, NPD checks against recorded nvidia-smi output, shellcheck, and every
 # kustomization rendered offline and validated against the Kubernetes and prometheus-operator schemas.
-VALIDATOR := tools/validate-manifests
 test-deploy: deps $(VALIDATOR)/node_modules/.installed
 	deploy/prometheus-operator/generate --check
+	deploy/helm/generate --check
 	deploy/npd/tests/run
 	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* deploy/prometheus-operator/generate \
-	  tools/check-deploy
+	  deploy/helm/generate tools/check-deploy
 	tools/check-deploy
 
 $(VALIDATOR)/node_modules/.installed: $(VALIDATOR)/package-lock.json

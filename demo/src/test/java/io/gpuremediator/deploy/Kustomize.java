@@ -1,0 +1,46 @@
+package io.gpuremediator.deploy;
+
+import io.gpuremediator.pipeline.Dirs;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * deploy/'s kustomizations rendered offline by {@code kubectl kustomize}, as tools/check-deploy renders them: from a
+ * copy of deploy/ holding a webhook token, so the work tree is never touched.
+ */
+final class Kustomize {
+  private static final long DEADLINE_SECONDS = 120;
+
+  private final Path deploy;
+
+  private Kustomize(Path deploy) {
+    this.deploy = deploy;
+  }
+
+  /** A copy of {@code root}/deploy in {@code work}, its webhook token file holding {@code token}. */
+  static Kustomize copy(Path root, Path work, String token) throws IOException {
+    Path deploy = work.resolve("deploy");
+    Dirs.copyTree(root.resolve("deploy"), deploy);
+    Files.writeString(deploy.resolve("base/webhook-token"), token);
+    return new Kustomize(deploy);
+  }
+
+  /** The objects of deploy/{@code overlay}, as {@code kubectl apply -k} would send them. */
+  String render(String overlay) throws IOException, InterruptedException {
+    Path out = Files.createTempFile(deploy.getParent(), overlay, ".yaml");
+    Process p = new ProcessBuilder(List.of("kubectl", "kustomize", deploy.resolve(overlay).toString()))
+        .redirectErrorStream(false).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    if (!p.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("kubectl kustomize deploy/" + overlay + " still running after " + DEADLINE_SECONDS + " s");
+    }
+    if (p.exitValue() != 0) {
+      throw new IllegalStateException("kubectl kustomize deploy/" + overlay + " exited " + p.exitValue());
+    }
+    return Files.readString(out, StandardCharsets.UTF_8);
+  }
+}
