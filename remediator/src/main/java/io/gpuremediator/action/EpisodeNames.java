@@ -26,7 +26,12 @@ public final class EpisodeNames {
 
   /** A short hash of the episode on this node. */
   public static String episodeHash(String node, Episode e) {
-    return hash(node + "/" + e.fingerprint() + "@" + e.startsAt()).substring(0, 16);
+    return episodeHash(node, e.fingerprint(), e.startsAt());
+  }
+
+  /** The same hash from the alert that starts or continues the episode: its fingerprint and start. */
+  public static String episodeHash(String node, String fingerprint, Instant startsAt) {
+    return hash(node + "/" + fingerprint + "@" + startsAt).substring(0, 16);
   }
 
   private static String hash(String text) {

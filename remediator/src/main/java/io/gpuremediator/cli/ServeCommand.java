@@ -32,6 +32,12 @@ final class ServeCommand {
       return 1;
     }
     RemediatorConfig config = loaded.config().get();
+    try {
+      LogOutput.use(config.logFormat());
+    } catch (IllegalStateException e) {
+      err.println("remediator serve: " + e.getMessage());
+      return 1;
+    }
     KubeApi client;
     try {
       client = KubeApi.connect(config.kubeconfig());

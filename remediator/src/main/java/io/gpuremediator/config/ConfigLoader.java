@@ -81,6 +81,10 @@ public final class ConfigLoader {
     OutboundConfig.Cloud cloud = OutboundConfig.cloud(m, base, problems);
     Optional<RemediatorConfig.Preflight> preflight = PreflightConfig.decode(m, problems);
     var accept = AcceptAlerts.decode(m, problems);
+    LogFormat logFormat = m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
+      problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
+      return LogFormat.TEXT;
+    })).orElse(LogFormat.TEXT);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
@@ -91,7 +95,7 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */

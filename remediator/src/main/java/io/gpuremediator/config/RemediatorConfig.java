@@ -35,7 +35,8 @@ public record RemediatorConfig(
     Optional<Redfish> redfish,
     Set<String> replaceProviders,
     Optional<Preflight> preflight,
-    List<Matcher> acceptAlerts) {
+    List<Matcher> acceptAlerts,
+    LogFormat logFormat) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -58,6 +59,7 @@ public record RemediatorConfig(
     replaceProviders = Set.copyOf(replaceProviders);
     Objects.requireNonNull(preflight, "preflight");
     acceptAlerts = List.copyOf(acceptAlerts);
+    Objects.requireNonNull(logFormat, "logFormat");
   }
 
   /** What this config leaves open that an operator should know of ({@code validate} prints, {@code serve} logs). */

@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.decision.Outcome;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Keeps every decision for the API, counts it, and logs it on one line: at INFO what changed a node, was refused or
@@ -101,14 +103,21 @@ public final class DecisionRecorder implements DecisionListener {
     }
   }
 
+  /**
+   * The decision's line, with node, playbook, episode (the hash its Jobs are labelled with), outcome and reason also as
+   * key-value pairs: fields of their own with {@code log_format: json}, for a log pipeline to filter on.
+   */
   private static void logLine(Decision d) {
     boolean routine = d.outcome() == Outcome.DRY_RUN || d.outcome() == Outcome.IGNORED;
     if (routine ? LOGGER.isDebugEnabled() : LOGGER.isInfoEnabled()) {
-      if (routine) {
-        LOGGER.debug(line(d));
-      } else {
-        LOGGER.info(line(d));
-      }
+      LOGGER.atLevel(routine ? Level.DEBUG : Level.INFO)
+          .addKeyValue("node", d.node())
+          .addKeyValue("playbook", d.playbook())
+          .addKeyValue("episode", EpisodeNames.episodeHash(d.node(), d.fingerprint(), d.startsAt()))
+          .addKeyValue("outcome", d.outcome().code())
+          .addKeyValue("reason", d.reason().code())
+          .addKeyValue("alertname", d.alertname())
+          .log(line(d));
     }
   }
 

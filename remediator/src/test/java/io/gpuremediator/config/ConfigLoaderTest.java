@@ -41,6 +41,17 @@ class ConfigLoaderTest {
     assertThat(c.leaderElection().enabled()).isTrue();
     assertThat(c.dryRun()).isFalse();
     assertThat(c.limits()).isEqualTo(RemediatorConfig.Limits.DEFAULTS);
+    assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
+  }
+
+  @Test
+  void logFormatIsTextOrJsonAndNothingElse() throws IOException {
+    assertThat(load("auth: {bearer_token_file: token}\nlog_format: json\n").config().orElseThrow().logFormat())
+        .isEqualTo(LogFormat.JSON);
+    assertThat(load("auth: {bearer_token_file: token}\nlog_format: text\n").config().orElseThrow().logFormat())
+        .isEqualTo(LogFormat.TEXT);
+    assertThat(load("auth: {bearer_token_file: token}\nlog_format: JSON\n").errors()).containsExactly(
+        dir.resolve("remediator.yaml") + ":2: \"log_format\" must be text or json, not \"JSON\"");
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
@@ -15,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
@@ -29,6 +32,7 @@ class JarSmokeIT {
   @TempDir Path dir;
 
   private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
+  private static final String TOKEN = "smoke-test-token-0123456789";
 
   private Process java(Path log, String... args) throws IOException {
     String[] command = new String[args.length + 3];
@@ -39,37 +43,68 @@ class JarSmokeIT {
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
-  @Test
-  void serveQuarantinesThroughAKubeconfigAndStopsByPid() throws Exception {
-    client.nodes().resource(Nodes.gpu("gpu-node-1", "10.0.0.1")).create();
+  /** {@code serve} of the shaded jar through a kubeconfig to the mock API server, with {@code extraConfig}. */
+  private Serving serve(String name, String extraConfig) throws IOException {
     Path kubeconfig = dir.resolve("kubeconfig");
     Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\ncurrent-context: mock\n"
         + "clusters: [{name: mock, cluster: {server: '" + client.getMasterUrl() + "', insecure-skip-tls-verify: true}}]\n"
         + "contexts: [{name: mock, context: {cluster: mock, user: mock}}]\nusers: [{name: mock, user: {token: mock}}]\n");
-    Files.writeString(dir.resolve("token"), "smoke-test-token-0123456789");
+    Files.writeString(dir.resolve("token"), TOKEN);
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    Path config = dir.resolve("remediator.yaml");
+    Path config = dir.resolve(name + ".yaml");
     Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {bearer_token_file: token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
-        + "safety: {max_unavailable: 1}\n");
-    Path log = dir.resolve("serve.log");
-    Process serve = java(log, "serve", "--config", config.toString());
-    try {
-      Awaitility.await().atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-          .untilAsserted(() -> assertThat(Http.status(port, "/readyz")).as(Files.readString(log)).isEqualTo(200));
-      HttpResponse<String> r = Http.postJson(port, "/api/v1/alerts", Alerts.json(Alerts.xid("gpu-node-1", "79")),
-          "smoke-test-token-0123456789");
-      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-      assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isTrue();
-    } finally {
-      serve.destroy();
-      assertThat(serve.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        + "safety: {max_unavailable: 1}\n" + extraConfig);
+    Path log = dir.resolve(name + ".log");
+    return new Serving(java(log, "serve", "--config", config.toString()), port, log);
+  }
+
+  private record Serving(Process process, int port, Path log) {
+    /** Waits until ready, posts an XID 79 on gpu-node-1 and checks the node was cordoned; then stops the process by PID. */
+    void quarantine(KubernetesClient client) throws Exception {
+      try {
+        Awaitility.await().atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+            .untilAsserted(() -> assertThat(Http.status(port, "/readyz")).as(Files.readString(log)).isEqualTo(200));
+        HttpResponse<String> r = Http.postJson(port, "/api/v1/alerts", Alerts.json(Alerts.xid("gpu-node-1", "79")), TOKEN);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isTrue();
+      } finally {
+        process.destroy();
+        assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      }
     }
-    assertThat(Files.readString(log)).contains("decision outcome=applied reason=actions_applied");
+  }
+
+  @Test
+  void serveQuarantinesThroughAKubeconfigAndStopsByPid() throws Exception {
+    client.nodes().resource(Nodes.gpu("gpu-node-1", "10.0.0.1")).create();
+    Serving serving = serve("serve", "");
+    serving.quarantine(client);
+    assertThat(Files.readString(serving.log())).contains("decision outcome=applied reason=actions_applied");
+  }
+
+  @Test
+  void logFormatJsonWritesOneObjectALineWithTheDecisionsFields() throws Exception {
+    client.nodes().resource(Nodes.gpu("gpu-node-1", "10.0.0.1")).create();
+    Serving serving = serve("json", "log_format: json\n");
+    serving.quarantine(client);
+    List<JsonObject> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(serving.log())) {
+      assertThat(line).as("every line of the log is a JSON object").startsWith("{").endsWith("}");
+      lines.add(new JsonObject(line));
+    }
+    assertThat(lines).allSatisfy(l -> assertThat(l.fieldNames()).contains("@timestamp", "level", "logger_name", "message"));
+    JsonObject decision = lines.stream().filter(l -> "applied".equals(l.getString("outcome"))).findFirst().orElseThrow(
+        () -> new AssertionError("no decision with outcome applied in " + lines));
+    assertThat(decision.getString("node")).isEqualTo("gpu-node-1");
+    assertThat(decision.getString("playbook")).isEqualTo("gpu-hardware-xid");
+    assertThat(decision.getString("reason")).isEqualTo("actions_applied");
+    assertThat(decision.getString("episode")).matches("[0-9a-f]{16}");
+    assertThat(decision.getString("@timestamp")).endsWith("Z");
   }
 
   @Test
