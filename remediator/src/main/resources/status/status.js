@@ -3,6 +3,7 @@
 // node label or a reason carrying markup shows as text. The token, when the address needs one, stays in this tab.
 (function () {
   const TOKEN_KEY = 'gpu-remediator-token';
+  const MAP_LABEL_KEY = 'gpu-remediator-map-label';
   const REFRESH_MS = 1000;
   let token = sessionStorage.getItem(TOKEN_KEY) || '';
   let timer = null;
@@ -131,7 +132,15 @@
     return r.text();
   }
 
+  let drawnNodes = '';
+
+  /** The nodes by stage; redrawn only when they changed, so a row's buttons stay put under the pointer. */
   function drawNodes(nodes) {
+    const drawn = JSON.stringify(nodes);
+    if (drawn === drawnNodes) {
+      return;
+    }
+    drawnNodes = drawn;
     const stages = new Map();
     for (const n of nodes) {
       const stage = n.stage || 'holding changes';
@@ -156,11 +165,67 @@
         row.dataset.node = n.node;
         const step = !n.step ? '' : n.step.running ? 'running ' + n.step.running
           : n.step.index ? n.step.list + ' step ' + n.step.index : n.step.list + ' done';
+        const controls = element('td');
+        if (n.stage) {
+          controls.append(nodeButton('Release', 'release', n.node), nodeButton('Retry', 'retry', n.node));
+        }
         row.append(element('td', n.node), element('td', 'since ' + (n.stage_since || n.since || '')),
-          element('td', (n.playbooks || []).join(', ')), element('td', step), element('td', n.progress || '', 'progress'));
+          element('td', (n.playbooks || []).join(', ')), element('td', step), element('td', n.progress || '', 'progress'),
+          controls);
         table.append(row);
       }
       box.append(table);
+    }
+  }
+
+  /** A row's Release or Retry button: POST /api/v1/nodes/{node}/{action} with the reason typed above the list. */
+  function nodeButton(label, action, node) {
+    const b = element('button', label, 'node-action ' + action);
+    b.type = 'button';
+    b.addEventListener('click', () => {
+      const reason = byId('node-reason').value.trim();
+      if (!reason) {
+        text('node-message', 'a reason is required');
+        return;
+      }
+      act('POST', '/api/v1/nodes/' + encodeURIComponent(node) + '/' + action, { reason: reason }, 'node-message');
+    });
+    return b;
+  }
+
+  /** A stage as a class name: the codes the API sends, anything else grey. */
+  function stageClass(stage) {
+    return /^[a-z_]+$/.test(stage) ? 'stage-' + stage : 'stage-other';
+  }
+
+  function counts(stages) {
+    return Object.entries(stages || {}).sort().map(([stage, n]) => stage + ' ' + n).join(', ');
+  }
+
+  function drawMap(fleet) {
+    const legend = byId('map-legend');
+    legend.replaceChildren(element('span', fleet.selected_nodes + ' selected nodes:'));
+    for (const [stage, n] of Object.entries(fleet.stages || {}).sort()) {
+      legend.append(element('span', '', 'legend-cell ' + stageClass(stage)), element('span', stage + ' ' + n));
+    }
+    const box = byId('fleet-map');
+    box.replaceChildren();
+    for (const g of fleet.groups) {
+      const group = element('div', null, 'map-group');
+      group.dataset.value = g.value;
+      const name = !fleet.group_by ? 'all nodes' : g.value ? fleet.group_by + '=' + g.value : 'without ' + fleet.group_by;
+      group.append(element('h3', name + ' (' + g.nodes.length + '): ' + counts(g.stages)));
+      const cells = element('div', null, 'cells');
+      for (const n of g.nodes) {
+        const cell = element('span', null, 'cell ' + stageClass(n.stage));
+        cell.dataset.node = n.node;
+        cell.dataset.stage = n.stage;
+        cell.title = n.node + ': ' + n.stage;
+        cell.setAttribute('aria-label', n.node + ': ' + n.stage);
+        cells.append(cell);
+      }
+      group.append(cells);
+      box.append(group);
     }
   }
 
@@ -186,10 +251,13 @@
   async function refresh() {
     clearTimeout(timer);
     try {
-      const [safety, nodes, decisions, metrics] = await Promise.all([
-        get('/api/v1/safety'), get('/api/v1/nodes'), get('/api/v1/decisions?limit=100'), getText('/metrics')]);
+      const label = byId('map-label').value.trim();
+      const [safety, nodes, decisions, metrics, fleet] = await Promise.all([
+        get('/api/v1/safety'), get('/api/v1/nodes'), get('/api/v1/decisions?limit=100'), getText('/metrics'),
+        get('/api/v1/fleet' + (label ? '?group_by=' + encodeURIComponent(label) : ''))]);
       last = { nodes: nodes.nodes, decisions: decisions.decisions };
       drawFleet(safety);
+      drawMap(fleet);
       drawRecovery(metrics);
       drawNodes(last.nodes);
       drawDecisions(last.decisions);
@@ -206,13 +274,14 @@
     }
   }
 
-  async function act(method, path, body) {
+  async function act(method, path, body, messageId) {
+    const where = messageId || 'message';
     try {
       const r = await fetch(path, { method: method, headers: headers(true), body: JSON.stringify(body) });
       const answer = await r.text();
-      text('message', method + ' ' + path + ': ' + (r.ok ? 'done' : 'HTTP ' + r.status + ' ' + answer));
+      text(where, method + ' ' + path + ': ' + (r.ok ? 'done' : 'HTTP ' + r.status + ' ' + answer));
     } catch (e) {
-      text('message', method + ' ' + path + ': ' + e.message);
+      text(where, method + ' ' + path + ': ' + e.message);
     }
     refresh();
   }
@@ -248,6 +317,14 @@
       if (reason) {
         act('POST', '/api/v1/breaker/reset', { reason: reason });
       }
+    });
+    const mapLabel = sessionStorage.getItem(MAP_LABEL_KEY);
+    if (mapLabel !== null) {
+      byId('map-label').value = mapLabel;
+    }
+    byId('map-label').addEventListener('change', () => {
+      sessionStorage.setItem(MAP_LABEL_KEY, byId('map-label').value.trim());
+      refresh();
     });
     byId('filter-node').addEventListener('input', () => drawDecisions(last.decisions));
     byId('filter-outcome').addEventListener('change', () => drawDecisions(last.decisions));

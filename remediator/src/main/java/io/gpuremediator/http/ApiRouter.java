@@ -41,6 +41,7 @@ public final class ApiRouter {
       WebhookHandler webhook,
       DecisionLog decisions,
       Supplier<List<NodeInfo>> nodes,
+      Supplier<List<NodeInfo>> selectedNodes,
       CollectorRegistry registry,
       FleetGate gate,
       WorkerExecutor workers,
@@ -102,6 +103,17 @@ public final class ApiRouter {
     router.get("/api/v1/decisions").handler(auth).handler(ctx -> decisions(ctx, r.decisions()));
     router.get("/api/v1/nodes").handler(auth).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
     router.get("/api/v1/safety").handler(auth).handler(safety::safety);
+    router.get("/api/v1/fleet").handler(auth).handler(ctx -> fleet(ctx, r.selectedNodes()));
+  }
+
+  private static void fleet(RoutingContext ctx, Supplier<List<NodeInfo>> selected) {
+    Optional<String> label = Optional.ofNullable(ctx.request().getParam("group_by")).filter(l -> !l.isEmpty());
+    Optional<String> invalid = label.flatMap(FleetJson::invalidLabel);
+    if (invalid.isPresent()) {
+      json(ctx, 400, error(invalid.get()));
+      return;
+    }
+    json(ctx, 200, FleetJson.of(selected.get(), label));
   }
 
   private static void probes(Router router, Routes r) {

@@ -12,7 +12,19 @@ import java.util.Optional;
 
 /** The API's JSON form of the nodes under remediation, read from each node's ledger. */
 final class NodesJson {
+  static final String STATE_UNREADABLE = "state_unreadable";
+
   private NodesJson() {}
+
+  /** The stage a node shows: a failed episode's first, else the one whose stage changed last. */
+  static Optional<String> shownStage(NodeInfo n) {
+    return shown(n.ledger()).map(p -> p.stage().code());
+  }
+
+  private static Optional<Progress> shown(NodeLedger ledger) {
+    return ledger.episodes().values().stream().map(NodeLedger.Episode::progress)
+        .max(Comparator.comparing((Progress p) -> p.stage().isFailed()).thenComparing(Progress::stageSince));
+  }
 
   static JsonObject of(List<NodeInfo> nodes) {
     JsonArray out = new JsonArray();
@@ -50,12 +62,11 @@ final class NodesJson {
     JsonObject changes = new JsonObject();
     ledger.claims().forEach((key, claim) -> changes.put(key, new JsonObject()
         .put("holders", new JsonArray(List.copyOf(claim.holders()))).put("preexisting", claim.preexisting())));
-    String state = n.ledgerError().isPresent() ? "state_unreadable"
+    String state = n.ledgerError().isPresent() ? STATE_UNREADABLE
         : ledger.claims().isEmpty() ? "watching" : "quarantined";
     Instant since = ledger.episodes().values().stream().map(NodeLedger.Episode::since).min(Comparator.naturalOrder())
         .orElse(null);
-    Optional<Progress> shown = ledger.episodes().values().stream().map(NodeLedger.Episode::progress)
-        .max(Comparator.comparing((Progress p) -> p.stage().isFailed()).thenComparing(Progress::stageSince));
+    Optional<Progress> shown = shown(ledger);
     return new JsonObject().put("node", n.name()).put("state", state).put("playbooks", playbooks)
         .put("stage", shown.map(p -> p.stage().code()).orElse(null))
         .put("stage_since", shown.map(p -> p.stageSince().toString()).orElse(null))

@@ -21,6 +21,7 @@ import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.LeaderElection;
 import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.playbook.load.LoadResult;
@@ -47,6 +48,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,8 +128,9 @@ public final class RemediatorService implements AutoCloseable {
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
     outside = OutsideWiring.create(config, vertx, metrics, clock, node -> gate.admitReplacement(node));
-    gate = new FleetGate(SafetyLimits.from(config), fleetStore(),
-        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
+    Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream()
+        .filter(n -> config.nodeSelector().matches(n.labels())).toList();
+    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), selected,
         cluster::generation, metricsListener(), clock, stateWriter);
     eventWriter = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "remediator-refusal-events");
@@ -136,8 +139,7 @@ public final class RemediatorService implements AutoCloseable {
     });
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
-    loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current,
-        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
+    loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current, selected,
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
@@ -162,7 +164,8 @@ public final class RemediatorService implements AutoCloseable {
     RemediatorConfig.Limits limits = config.limits();
     ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), metrics::connections);
     var routes = new ApiRouter.Routes(new BearerAuth(token, readOnlyToken), config.maxBodyBytes(), readiness,
-        new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, registry, gate, workers, clock,
+        new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, selected, registry, gate,
+        workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(),
             large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue")),

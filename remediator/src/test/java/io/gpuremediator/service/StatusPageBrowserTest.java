@@ -42,6 +42,7 @@ class StatusPageBrowserTest {
   private static final String READ_TOKEN = "status-page-read-token-4567";
   private static final Path SHOTS = Path.of("target", "status-page");
   private static final Duration SEEN = Duration.ofSeconds(20);
+  private static final String ZONE = "topology.kubernetes.io/zone";
   @TempDir static Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;
@@ -54,12 +55,22 @@ class StatusPageBrowserTest {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 20);
+    for (int i = 0; i < 20; i++) {
+      String zone = i < 10 ? "zone-a" : "zone-b";
+      client.nodes().withName("gpu-node-" + i).edit(n -> {
+        n.getMetadata().getLabels().put(ZONE, zone);
+        return n;
+      });
+    }
+    // A playbook that drains, beside the immediate ones, for the release and retry buttons.
+    Files.writeString(dir.resolve("drain.yaml"), "playbooks:\n  - name: status-page-drain\n    match: ['alertname=\"StatusPageDrain\"']\n"
+        + "    actions:\n      - cordon: {}\n      - drain: {mode: evict, timeout: 30m}\n    on_resolved:\n      - uncordon: {}\n");
     Files.writeString(dir.resolve("token"), TOKEN);
     Files.writeString(dir.resolve("read-token"), READ_TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
         + "auth: {bearer_token_file: token, read_token_file: read-token}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
+        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, breaker: {nodes: 5, window: 10m}}\n");
     service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(), Optional.of(TOKEN));
     port = service.port();
@@ -200,6 +211,67 @@ class StatusPageBrowserTest {
     await().atMost(SEEN).until(() -> String.valueOf(browser.text("#recovery")).startsWith("released 1 (mean "));
     assertThat(browser.text("#recovery")).endsWith(" from the fault)");
     browser.screenshot(SHOTS.resolve("recovery.png"));
+  }
+
+  @Test
+  @Order(9)
+  void retryAndReleaseFromThePageMoveTheNodesStage() throws Exception {
+    assertThat(post("/api/v1/breaker/reset", "{\"reason\": \"the storm is over\"}", TOKEN).statusCode()).isEqualTo(200);
+    // A pod under two PodDisruptionBudgets: its drain fails at once, and is not retried by itself.
+    Nodes.runningPod(client, "ml", "trainer-0", "gpu-node-2", Map.of("app", "llm"));
+    server.budget("ml", "a", "app", "llm", 5);
+    server.budget("ml", "b", "app", "llm", 5);
+    Alert drain = Alerts.alert(AlertStatus.FIRING, "StatusPageDrain", "fpdrain0002",
+        Map.of("node", "gpu-node-2", "severity", "critical", "remediate", "true"));
+    assertThat(post("/api/v1/alerts", Alerts.json(drain), TOKEN).statusCode()).isEqualTo(200);
+    String row = "table[data-stage='%s'] tr[data-node='gpu-node-2']";
+    await().atMost(SEEN).until(() -> browser.text(String.format(row, "drain_failed")) != null);
+
+    browser.type("#node-reason", "");
+    browser.click(String.format(row, "drain_failed") + " button.retry");
+    await().atMost(SEEN).until(() -> "a reason is required".equals(browser.text("#node-message")));
+    client.policy().v1().podDisruptionBudget().inNamespace("ml").withName("b").delete();
+    browser.type("#node-reason", "second budget removed");
+    browser.click(String.format(row, "drain_failed") + " button.retry");
+    await().atMost(SEEN).until(() -> browser.text(String.format(row, "drained")) != null);
+    assertThat(browser.text("#node-message")).contains("/api/v1/nodes/gpu-node-2/retry: done");
+    assertThat(server.evictionsGranted("ml", "trainer-0")).isEqualTo(1);
+    browser.screenshot(SHOTS.resolve("retried.png"));
+
+    browser.type("#node-reason", "trainer moved; GPUs checked by hand");
+    browser.click(String.format(row, "drained") + " button.release");
+    await().atMost(SEEN).until(() -> browser.text(String.format(row, "drained")) == null
+        && !Boolean.TRUE.equals(client.nodes().withName("gpu-node-2").get().getSpec().getUnschedulable()));
+    assertThat(browser.text("#node-message")).contains("/api/v1/nodes/gpu-node-2/release: done");
+    assertThat(new JsonObject(send("GET", "/api/v1/decisions?limit=5", null, TOKEN).body()).encode())
+        .contains("trainer moved; GPUs checked by hand", "second budget removed");
+  }
+
+  @Test
+  @Order(10)
+  void theFleetMapShowsEverySelectedNodeByZoneColouredByItsStage() throws Exception {
+    Alert ecc = Alerts.alert(AlertStatus.FIRING, "GpuEccUncorrectable", "fpecc00014",
+        Map.of("node", "gpu-node-14", "gpu", "0", "severity", "critical", "remediate", "true"));
+    assertThat(post("/api/v1/alerts", Alerts.json(ecc), TOKEN).statusCode()).isEqualTo(200);
+    String cell = "#fleet-map .map-group[data-value='%s'] .cell[data-node='%s']";
+    await().atMost(SEEN).until(() -> "quarantined".equals(browser.script("const c = document.querySelector(arguments[0]);"
+        + " return c && c.dataset.stage;", String.format(cell, "zone-b", "gpu-node-14"))));
+    assertThat(browser.script("return document.querySelectorAll('#fleet-map .map-group').length;")).isEqualTo(2);
+    assertThat(browser.script("return document.querySelectorAll('#fleet-map .cell').length;")).isEqualTo(20);
+    assertThat(browser.script("return document.querySelectorAll(\"#fleet-map .map-group[data-value='zone-a'] .cell\").length;"))
+        .isEqualTo(10);
+    assertThat(browser.script("return document.querySelector(arguments[0]).className;", String.format(cell, "zone-a", "gpu-node-2")))
+        .as("released and back in service").isEqualTo("cell stage-in_service");
+    assertThat(browser.text("#fleet-map .map-group[data-value='zone-b'] h3")).startsWith(ZONE + "=zone-b (10): ")
+        .contains("quarantined ");
+    browser.screenshot(SHOTS.resolve("fleet-map.png"));
+
+    // Another label: the clique label no node carries puts every node in one group that says so.
+    browser.type("#map-label", "nvidia.com/gpu.clique");
+    browser.script("document.getElementById('map-label').dispatchEvent(new Event('change'));");
+    await().atMost(SEEN).until(() -> String.valueOf(browser.text("#fleet-map .map-group h3"))
+        .startsWith("without nvidia.com/gpu.clique (20): "));
+    assertThat(send("GET", "/api/v1/fleet?group_by=not%20a%20label", null, TOKEN).statusCode()).isEqualTo(400);
   }
 
   private static String url(int port) {

@@ -1,0 +1,66 @@
+package io.gpuremediator.http;
+
+import io.gpuremediator.node.FieldRule;
+import io.gpuremediator.node.NodeInfo;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The fleet map's JSON ({@code GET /api/v1/fleet?group_by=LABEL}): every selected node with its stage, grouped by the
+ * value of a node label of the caller's choice (zone, rack, NVLink clique), so a person sees where the fleet hurts. A
+ * node without an episode is {@code in_service}, or {@code not_ready} or {@code cordoned} (by someone else) when it is
+ * so; one under remediation has its episode's stage, as {@code /api/v1/nodes} shows it (or {@code state_unreadable}). Read from the node cache: it
+ * never takes the safety gate's lock.
+ */
+final class FleetJson {
+  static final String IN_SERVICE = "in_service";
+  static final String NOT_READY = "not_ready";
+  static final String CORDONED = "cordoned";
+
+  private FleetJson() {}
+
+  /** Why {@code label} cannot group nodes, if it cannot. */
+  static Optional<String> invalidLabel(String label) {
+    return FieldRule.QUALIFIED_NAME.check(label).map(e -> "group_by: " + e);
+  }
+
+  static JsonObject of(List<NodeInfo> selected, Optional<String> label) {
+    Map<String, JsonArray> groups = new TreeMap<>();
+    Map<String, Map<String, Integer>> counts = new TreeMap<>();
+    Map<String, Integer> total = new TreeMap<>();
+    selected.stream().sorted(Comparator.comparing(NodeInfo::name)).forEach(n -> {
+      String value = label.map(l -> n.labels().getOrDefault(l, "")).orElse("");
+      String stage = stage(n);
+      groups.computeIfAbsent(value, v -> new JsonArray()).add(new JsonObject().put("node", n.name()).put("stage", stage));
+      counts.computeIfAbsent(value, v -> new TreeMap<>()).merge(stage, 1, Integer::sum);
+      total.merge(stage, 1, Integer::sum);
+    });
+    JsonArray out = new JsonArray();
+    groups.forEach((value, nodes) -> out.add(new JsonObject().put("value", value)
+        .put("stages", json(counts.get(value))).put("nodes", nodes)));
+    return new JsonObject().put("group_by", label.orElse(null)).put("selected_nodes", selected.size())
+        .put("stages", json(total)).put("groups", out);
+  }
+
+  private static JsonObject json(Map<String, Integer> counts) {
+    JsonObject o = new JsonObject();
+    counts.forEach(o::put);
+    return o;
+  }
+
+  private static String stage(NodeInfo n) {
+    if (n.ledgerError().isPresent()) {
+      return NodesJson.STATE_UNREADABLE;
+    }
+    Optional<String> episode = NodesJson.shownStage(n);
+    if (episode.isPresent()) {
+      return episode.get();
+    }
+    return !n.isReady() ? NOT_READY : n.unschedulable() ? CORDONED : IN_SERVICE;
+  }
+}
