@@ -11,7 +11,9 @@ public final class Main {
       "  serve --config FILE                                   run the service",
       "  validate PATH...                                      check config and playbook files/dirs offline",
       "  explain --config FILE --alerts PAYLOAD.json [--nodes NODES.yaml]",
-      "                                                        offline dry-run of one webhook body");
+      "                                                        offline dry-run of one webhook body",
+      "  backtest --config FILE --prometheus URL [--since 7d] [--nodes NODES.yaml]",
+      "                                                        replay Prometheus' ALERTS history in dry-run, per day");
 
   private Main() {}
 
@@ -34,6 +36,7 @@ public final class Main {
       case "serve" -> ServeCommand.run(args, err);
       case "validate" -> ValidateCommand.run(args, out, err);
       case "explain" -> ExplainCommand.run(args, out, err);
+      case "backtest" -> BacktestCommand.run(args, out, err);
       case "-h", "--help", "help" -> {
         out.println(USAGE);
         yield 0;
