@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.KubernetesListBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
@@ -174,9 +175,9 @@ class BacktestCommandTest {
       Map<Instant, List<Alert>> webhooks) throws Exception {
     Map<LocalDate, Map<String, Set<String>>> out = new TreeMap<>();
     MutableClock clock = new MutableClock(webhooks.keySet().iterator().next());
-    try (EmulatedApiServer server = EmulatedApiServer.start()) {
-      nodes.forEach(n -> server.client().nodes().resource(n).create());
-      try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), clock, Optional.of(TOKEN))) {
+    try (EmulatedApiServer server = EmulatedApiServer.start(); KubernetesClient client = server.client()) {
+      nodes.forEach(n -> client.nodes().resource(n).create());
+      try (RunningService service = RunningService.ready(config, KubeApi.of(client), clock, Optional.of(TOKEN))) {
         for (Map.Entry<Instant, List<Alert>> w : webhooks.entrySet()) {
           clock.advance(Duration.between(clock.instant(), w.getKey()));
           assertThat(service.alerts(w.getValue().toArray(Alert[]::new)).statusCode()).isEqualTo(200);
