@@ -4,15 +4,13 @@ import io.gpuremediator.backtest.AlertHistory;
 import io.gpuremediator.backtest.Backtest;
 import io.gpuremediator.backtest.BacktestReport;
 import io.gpuremediator.backtest.Replay;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.kube.NodeFiles;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.playbook.load.LoadResult;
-import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader.Parsed;
 import java.io.IOException;
@@ -25,6 +23,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
@@ -61,17 +60,12 @@ final class BacktestCommand {
       err.println("remediator backtest: " + e.getMessage());
       return 2;
     }
-    ConfigLoader.Result loaded = ConfigLoader.load(Path.of(flags.required("--config")));
-    if (loaded.config().isEmpty()) {
-      loaded.errors().forEach(err::println);
+    Optional<ConfigAndPlaybooks> read = ConfigAndPlaybooks.read(Path.of(flags.required("--config")), err);
+    if (read.isEmpty()) {
       return 1;
     }
-    RemediatorConfig config = loaded.config().get();
-    LoadResult playbooks = PlaybookLoader.load(config.playbooks());
-    if (!playbooks.isValid()) {
-      playbooks.errors().forEach(err::println);
-      return 1;
-    }
+    RemediatorConfig config = read.get().config();
+    PlaybookSet playbooks = read.get().playbooks();
     List<NodeInfo> nodes;
     try {
       nodes = flags.get("--nodes").isPresent() ? NodeFiles.read(Path.of(flags.get("--nodes").get())) : clusterNodes(config);
@@ -90,7 +84,7 @@ final class BacktestCommand {
       return 1;
     }
     List<Replay.Webhook> webhooks = Replay.of(history, STEP, end);
-    List<Decision> decisions = Backtest.run(config, playbooks.set(), nodes, webhooks);
+    List<Decision> decisions = Backtest.run(config, playbooks, nodes, webhooks);
     long selected = nodes.stream().filter(n -> config.nodeSelector().matches(n.labels())).count();
     out.printf("backtest: ALERTS{remediate=\"true\"} of %s from %s to %s (step %s): %d alert series, %d webhooks replayed"
         + " in dry-run against %d nodes (%d selected)%s; nothing was written%n", prometheus, from, end,

@@ -1,7 +1,6 @@
 package io.gpuremediator.cli;
 
 import io.gpuremediator.alert.WebhookMessage;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
@@ -18,8 +17,7 @@ import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
-import io.gpuremediator.playbook.load.LoadResult;
-import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
@@ -57,17 +55,12 @@ final class ExplainCommand {
       err.println("remediator explain: " + e.getMessage());
       return 2;
     }
-    ConfigLoader.Result loaded = ConfigLoader.load(Path.of(flags.required("--config")));
-    if (loaded.config().isEmpty()) {
-      loaded.errors().forEach(err::println);
+    Optional<ConfigAndPlaybooks> read = ConfigAndPlaybooks.read(Path.of(flags.required("--config")), err);
+    if (read.isEmpty()) {
       return 1;
     }
-    RemediatorConfig config = loaded.config().get();
-    LoadResult playbooks = PlaybookLoader.load(config.playbooks());
-    if (!playbooks.isValid()) {
-      playbooks.errors().forEach(err::println);
-      return 1;
-    }
+    RemediatorConfig config = read.get().config();
+    PlaybookSet playbooks = read.get().playbooks();
     WebhookMessage message;
     Cluster cluster;
     try {
@@ -83,7 +76,7 @@ final class ExplainCommand {
       return 1;
     }
     DecisionListener ignore = decision -> { };
-    RemediationEngine engine = new RemediationEngine(playbooks::set, cluster,
+    RemediationEngine engine = new RemediationEngine(() -> playbooks, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), true, gate(config, cluster), ignore,
         Clock.systemUTC(), config.acceptAlerts());
     WebhookResult result = engine.handle(message);

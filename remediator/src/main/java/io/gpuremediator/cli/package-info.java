@@ -5,7 +5,7 @@
  * is logback's.
  *
  * <p>Uses: {@code backtest}, {@code config}, {@code decision}, {@code episode}, {@code http}, {@code kube}, {@code node},
- * {@code playbook.load}, {@code safety}, {@code service}, {@code value}, {@code yaml}; libraries: {@code org.yaml},
- * {@code ch.qos.logback}, {@code net.logstash.logback}, {@code org.slf4j}.
+ * {@code playbook}, {@code playbook.load}, {@code safety}, {@code service}, {@code value}, {@code yaml}; libraries:
+ * {@code org.yaml}, {@code ch.qos.logback}, {@code net.logstash.logback}, {@code org.slf4j}.
  */
 package io.gpuremediator.cli;
