@@ -109,6 +109,35 @@ class BacktestCommandTest {
   }
 
   @Test
+  void withoutANodesFileTheClustersNodesAreReadAndNothingIsWritten() throws Exception {
+    Instant start = Instant.ofEpochSecond(Instant.now().getEpochSecond() / 60 * 60).minus(Duration.ofDays(1));
+    Files.writeString(dir.resolve("token"), TOKEN);
+    try (EmulatedApiServer server = EmulatedApiServer.start(); KubernetesClient client = server.client();
+        LocalPrometheus prometheus = LocalPrometheus.backfilled(dir.resolve("prometheus"),
+            openMetrics(List.of(xid(start, "gpu-node-1"))))) {
+      for (int i = 0; i < 3; i++) {
+        client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
+      }
+      Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: emulated\n"
+          + "clusters: [{name: emulated, cluster: {server: '" + client.getMasterUrl() + "', insecure-skip-tls-verify: true}}]\n"
+          + "contexts: [{name: emulated, context: {cluster: emulated, user: u}}]\nusers: [{name: u, user: {token: t}}]\n");
+      Path config = dir.resolve("remediator.yaml");
+      Files.writeString(config, "auth: {bearer_token_file: token}\nkubernetes: {kubeconfig: kubeconfig}\nplaybooks: ["
+          + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: {max_unavailable: 1}\n");
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int code = Main.run("backtest", List.of("--config", config.toString(), "--prometheus", prometheus.url().toString(),
+          "--since", "2d"), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      String printed = out.toString(StandardCharsets.UTF_8);
+      assertThat(code).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+      assertThat(printed).contains("against 3 nodes (3 selected) as the cluster has them now");
+      assertThat(parse(printed).get(LocalDate.ofInstant(start, ZoneOffset.UTC))).containsEntry("quarantined", Set.of("gpu-node-1"));
+      assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).as("a dry-run writes nothing")
+          .isNotEqualTo(Boolean.TRUE);
+    }
+  }
+
+  @Test
   void aPrometheusThatCannotBeReadExitsOne() throws Exception {
     Files.writeString(dir.resolve("token"), TOKEN);
     Path config = dir.resolve("remediator.yaml");
