@@ -48,6 +48,12 @@ record DeliberateDifference(String name, String reason,
       new DeliberateDifference("namespace", "a chart does not create its release's namespace unless told"
           + " (createNamespace); kustomize's base does", (chart, kustomize) -> kustomize.remove("Namespace gpu-remediator")));
 
+  /** The difference of this name. */
+  static DeliberateDifference named(String name) {
+    return ALL.stream().filter(d -> d.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no deliberate difference " + name));
+  }
+
   private static void parseConfig(Map<String, Map<String, Object>> objects) {
     Map<String, Object> config = objects.get("ConfigMap gpu-remediator/gpu-remediator-config");
     if (config != null) {

@@ -99,6 +99,16 @@ class HelmChartTest {
   }
 
   @Test
+  void withCreateNamespaceTheChartsNamespaceIsKustomizesWithItsPodSecurityLabels() throws Exception {
+    Map<String, Map<String, Object>> chart = Manifests.byKey(render(Optional.empty(), "createNamespace", "true"));
+    Map<String, Map<String, Object>> installed = Manifests.byKey(kustomize.render("base"));
+    DeliberateDifference.named("helm-labels").erase().accept(chart, installed);
+    String key = "Namespace gpu-remediator";
+    assertThat(chart).containsKey(key);
+    assertThat(dump(chart.get(key))).isEqualTo(dump(installed.get(key)));
+  }
+
+  @Test
   void onlyTheReplaceProvidersTheConfigNamesGetAClusterRole() {
     assertThat(clusterRoles(render(Optional.empty()))).containsExactly("gpu-remediator");
     assertThat(clusterRoles(render(Optional.of("aws")))).as("AWS needs IAM, not Kubernetes RBAC").containsExactly("gpu-remediator");
