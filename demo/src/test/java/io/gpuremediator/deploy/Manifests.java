@@ -1,8 +1,6 @@
 package io.gpuremediator.deploy;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -40,12 +38,5 @@ final class Manifests {
   @SuppressWarnings("unchecked")
   static Map<String, Object> map(Map<String, Object> parent, String key) {
     return (Map<String, Object>) parent.computeIfAbsent(key, k -> new LinkedHashMap<String, Object>());
-  }
-
-  /** The nested list at {@code key}, or an empty list. */
-  @SuppressWarnings("unchecked")
-  static List<Object> list(Map<String, Object> parent, String key) {
-    Object value = parent.get(key);
-    return value instanceof List<?> l ? (List<Object>) l : new ArrayList<>();
   }
 }

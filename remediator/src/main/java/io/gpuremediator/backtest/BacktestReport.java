@@ -86,11 +86,6 @@ public final class BacktestReport {
     return !stormStarts.isEmpty();
   }
 
-  /** Category to nodes, per day. */
-  public Map<LocalDate, Map<String, Set<String>>> days() {
-    return days;
-  }
-
   /** Prints the days from {@code first} to {@code last}, each category a line, and a total. */
   public void print(PrintStream out, LocalDate first, LocalDate last) {
     Map<String, Set<String>> total = new TreeMap<>(BacktestReport::compare);

@@ -18,6 +18,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -40,7 +41,7 @@ final class BacktestCommand {
 
   private BacktestCommand() {}
 
-  static int run(List<String> args, PrintStream out, PrintStream err) {
+  static int run(List<String> args, PrintStream out, PrintStream err, Clock clock) {
     Flags flags;
     Duration since;
     URI prometheus;
@@ -73,7 +74,7 @@ final class BacktestCommand {
       err.println("remediator backtest: cannot read the nodes: " + e.getMessage());
       return 1;
     }
-    Instant end = Instant.ofEpochSecond(Instant.now().getEpochSecond() / STEP.toSeconds() * STEP.toSeconds());
+    Instant end = Instant.ofEpochSecond(clock.instant().getEpochSecond() / STEP.toSeconds() * STEP.toSeconds());
     Instant from = end.minus(since);
     List<AlertHistory.Series> history;
     try {
@@ -108,7 +109,8 @@ final class BacktestCommand {
         long deadline = System.nanoTime() + NODES_DEADLINE.toNanos();
         while (!cluster.isReady()) {
           if (System.nanoTime() > deadline) {
-            throw new IOException("the node list did not sync within " + Durations.format(NODES_DEADLINE));
+            throw new IOException("the node list did not sync within " + Durations.format(NODES_DEADLINE) + " ("
+                + cluster.nodes().size() + " nodes cached by then)");
           }
           LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
         }

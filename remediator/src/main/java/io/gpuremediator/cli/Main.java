@@ -1,6 +1,7 @@
 package io.gpuremediator.cli;
 
 import java.io.PrintStream;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
 
@@ -36,7 +37,7 @@ public final class Main {
       case "serve" -> ServeCommand.run(args, err);
       case "validate" -> ValidateCommand.run(args, out, err);
       case "explain" -> ExplainCommand.run(args, out, err);
-      case "backtest" -> BacktestCommand.run(args, out, err);
+      case "backtest" -> BacktestCommand.run(args, out, err, Clock.systemUTC());
       case "-h", "--help", "help" -> {
         out.println(USAGE);
         yield 0;

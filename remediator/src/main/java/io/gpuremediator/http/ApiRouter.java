@@ -103,17 +103,24 @@ public final class ApiRouter {
     router.get("/api/v1/decisions").handler(auth).handler(ctx -> decisions(ctx, r.decisions()));
     router.get("/api/v1/nodes").handler(auth).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
     router.get("/api/v1/safety").handler(auth).handler(safety::safety);
-    router.get("/api/v1/fleet").handler(auth).handler(ctx -> fleet(ctx, r.selectedNodes()));
+    router.get("/api/v1/fleet").handler(auth).handler(ctx -> fleet(ctx, r.selectedNodes(), r.workers()));
   }
 
-  private static void fleet(RoutingContext ctx, Supplier<List<NodeInfo>> selected) {
+  /** Every selected node (tens of thousands on a large fleet), sorted and grouped on a worker, off the event loop. */
+  private static void fleet(RoutingContext ctx, Supplier<List<NodeInfo>> selected, WorkerExecutor workers) {
     Optional<String> label = Optional.ofNullable(ctx.request().getParam("group_by")).filter(l -> !l.isEmpty());
     Optional<String> invalid = label.flatMap(FleetJson::invalidLabel);
     if (invalid.isPresent()) {
       json(ctx, 400, error(invalid.get()));
       return;
     }
-    json(ctx, 200, FleetJson.of(selected.get(), label));
+    workers.executeBlocking(() -> FleetJson.of(selected.get(), label), false).onComplete(done -> {
+      if (done.succeeded()) {
+        json(ctx, 200, done.result());
+      } else {
+        ctx.fail(done.cause());
+      }
+    });
   }
 
   private static void probes(Router router, Routes r) {
