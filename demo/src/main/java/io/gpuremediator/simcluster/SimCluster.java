@@ -119,6 +119,11 @@ public final class SimCluster implements AutoCloseable {
         .build();
   }
 
+  /** How many requests the API server has answered so far. */
+  public int requestCount() {
+    return server.mock().getRequestCount();
+  }
+
   /** The API server's URL. */
   public String url() {
     return client.getMasterUrl().toString();

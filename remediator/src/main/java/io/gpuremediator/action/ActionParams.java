@@ -26,7 +26,7 @@ final class ActionParams {
       if (!NodeKeys.isWritableByPlaybook(key)) {
         params.problems().add(params.at("key"), kind + " action: key \"" + key + "\" must start with "
             + NodeKeys.DOMAIN + " and not be one the service reserves (" + NodeKeys.EXCLUDE_LABEL + ", "
-            + NodeKeys.LEDGER_ANNOTATION + ")");
+            + NodeKeys.LEDGER_ANNOTATION + ", " + NodeKeys.MANAGED_LABEL + ")");
         return Optional.empty();
       }
       return Optional.of(key);

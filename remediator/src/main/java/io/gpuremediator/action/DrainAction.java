@@ -156,6 +156,12 @@ public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
     return !p.daemonSet() && !p.mirror() && !p.finished() && !spec.skipNamespaces().matcher(p.namespace()).find();
   }
 
+  /** A pod that leaves while evictions wait for their retry time ends the drain when it leaves. */
+  @Override
+  public boolean looksBeforeRetry() {
+    return true;
+  }
+
   @Override
   public StepResult look(LongStepRun<DrainSpec> run) throws ClusterException {
     DrainSpec spec = run.spec();
@@ -167,6 +173,10 @@ public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
     }
     if (left.isEmpty()) {
       return new StepResult.Succeeded("no pods left to move off " + run.node());
+    }
+    if (run.task().retryAt().filter(run.now()::isBefore).isPresent()) {
+      // A look before the retry time (a pod of the node changed): nothing is evicted until then.
+      return new StepResult.Running(run.episode().progress().note(), run.task().retryAt());
     }
     Instant deadline = run.task().started().plus(spec.timeout());
     if (!run.now().isBefore(deadline)) {

@@ -35,6 +35,15 @@ public interface LongStep<S extends ActionSpec> {
   default void cancel(String node, StepPorts ports) {}
 
   /**
+   * Whether a look before the task's retry time is of use: the step then only checks whether what it waits for came
+   * about (a drain's last pod left) and acts again at the retry time. Such looks come from the watches, so a step held
+   * back by a retry time still ends on the event that ends it.
+   */
+  default boolean looksBeforeRetry() {
+    return false;
+  }
+
+  /**
    * Whether the step, once it has a handle, ends when the Node object is gone (a replacement succeeds so, a reboot
    * fails so): the episode engine then remembers the node's last ledger to close the episode with.
    */

@@ -102,8 +102,9 @@ final class BacktestCommand {
 
   /** The cluster's nodes now: one list and watch through the config's Kubernetes access, closed once synced. */
   private static List<NodeInfo> clusterNodes(RemediatorConfig config) throws IOException {
-    try (KubeApi kube = KubeApi.connect(config.kubeconfig())) {
-      Fabric8Cluster cluster = kube.cluster("backtest");
+    try (KubeApi kube = KubeApi.connect(config.kubernetes().kubeconfig(), config.kubernetes().qps(),
+        config.kubernetes().burst(), config.kubernetes().writesInFlight())) {
+      Fabric8Cluster cluster = kube.cluster("backtest", config.nodeSelector());
       cluster.start();
       try {
         long deadline = System.nanoTime() + NODES_DEADLINE.toNanos();

@@ -40,7 +40,8 @@ final class ServeCommand {
     }
     KubeApi client;
     try {
-      client = KubeApi.connect(config.kubeconfig());
+      client = KubeApi.connect(config.kubernetes().kubeconfig(), config.kubernetes().qps(),
+        config.kubernetes().burst(), config.kubernetes().writesInFlight());
     } catch (NoSuchFileException e) {
       err.println("remediator serve: kubeconfig " + e.getFile() + " does not exist");
       return 1;

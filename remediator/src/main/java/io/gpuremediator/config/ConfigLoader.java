@@ -65,11 +65,7 @@ public final class ConfigLoader {
         items -> items.forEach(n -> m.scalar(n, "playbooks").ifPresent(p -> playbooks.add(base.resolve(p)))),
         () -> playbooks.add(Path.of("/etc/remediator/playbooks")));
     boolean dryRun = m.bool("dry_run").orElse(false);
-    Optional<Path> kubeconfig = m.map("kubernetes", "kubernetes").flatMap(k -> {
-      Optional<String> path = k.string("kubeconfig");
-      k.finish();
-      return path.map(base::resolve);
-    });
+    RemediatorConfig.Kubernetes kubernetes = KubernetesConfig.decode(m, base, problems);
     LabelSelector selector = nodeSelector(m, problems);
     List<String> nodeFrom = nodeFrom(m, problems);
     Safety safety = safety(m, problems);
@@ -94,7 +90,7 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
-        kubeconfig, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
+        kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
         cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat));
   }
 

@@ -21,7 +21,7 @@ public record RemediatorConfig(
     long maxBodyBytes,
     List<Path> playbooks,
     boolean dryRun,
-    Optional<Path> kubeconfig,
+    Kubernetes kubernetes,
     LabelSelector nodeSelector,
     List<String> nodeFrom,
     Safety safety,
@@ -44,7 +44,7 @@ public record RemediatorConfig(
     Objects.requireNonNull(auth, "auth");
     Objects.requireNonNull(tls, "tls");
     playbooks = List.copyOf(playbooks);
-    Objects.requireNonNull(kubeconfig, "kubeconfig");
+    Objects.requireNonNull(kubernetes, "kubernetes");
     Objects.requireNonNull(nodeSelector, "nodeSelector");
     nodeFrom = List.copyOf(nodeFrom);
     Objects.requireNonNull(safety, "safety");
@@ -158,6 +158,24 @@ public record RemediatorConfig(
   public record Limits(int maxConnections, Duration idleTimeout, Rate clientRate, int webhookQueue) {
     /** The defaults: far above what an Alertmanager pair sends, far below what exhausts the service. */
     public static final Limits DEFAULTS = new Limits(4096, Duration.ofSeconds(60), new Rate(100, Duration.ofSeconds(1)), 64);
+  }
+
+  /**
+   * The API server: a kubeconfig (in-cluster when absent), and the client's budget as client-go's: at most {@code qps}
+   * requests a second after a {@code burst}, and at most {@code writesInFlight} node writes at once (a webhook naming
+   * many nodes writes them side by side, up to that many).
+   */
+  public record Kubernetes(Optional<Path> kubeconfig, int qps, int burst, int writesInFlight) {
+    /**
+     * The defaults: kube-scheduler's own budget (50 a second, bursts of 100); a 1,000-node event's quarantine (three
+     * calls a node) then takes about a minute, and Alertmanager retries the webhook rather than wait for it.
+     */
+    public static final Kubernetes DEFAULTS = new Kubernetes(Optional.empty(), 50, 100, 16);
+
+    /** Checks presence. */
+    public Kubernetes {
+      Objects.requireNonNull(kubeconfig, "kubeconfig");
+    }
   }
 
   /** Leader election on a Lease. */

@@ -62,6 +62,8 @@ public final class EpisodeLoop implements AutoCloseable {
   private ScheduledExecutorService ticker;
   private ExecutorService workers;
   private AutoCloseable jobWatch;
+  /** The pod watches of the nodes being drained (started with the loop). */
+  private volatile DrainWatches drains;
 
   /**
    * Creates the loop with nothing configured outside Kubernetes; nothing runs until {@link #start()}.
@@ -111,6 +113,7 @@ public final class EpisodeLoop implements AutoCloseable {
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
     jobWatch = ports.workloads().watchJobs(settings.jobNamespace(), EpisodeNames.JOB_EPISODE_LABEL, this::kick);
+    drains = new DrainWatches(ports.workloads(), this::kick);
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -181,6 +184,9 @@ public final class EpisodeLoop implements AutoCloseable {
         kick(node);
       }
     }
+    if (drains != null) {
+      drains.retain(seen);
+    }
     moves.decisions().listener().stages(counts);
     moves.decisions().listener().oldestSteps(oldest);
   }
@@ -224,6 +230,9 @@ public final class EpisodeLoop implements AutoCloseable {
       }
     }
     keepOutboundQuietly(node, set);
+    if (drains != null) {
+      drains.update(node, cluster.node(node));
+    }
   }
 
   /** A selected node that registered with the pre-flight taint: its gate's episode is opened and started now. */
@@ -343,6 +352,9 @@ public final class EpisodeLoop implements AutoCloseable {
     }
     if (ticker != null) {
       ticker.shutdownNow();
+    }
+    if (drains != null) {
+      drains.close();
     }
     if (workers != null) {
       workers.shutdownNow();

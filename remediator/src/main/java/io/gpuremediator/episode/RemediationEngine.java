@@ -49,6 +49,7 @@ public final class RemediationEngine {
   private final AlertDecisions decisions;
   private final AlertWrite write;
   private final AlertScope scope;
+  private final NodeFanOut fanOut;
   /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
   private final List<DecisionStep> chain = List.of(this::requireAccepted, this::matchPlaybook, this::requireEligibleNode,
       this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
@@ -64,14 +65,14 @@ public final class RemediationEngine {
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, List<Matcher> accept) {
     this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true, new NodeExclusion(node -> { }),
-        new AlertScope(accept));
+        new AlertScope(accept), NodeFanOut.SEQUENTIAL);
   }
 
   /** Creates an engine that holds its nodes on its own; {@code mayWrite} as below. */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite) {
     this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, new NodeExclusion(node -> { }),
-        AlertScope.ALL);
+        AlertScope.ALL, NodeFanOut.SEQUENTIAL);
   }
 
   /**
@@ -84,7 +85,8 @@ public final class RemediationEngine {
    */
   public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(), AlertScope.ALL);
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(), AlertScope.ALL,
+        NodeFanOut.SEQUENTIAL);
   }
 
   /**
@@ -95,18 +97,28 @@ public final class RemediationEngine {
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop,
       List<Matcher> accept) {
     this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(),
-        new AlertScope(accept));
+        new AlertScope(accept), NodeFanOut.SEQUENTIAL);
+  }
+
+  /** The same, writing the nodes of a multi-node webhook side by side through {@code fanOut}. */
+  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop,
+      List<Matcher> accept, NodeFanOut fanOut) {
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(),
+        new AlertScope(accept), fanOut);
   }
 
   RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, exclusion, AlertScope.ALL);
+    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, exclusion, AlertScope.ALL,
+        NodeFanOut.SEQUENTIAL);
   }
 
   private RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion,
-      AlertScope scope) {
+      AlertScope scope, NodeFanOut fanOut) {
     this.scope = scope;
+    this.fanOut = fanOut;
     this.playbooks = playbooks;
     this.cluster = cluster;
     this.resolver = resolver;
@@ -145,8 +157,12 @@ public final class RemediationEngine {
     }
     List<Decision> decisions = new ArrayList<>(candidates.size());
     try {
-      for (Candidate c : candidates) {
-        decisions.add(evaluate(c, set));
+      if (globalDryRun || gate.stopped().isPresent()) {
+        candidates.forEach(c -> decisions.add(evaluate(c, set))); // nothing is written: no reason to wait on threads
+      } else {
+        // Alerts that resolve to no node write nothing: one group, decided in order.
+        fanOut.decide(candidates, c -> c.resolution() instanceof Resolution.Eligible e ? e.node().name() : "",
+            c -> evaluate(c, set), decisions);
       }
     } finally {
       listener.decidedAll(decisions); // what was decided is recorded even if a later alert failed

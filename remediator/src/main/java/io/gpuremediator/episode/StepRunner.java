@@ -175,15 +175,16 @@ final class StepRunner {
   /** One look at the long step under way. */
   private Episode look(String node, Episode e, Playbook playbook, List<ActionSpec> list, Task task, PlaybookSet set,
       Instant now) throws ClusterException {
-    if (task.retryAt().isPresent() && now.isBefore(task.retryAt().get())) {
+    // A reloaded playbook may have another step there now, or none: the task's step is then no longer there to run.
+    Optional<ActionSpec> spec = task.step() < list.size() ? Optional.of(list.get(task.step())) : Optional.empty();
+    Optional<LongStep<ActionSpec>> kind = spec.filter(s -> s.kind().equals(task.kind())).flatMap(ActionRegistry::longStep);
+    boolean early = task.retryAt().isPresent() && now.isBefore(task.retryAt().get());
+    if (early && kind.map(k -> !k.looksBeforeRetry()).orElse(true)) {
       return null;
     }
     if (!moves.writer().stillCurrent(node, e)) {
       return null; // another instance, the webhook or a human moved the episode since the cache showed it
     }
-    // A reloaded playbook may have another step there now, or none: the task's step is then no longer there to run.
-    Optional<ActionSpec> spec = task.step() < list.size() ? Optional.of(list.get(task.step())) : Optional.empty();
-    Optional<LongStep<ActionSpec>> kind = spec.filter(s -> s.kind().equals(task.kind())).flatMap(ActionRegistry::longStep);
     if (kind.isEmpty()) {
       moves.needsHuman(node, e, Reason.PLAYBOOK_MISSING, "step " + (task.step() + 1) + " of " + playbook.name() + " is no"
           + " longer the " + task.kind() + " step under way (the playbook changed); a human retries or releases");

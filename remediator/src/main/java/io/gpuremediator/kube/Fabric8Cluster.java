@@ -4,154 +4,71 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeOwner;
-import io.gpuremediator.node.Taint;
-import io.gpuremediator.state.ClaimKey;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link Cluster} port over a fabric8 client. Reads come from a node informer's cache, converted
- * once per change; writes read the node fresh and PUT it back with its resourceVersion, retrying a
+ * The {@link Cluster} port over a fabric8 client. Reads come from the node informers' cache ({@link NodeWatch},
+ * {@link NodeCache}), converted once per change; writes read the node fresh and PUT it back with its resourceVersion, retrying a
  * 409 with a fresh read.
  */
 public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(Fabric8Cluster.class);
   private static final int MAX_CONFLICT_RETRIES = 5;
-  /** Nodes per page of the informer's list, as client-go's reflector pages its lists. */
-  private static final long LIST_PAGE = 500;
   /** Events about nodes live in the default namespace, as the kubelet's do. */
   private static final String EVENT_NAMESPACE = "default";
+  /** Reads of nodes outside the watch (an alert naming an unselected node): at most this many a second. */
+  private static final int UNWATCHED_READS_PER_SECOND = 5;
 
   private final KubernetesClient client;
   private final String instance;
   private final Fabric8NodeOwners owners;
-  private final Map<String, NodeInfo> byName = new ConcurrentHashMap<>();
-  /**
-   * Our own writes' answers the watch has not delivered yet: the next edit of the node starts from them. The
-   * informer's store holds every other Node; a second full copy of each would cost ~10 KB per node.
-   */
-  private final Map<String, Node> ownWrites = new ConcurrentHashMap<>();
-  private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
-  private SharedIndexInformer<Node> informer;
-  private final AtomicLong generation = new AtomicLong();
-  private volatile boolean caughtUp;
-  private volatile Consumer<String> episodesChanged = name -> { };
+  private final NodeCache cache = new NodeCache();
+  private final NodeWatch watch;
+  private final TokenBucket unwatchedReads;
+  private final ApiBudget budget;
 
-  /** Creates the adapter; call {@link #start()} to begin watching nodes. */
+  /** Creates the adapter over every node; call {@link #start()} to begin watching them. */
   public Fabric8Cluster(KubernetesClient client, String instance) {
-    this.client = client;
-    this.instance = instance;
-    this.owners = new Fabric8NodeOwners(client);
+    this(client, instance, Optional.empty(), ApiBudget.UNLIMITED);
   }
 
   /**
-   * Starts the node informer without waiting for it: the cache is ready once {@link #isReady()} says so.
+   * Creates the adapter; call {@link #start()} to begin watching nodes.
+   *
+   * @param selector the label selector of the nodes to watch (the API's syntax); empty watches every node
+   * @param budget what every request of this adapter takes its turn from
+   */
+  Fabric8Cluster(KubernetesClient client, String instance, Optional<String> selector, ApiBudget budget) {
+    this.client = client;
+    this.budget = budget;
+    this.instance = instance;
+    this.owners = new Fabric8NodeOwners(client, budget);
+    this.watch = new NodeWatch(client, selector, cache);
+    this.unwatchedReads = new TokenBucket(UNWATCHED_READS_PER_SECOND, UNWATCHED_READS_PER_SECOND, System::nanoTime);
+  }
+
+  /**
+   * Starts the node informers without waiting for them: the cache is ready once {@link #isReady()} says so.
    * An API server that is down at start or later is retried forever (with fabric8's backoff), never a
    * dead cache: the service stays unready and answers 503 until the watch is back.
    */
   public void start() {
-    // Listed 500 at a time, and each node's repeated strings shared as it is stored: 10,000 nodes listed whole
-    // took more heap than the Deployment's limit gives (all of them parsed at once, before any was stored).
-    informer = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
-    informer.itemStore(new CanonicalNodeStore());
-    informer.exceptionHandler((started, t) -> {
-      LOGGER.warn("node watch failed ({}); retrying", t.toString());
-      return true;
-    });
-    informer.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Node node) {
-        cache(node);
-      }
-
-      @Override
-      public void onUpdate(Node old, Node node) {
-        cache(node);
-      }
-
-      @Override
-      public void onDelete(Node node, boolean finalStateUnknown) {
-        ownWrites.remove(node.getMetadata().getName());
-        generation.incrementAndGet();
-        NodeInfo gone = byName.remove(node.getMetadata().getName());
-        if (gone != null) {
-          gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
-        }
-      }
-    });
-    informer.start();
-  }
-
-  private void cache(Node node) {
-    String name = node.getMetadata().getName();
-    String version = node.getMetadata().getResourceVersion();
-    NodeInfo known = byName.get(name);
-    if (known != null && isNewer(known.resourceVersion(), version)) {
-      return;
-    }
-    Node own = ownWrites.get(name);
-    if (own != null && own != node && !isNewer(own.getMetadata().getResourceVersion(), version)) {
-      ownWrites.remove(name, own); // the watch caught up with our write
-    }
-    NodeInfo info = NodeMapper.toInfo(node);
-    generation.incrementAndGet();
-    NodeInfo previous = byName.put(info.name(), info);
-    if (previous != null) {
-      previous.internalIps().stream().filter(ip -> !info.internalIps().contains(ip))
-          .forEach(ip -> nameByIp.remove(ip, info.name()));
-    }
-    info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
-    boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
-    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info)
-        || takenBack(previous, info)) || arrivedWithOwnTaint(previous, info)) {
-      episodesChanged.accept(info.name());
-    }
-  }
-
-  /**
-   * Whether the node is new, or its taints changed, and it carries a taint of ours that no episode holds: a node that
-   * registered with the pre-flight taint waits for the gate.
-   */
-  private static boolean arrivedWithOwnTaint(NodeInfo previous, NodeInfo now) {
-    if (previous != null && previous.taints().equals(now.taints())) {
-      return false;
-    }
-    for (Taint t : now.taints()) {
-      if (t.key().startsWith(NodeKeys.DOMAIN)
-          && now.ledger().claim(ClaimKey.taint(t.key(), t.effect().apiName())).isEmpty()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Whether the node was uncordoned or lost a taint: what a human taking it back from an episode does. */
-  private static boolean takenBack(NodeInfo before, NodeInfo now) {
-    return before.unschedulable() && !now.unschedulable() || !now.taints().containsAll(before.taints());
-  }
-
-  /** Whether the node booted or changed readiness: what a reboot step under way waits for. */
-  private static boolean rebootMoved(NodeInfo before, NodeInfo now) {
-    return !before.bootId().equals(now.bootId()) || before.isReady() != now.isReady();
+    watch.start();
   }
 
   /**
@@ -160,59 +77,51 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    * on the watch's thread: keep it quick.
    */
   public void onEpisodesChanged(Consumer<String> listener) {
-    this.episodesChanged = listener;
-  }
-
-  /** Whether version {@code a} is later than {@code b} (our own write's answer can beat the watch event it causes). */
-  private static boolean isNewer(String a, String b) {
-    try {
-      return Long.parseLong(a) > Long.parseLong(b);
-    } catch (NumberFormatException e) {
-      return false; // resourceVersions are opaque in general; then the latest delivered wins
-    }
-  }
-
-  /** Caches the answer of one of our writes, and starts the node's next edit from it until the watch catches up. */
-  private Node cacheOwn(Node written) {
-    ownWrites.put(written.getMetadata().getName(), written);
-    cache(written);
-    return written;
+    cache.onEpisodesChanged(listener);
   }
 
   @Override
   public Optional<NodeInfo> node(String name) {
-    return Optional.ofNullable(byName.get(name));
+    return cache.node(name);
   }
 
   @Override
   public Optional<NodeInfo> nodeWithInternalIp(String ip) {
-    return Optional.ofNullable(nameByIp.get(ip)).map(byName::get);
+    return cache.nodeWithInternalIp(ip);
   }
 
   @Override
   public List<NodeInfo> nodes() {
-    return new ArrayList<>(byName.values());
+    return cache.nodes();
   }
 
   /**
-   * Ready once the watch is up and every node of the informer's initial list reached our cache: the
-   * informer says "synced" before its handlers have run, and a node missing from the cache would be
-   * refused as not found.
+   * {@inheritDoc}
+   *
+   * <p>Only when the watch is filtered by a label selector, and at most {@value #UNWATCHED_READS_PER_SECOND} a second:
+   * alerts about nodes outside the selector cannot make the service read the whole cluster one node at a time.
    */
   @Override
+  public Optional<NodeInfo> unwatchedNode(String name) throws ClusterException {
+    if (!watch.isFiltered()) {
+      return Optional.empty();
+    }
+    if (!unwatchedReads.tryTake()) {
+      throw new ClusterException("reads of nodes outside the watch are over their rate (" + UNWATCHED_READS_PER_SECOND
+          + " a second)", true, null);
+    }
+    return freshNode(name);
+  }
+
+  /** Ready once every node watch is up and every node of their initial lists reached the cache. */
+  @Override
   public boolean isReady() {
-    if (informer == null || !informer.hasSynced() || !informer.isWatching()) {
-      return false;
-    }
-    if (!caughtUp) {
-      caughtUp = byName.keySet().containsAll(informer.getStore().listKeys());
-    }
-    return caughtUp;
+    return watch.isReady();
   }
 
   @Override
   public long generation() {
-    return generation.get();
+    return cache.generation();
   }
 
   /**
@@ -229,10 +138,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
-    Node next = ownWrites.get(name); // the first attempt starts from our last write, or the watch's cache
-    if (next == null && informer != null) {
-      next = informer.getStore().getByKey(name);
-    }
+    // The first attempt starts from our last write, or the watch's cache.
+    Node next = cache.ownWrite(name).or(() -> watch.stored(name)).orElse(null);
     for (int attempt = 1; ; attempt++) {
       boolean fromCache = attempt == 1 && next != null;
       Node fresh = next != null ? next : get(name);
@@ -246,7 +153,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         // to a timeout or a reset, its watch event not yet here): confirm on the server before saying so.
         Node server = get(name);
         if (!Objects.equals(server.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion())) {
-          cacheOwn(server);
+          cache.putOwn(server);
           next = server;
           continue;
         }
@@ -262,7 +169,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         }
         what = "update node " + name;
         if (specChanges) {
-          cacheOwn(client.nodes().resource(NodeMapper.withSpec(written, edited.node())).update());
+          Node spec = NodeMapper.withSpec(written, edited.node());
+          cache.putOwn(budget.write(() -> client.nodes().resource(spec).update()));
         }
       } catch (KubernetesClientException e) {
         retryOnConflict(e, attempt, what);
@@ -298,7 +206,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
         current.unschedulable(), merged, current.internalIps(), current.bootId(), current.resourceVersion(), current.ledger(),
         current.ledgerError());
-    return cacheOwn(client.nodes().resource(NodeMapper.withConditions(fresh, wanted)).updateStatus());
+    Node status = NodeMapper.withConditions(fresh, wanted);
+    return cache.putOwn(budget.write(() -> client.nodes().resource(status).updateStatus()));
   }
 
   private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {
@@ -312,7 +221,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   @Override
   public Optional<NodeInfo> freshNode(String name) throws ClusterException {
     try {
-      Node node = client.nodes().withName(name).get();
+      Node node = budget.read(() -> client.nodes().withName(name).get());
       return node == null ? Optional.empty() : Optional.of(NodeMapper.toInfo(node));
     } catch (KubernetesClientException e) {
       throw failure("get node " + name, e);
@@ -352,7 +261,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   private Node get(String name) throws ClusterException {
     try {
-      Node node = client.nodes().withName(name).get();
+      Node node = budget.read(() -> client.nodes().withName(name).get());
       if (node == null) {
         throw new ClusterException("node " + name + " no longer exists", false, null);
       }
@@ -367,7 +276,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     Event e = KubeEvents.of(EVENT_NAMESPACE, "Node", null, event.node(), event.type(), event.reason(), event.message(),
         event.time(), instance);
     try {
-      client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create();
+      budget.write(() -> client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create());
     } catch (KubernetesClientException ex) {
       throw failure("record event " + event.reason() + " on node " + event.node(), ex);
     }
@@ -383,8 +292,6 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   @Override
   public void close() {
-    if (informer != null) {
-      informer.stop();
-    }
+    watch.close();
   }
 }

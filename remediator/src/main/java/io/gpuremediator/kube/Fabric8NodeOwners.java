@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeOwner;
@@ -24,9 +25,11 @@ final class Fabric8NodeOwners {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final KubernetesClient client;
+  private final ApiBudget budget;
 
-  Fabric8NodeOwners(KubernetesClient client) {
+  Fabric8NodeOwners(KubernetesClient client, ApiBudget budget) {
     this.client = client;
+    this.budget = budget;
   }
 
   /** The NodeClaim whose status.nodeName is the node: a list (no field selector reaches status of a custom resource). */
@@ -42,8 +45,8 @@ final class Fabric8NodeOwners {
   private Optional<NodeOwner> find(NodeOwner.Kind kind, String node, String statusField) throws ClusterException {
     try {
       var resources = client.genericKubernetesResources(context(kind));
-      List<GenericKubernetesResource> items = (kind == NodeOwner.Kind.MACHINE ? resources.inAnyNamespace() : resources)
-          .list().getItems();
+      List<GenericKubernetesResource> items = budget.read(() -> (kind == NodeOwner.Kind.MACHINE ? resources.inAnyNamespace()
+          : resources).list()).getItems();
       for (GenericKubernetesResource item : items) {
         if (node.equals(nodeOf(item, statusField))) {
           return Optional.of(owner(kind, item));
@@ -58,8 +61,8 @@ final class Fabric8NodeOwners {
   Optional<NodeOwner> owner(NodeOwner.Kind kind, String namespace, String name) throws ClusterException {
     try {
       var resources = client.genericKubernetesResources(context(kind));
-      GenericKubernetesResource r = (namespace.isEmpty() ? resources.withName(name)
-          : resources.inNamespace(namespace).withName(name)).get();
+      GenericKubernetesResource r = budget.read(() -> (namespace.isEmpty() ? resources.withName(name)
+          : resources.inNamespace(namespace).withName(name)).get());
       return r == null ? Optional.empty() : Optional.of(owner(kind, r));
     } catch (KubernetesClientException e) {
       throw Fabric8Cluster.failure("get " + kind.kind() + " " + (namespace.isEmpty() ? "" : namespace + "/") + name, e);
@@ -73,8 +76,9 @@ final class Fabric8NodeOwners {
       options.putObject("preconditions").put("uid", owner.uid());
     }
     String what = "delete " + owner;
-    HttpResponse<String> answer = RawRequests.send(client, client.getHttpClient().newHttpRequestBuilder()
-        .uri(url(owner)).delete("application/json", options.toString()).build(), what);
+    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url(owner))
+        .delete("application/json", options.toString()).build();
+    HttpResponse<String> answer = budget.write(() -> RawRequests.send(client, request, what));
     int code = answer.code();
     if (code / 100 == 2 || code == 404) {
       return; // 404: gone already, which is what was asked
@@ -87,8 +91,9 @@ final class Fabric8NodeOwners {
   void annotate(NodeOwner owner, String key, String value) throws ClusterException {
     ObjectNode patch = JSON.createObjectNode();
     patch.putObject("metadata").putObject("annotations").put(key, value);
-    HttpResponse<String> answer = RawRequests.send(client, client.getHttpClient().newHttpRequestBuilder()
-        .uri(url(owner)).patch("application/merge-patch+json", patch.toString()).build(), "annotate " + owner);
+    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url(owner))
+        .patch("application/merge-patch+json", patch.toString()).build();
+    HttpResponse<String> answer = budget.write(() -> RawRequests.send(client, request, "annotate " + owner));
     int code = answer.code();
     if (code / 100 != 2) {
       throw new ClusterException("annotate " + owner + " failed (HTTP " + code + "): " + answer.body(),

@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -46,16 +48,18 @@ final class Fabric8Workloads implements Workloads {
   private static final int FINISHED_JOB_TTL_SECONDS = 86_400;
 
   private final KubernetesClient client;
+  private final ApiBudget budget;
 
-  Fabric8Workloads(KubernetesClient client) {
+  Fabric8Workloads(KubernetesClient client, ApiBudget budget) {
     this.client = client;
+    this.budget = budget;
   }
 
   @Override
   public List<PodInfo> podsOn(String node) throws ClusterException {
     try {
       List<PodInfo> out = new ArrayList<>();
-      for (Pod p : client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems()) {
+      for (Pod p : budget.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list()).getItems()) {
         out.add(info(p));
       }
       return out;
@@ -85,8 +89,9 @@ final class Fabric8Workloads implements Workloads {
       options.putObject("preconditions").put("uid", pod.uid());
     }
     String url = base() + "/api/v1/namespaces/" + encode(pod.namespace()) + "/pods/" + encode(pod.name()) + "/eviction";
-    HttpResponse<String> response = send(client.getHttpClient().newHttpRequestBuilder().uri(url)
-        .post("application/json", body.toString()).build(), "evict pod " + pod.ref());
+    HttpRequest eviction = client.getHttpClient().newHttpRequestBuilder().uri(url).post("application/json", body.toString())
+        .build();
+    HttpResponse<String> response = budget.write(() -> send(eviction, "evict pod " + pod.ref()));
     return answer(pod, response.code(), response.body(), response.header("Retry-After"));
   }
 
@@ -157,7 +162,8 @@ final class Fabric8Workloads implements Workloads {
   @Override
   public void delete(PodInfo pod, long gracePeriodSeconds) throws ClusterException {
     try {
-      client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(gracePeriodSeconds).delete();
+      budget.write(() -> client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(gracePeriodSeconds)
+          .delete());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw Fabric8Cluster.failure("delete pod " + pod.ref(), e);
@@ -186,7 +192,7 @@ final class Fabric8Workloads implements Workloads {
         .endContainer()
         .endSpec().endTemplate().endSpec().build();
     try {
-      client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create();
+      budget.write(() -> client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw Fabric8Cluster.failure("create job " + j.namespace() + "/" + j.name(), e);
@@ -198,7 +204,7 @@ final class Fabric8Workloads implements Workloads {
   public Optional<JobState> job(String namespace, String name) throws ClusterException {
     Job job;
     try {
-      job = client.batch().v1().jobs().inNamespace(namespace).withName(name).get();
+      job = budget.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get());
     } catch (KubernetesClientException e) {
       throw Fabric8Cluster.failure("read job " + namespace + "/" + name, e);
     }
@@ -223,7 +229,7 @@ final class Fabric8Workloads implements Workloads {
   public String logTail(String namespace, String job, int lines) throws ClusterException {
     List<Pod> pods;
     try {
-      pods = client.pods().inNamespace(namespace).withLabel("job-name", job).list().getItems();
+      pods = budget.read(() -> client.pods().inNamespace(namespace).withLabel("job-name", job).list()).getItems();
     } catch (KubernetesClientException e) {
       throw Fabric8Cluster.failure("list the pods of job " + namespace + "/" + job, e);
     }
@@ -232,9 +238,28 @@ final class Fabric8Workloads implements Workloads {
     }
     String url = base() + "/api/v1/namespaces/" + encode(namespace) + "/pods/" + encode(pods.get(0).getMetadata().getName())
         + "/log?tailLines=" + lines;
-    HttpResponse<String> response = send(client.getHttpClient().newHttpRequestBuilder().uri(url).build(),
-        "read the log of job " + namespace + "/" + job);
+    HttpRequest read = client.getHttpClient().newHttpRequestBuilder().uri(url).build();
+    HttpResponse<String> response = budget.read(() -> send(read, "read the log of job " + namespace + "/" + job));
     return response.code() == 200 && response.body() != null ? response.body() : "";
+  }
+
+  /** A watch (no list first: the drain lists the pods itself) of the node's pods, as the node's kubelet watches them. */
+  @Override
+  public AutoCloseable watchPodsOn(String node, Runnable changed) {
+    return budget.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).watch(new Watcher<Pod>() {
+      @Override
+      public void eventReceived(Action action, Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if (action == Action.DELETED || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+          changed.run();
+        }
+      }
+
+      @Override
+      public void onClose(WatcherException cause) {
+        // fabric8 reconnects a watch that broke; one closed for good leaves the drain to the loop's timer
+      }
+    }));
   }
 
   @Override

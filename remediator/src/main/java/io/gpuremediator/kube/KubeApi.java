@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
@@ -20,13 +21,18 @@ import java.util.Optional;
  */
 public final class KubeApi implements AutoCloseable {
   private final KubernetesClient client;
+  private final ApiBudget budget;
 
-  private KubeApi(KubernetesClient client) {
+  private KubeApi(KubernetesClient client, ApiBudget budget) {
     this.client = client;
+    this.budget = budget;
   }
 
-  /** Connects with a kubeconfig file when given, in-cluster otherwise. */
-  public static KubeApi connect(Optional<Path> kubeconfig) throws IOException {
+  /**
+   * Connects with a kubeconfig file when given, in-cluster otherwise; the node, workload and owner adapters share a
+   * budget of {@code qps} requests a second after a {@code burst}, and at most {@code writesInFlight} writes at once.
+   */
+  public static KubeApi connect(Optional<Path> kubeconfig, int qps, int burst, int writesInFlight) throws IOException {
     Config base = kubeconfig.isPresent()
         ? Config.fromKubeconfig(Files.readString(kubeconfig.get(), StandardCharsets.UTF_8))
         : Config.autoConfigure(null);
@@ -38,22 +44,30 @@ public final class KubeApi implements AutoCloseable {
         .withConnectionTimeout(5_000)
         .withRequestTimeout(10_000)
         .build();
-    return new KubeApi(new KubernetesClientBuilder().withConfig(config).build());
+    return of(new KubernetesClientBuilder().withConfig(config).build(), qps, burst, writesInFlight);
   }
 
-  /** Uses a client built elsewhere (tests, the bench); closing this closes it. */
+  /** Uses a client built elsewhere (tests, the bench) with no budget that matters; closing this closes it. */
   public static KubeApi of(KubernetesClient client) {
-    return new KubeApi(client);
+    return new KubeApi(client, ApiBudget.UNLIMITED);
   }
 
-  /** The node cache and writer; {@code start()} it to begin watching. */
-  public Fabric8Cluster cluster(String fieldManagerHost) {
-    return new Fabric8Cluster(client, fieldManagerHost);
+  /** Uses a client built elsewhere, with a budget as {@link #connect} gives; closing this closes it. */
+  public static KubeApi of(KubernetesClient client, int qps, int burst, int writesInFlight) {
+    return new KubeApi(client, new ApiBudget(qps, burst, writesInFlight, System::nanoTime));
+  }
+
+  /**
+   * The node cache and writer; {@code start()} it to begin watching. It watches the nodes {@code selector} selects (and
+   * those carrying our state) when the API can filter by it, every node otherwise.
+   */
+  public Fabric8Cluster cluster(String fieldManagerHost, LabelSelector selector) {
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget);
   }
 
   /** The pods and diagnostic Jobs on nodes. */
   public Workloads workloads() {
-    return new Fabric8Workloads(client);
+    return new Fabric8Workloads(client, budget);
   }
 
   /** The fleet safety state, kept in a ConfigMap. */

@@ -80,10 +80,13 @@ final class NodeMapper {
   /** {@code fresh} with the metadata and spec of {@code edited}: labels, annotations, ledger, taints, cordon. */
   static Node withSpec(Node fresh, NodeInfo edited) {
     Map<String, String> annotations = new LinkedHashMap<>(edited.annotations());
+    Map<String, String> labels = new LinkedHashMap<>(edited.labels());
     if (edited.ledger().isEmpty()) {
       annotations.remove(NodeKeys.LEDGER_ANNOTATION);
+      labels.remove(NodeKeys.MANAGED_LABEL);
     } else {
       annotations.put(NodeKeys.LEDGER_ANNOTATION, LedgerCodec.encode(edited.ledger()));
+      labels.put(NodeKeys.MANAGED_LABEL, "true"); // with the ledger, in the same write: see NodeWatch
     }
     var old = Optional.ofNullable(fresh.getSpec()).map(NodeSpec::getTaints).orElse(List.of());
     // Reuse the stored object where it is unchanged, so fields we do not model (timeAdded) survive.
@@ -94,7 +97,7 @@ final class NodeMapper {
         .orElseGet(() -> new TaintBuilder().withEffect(t.effect().apiName()).withKey(t.key())
             .withValue(t.value().isEmpty() ? null : t.value()).build())).toList();
     return new NodeBuilder(fresh)
-        .editMetadata().withLabels(new LinkedHashMap<>(edited.labels())).withAnnotations(annotations).endMetadata()
+        .editMetadata().withLabels(labels).withAnnotations(annotations).endMetadata()
         .editOrNewSpec().withTaints(taints).withUnschedulable(edited.unschedulable() ? Boolean.TRUE : null).endSpec()
         .build();
   }
@@ -111,10 +114,19 @@ final class NodeMapper {
     return new NodeBuilder(fresh).editOrNewStatus().withConditions(next).endStatus().build();
   }
 
-  /** Whether the metadata/spec part differs. */
+  /** Whether the metadata/spec part differs (the managed label follows the ledger). */
   static boolean specDiffers(NodeInfo a, NodeInfo b) {
-    return !a.labels().equals(b.labels()) || !annotationsWithoutLedger(a).equals(annotationsWithoutLedger(b))
+    return !labelsWithoutManaged(a).equals(labelsWithoutManaged(b)) || !annotationsWithoutLedger(a).equals(annotationsWithoutLedger(b))
         || !a.ledger().equals(b.ledger()) || !a.taints().equals(b.taints()) || a.unschedulable() != b.unschedulable();
+  }
+
+  private static Map<String, String> labelsWithoutManaged(NodeInfo n) {
+    if (!n.labels().containsKey(NodeKeys.MANAGED_LABEL)) {
+      return n.labels();
+    }
+    Map<String, String> copy = new LinkedHashMap<>(n.labels());
+    copy.remove(NodeKeys.MANAGED_LABEL);
+    return copy;
   }
 
   private static Map<String, String> annotationsWithoutLedger(NodeInfo n) {

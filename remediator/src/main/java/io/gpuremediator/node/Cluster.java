@@ -64,6 +64,15 @@ public interface Cluster {
     throw new ClusterException("cannot annotate " + owner + ": this port is not a Kubernetes API", false, null);
   }
 
+  /**
+   * A node the cache does not hold because the watch does not cover it (it is outside {@code node_selector} and carries
+   * none of our state), read once from the API now. Empty when no such node exists, or when the cache holds every node
+   * (then a node it misses does not exist). Throws when the read fails or is over its rate.
+   */
+  default Optional<NodeInfo> unwatchedNode(String name) throws ClusterException {
+    return Optional.empty();
+  }
+
   /** Every cached node. */
   List<NodeInfo> nodes();
 

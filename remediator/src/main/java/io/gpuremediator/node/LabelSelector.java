@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An equality-based Kubernetes label selector ({@code k=v}, {@code k==v}, {@code k!=v}, {@code k},
@@ -39,6 +40,22 @@ public record LabelSelector(String text, List<List<Requirement>> alternatives) {
     List<List<Requirement>> all = new ArrayList<>();
     selectors.forEach(s -> all.addAll(s.alternatives()));
     return new LabelSelector(selectors.stream().map(LabelSelector::text).toList().toString(), all);
+  }
+
+  /**
+   * This selector in the API server's label selector syntax, when it can say it: one alternative with at least one
+   * requirement. A list of several cannot (the API has no "or"), nor can an empty selector, which selects every node.
+   */
+  public Optional<String> apiSelector() {
+    if (alternatives.size() != 1 || alternatives.get(0).isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(String.join(",", alternatives.get(0).stream().map(r -> switch (r.op()) {
+      case EQUALS -> r.key() + "=" + r.value();
+      case NOT_EQUALS -> r.key() + "!=" + r.value();
+      case EXISTS -> r.key();
+      case NOT_EXISTS -> "!" + r.key();
+    }).toList()));
   }
 
   /** The default selector, {@link #GPU_NODES}. */

@@ -42,9 +42,29 @@ public final class NodeResolver {
       return new Resolution.Ineligible(Reason.NODE_UNRESOLVED, "",
           "label " + label + ": " + invalid.get() + ", so it names no node");
     }
-    return cluster.node(value)
-        .map(this::eligibility)
-        .orElseGet(() -> new Resolution.Ineligible(Reason.NODE_NOT_FOUND, value, "no node named " + value));
+    Optional<NodeInfo> cached = cluster.node(value);
+    return cached.isPresent() ? eligibility(cached.get()) : outsideCache(value);
+  }
+
+  /**
+   * A node the cache does not hold: when the watch covers only the selected nodes, one read tells a node outside the
+   * selector from one that does not exist. Nothing is acted on either way.
+   */
+  private Resolution outsideCache(String name) {
+    try {
+      Optional<NodeInfo> node = cluster.unwatchedNode(name);
+      if (node.isEmpty()) {
+        return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "no node named " + name);
+      }
+      if (!selector.matches(node.get().labels())) {
+        return eligibility(node.get());
+      }
+      return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "node " + name + " exists but is not in the watch"
+          + " cache yet (a node that just registered); Alertmanager's next send will find it");
+    } catch (ClusterException e) {
+      return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "no node named " + name + " in the watch cache, and"
+          + " it could not be read: " + e.getMessage());
+    }
   }
 
   private Resolution byInstance(String value) {

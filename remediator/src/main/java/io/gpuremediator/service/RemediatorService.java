@@ -7,6 +7,7 @@ import io.gpuremediator.episode.DecisionRecorder;
 import io.gpuremediator.episode.EpisodeLoop;
 import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.episode.LoopSettings;
+import io.gpuremediator.episode.NodeFanOut;
 import io.gpuremediator.episode.PreflightSettings;
 import io.gpuremediator.episode.RefusalEvents;
 import io.gpuremediator.episode.RemediationEngine;
@@ -79,6 +80,8 @@ public final class RemediatorService implements AutoCloseable {
   private FleetGate gate;
   private LeaderElection election;
   private EpisodeLoop loop;
+  /** A multi-node webhook's nodes, written side by side up to kubernetes.writes_in_flight. */
+  private NodeFanOut fanOut;
   private OutsideWiring outside;
   private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
@@ -123,7 +126,7 @@ public final class RemediatorService implements AutoCloseable {
     config.warnings().forEach(w -> LOGGER.warn("{}", w));
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
-    cluster = kube.cluster(hostname());
+    cluster = kube.cluster(hostname(), config.nodeSelector());
     cluster.start();
     NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
@@ -146,8 +149,9 @@ public final class RemediatorService implements AutoCloseable {
                 p.onFail(), p.maxConcurrent())), config.safety().page()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
         outside.ports());
+    fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
     RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
-        () -> election == null || election.isLeader(), loop, config.acceptAlerts());
+        () -> election == null || election.isLeader(), loop, config.acceptAlerts(), fanOut);
     decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
     loop.start();
@@ -308,6 +312,9 @@ public final class RemediatorService implements AutoCloseable {
   public void close() {
     if (loop != null) {
       loop.close();
+    }
+    if (fanOut != null) {
+      fanOut.close();
     }
     if (vertx != null) {
       try {

@@ -30,4 +30,13 @@ public interface Workloads {
    * whenever one changes or goes (on the watch's thread: keep it quick). Closing the result stops the watch.
    */
   AutoCloseable watchJobs(String namespace, String label, Consumer<String> node);
+
+  /**
+   * Watches the pods on {@code node} and calls {@code changed} whenever one goes or finishes (on the watch's thread: keep
+   * it quick), so a drain sees its last pod leave when it leaves. Closing the result stops the watch. Without a watch
+   * (the default), the drain looks again on the loop's timer.
+   */
+  default AutoCloseable watchPodsOn(String node, Runnable changed) {
+    return () -> { };
+  }
 }

@@ -113,6 +113,22 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void decodesTheApiBudgetAndRefusesABurstBelowTheRate() throws IOException {
+    RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
+        + "kubernetes: {kubeconfig: kc, qps: 200, writes_in_flight: 32}\n").config().orElseThrow();
+    assertThat(c.kubernetes()).isEqualTo(new RemediatorConfig.Kubernetes(Optional.of(dir.resolve("kc")), 200, 200, 32));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("auth: {bearer_token_file: token}\nkubernetes:\n  qps: 0\n  burst: 0\n  writes_in_flight: 1000\n"
+        + "  timeout: 3s\n").errors()).containsExactly(
+        f + ":3: \"qps\" in kubernetes must be between 1 and 10000 requests a second",
+        f + ":4: \"burst\" in kubernetes must be between 1 (at least \"qps\") and 100000",
+        f + ":5: \"writes_in_flight\" in kubernetes must be between 1 and 256",
+        f + ":6: unknown key \"timeout\" in kubernetes");
+    assertThat(load("auth: {bearer_token_file: token}\nkubernetes: {qps: 100, burst: 50}\n").errors()).containsExactly(
+        f + ":2: \"burst\" in kubernetes must be between 100 (at least \"qps\") and 100000");
+  }
+
+  @Test
   void decodesTheDesignExample() throws IOException {
     RemediatorConfig c = load(String.join("\n",
         "listen: 127.0.0.1:9099",
@@ -132,7 +148,7 @@ class ConfigLoaderTest {
         "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}", "")).config().orElseThrow();
     assertThat(c.listenPort()).isEqualTo(9099);
     assertThat(c.dryRun()).isTrue();
-    assertThat(c.kubeconfig()).isEmpty();
+    assertThat(c.kubernetes()).isEqualTo(RemediatorConfig.Kubernetes.DEFAULTS);
     assertThat(c.safety().maxUnavailable().of(100)).isEqualTo(3);
     assertThat(c.safety().breaker().autoResetAfter()).contains(Duration.ofHours(1));
   }

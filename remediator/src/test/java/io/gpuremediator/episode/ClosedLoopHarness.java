@@ -137,7 +137,7 @@ final class ClosedLoopHarness implements AutoCloseable {
       Nodes.createFleet(client, 4);
     }
     playbooks = load(dir, playbooksYaml);
-    cluster = KubeApi.of(client).cluster("test");
+    cluster = KubeApi.of(client).cluster("test", LabelSelector.parse("").value());
     cluster.start();
     int nodes = client.nodes().list().getItems().size();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == nodes);

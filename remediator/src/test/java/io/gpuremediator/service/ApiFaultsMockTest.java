@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
+import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
@@ -227,7 +228,9 @@ class ApiFaultsMockTest {
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n"
         + "safety: {max_unavailable: 10%, rate_limit: 5000/1h, breaker: {nodes: 5000, window: 10m}}\n");
-    service = RunningService.started(config, KubeApi.connect(Optional.of(dir.resolve("kubeconfig"))), Alerts.liveClock(),
+    service = RunningService.started(config, KubeApi.connect(Optional.of(dir.resolve("kubeconfig")),
+        RemediatorConfig.Kubernetes.DEFAULTS.qps(), RemediatorConfig.Kubernetes.DEFAULTS.burst(),
+        RemediatorConfig.Kubernetes.DEFAULTS.writesInFlight()), Alerts.liveClock(),
         Optional.of(TOKEN));
     port = service.port();
     await().atMost(Duration.ofSeconds(60)).until(() -> Http.status(port, "/readyz") == 200);

@@ -34,6 +34,11 @@ public class ForwardingCluster implements Cluster {
   }
 
   @Override
+  public Optional<NodeInfo> unwatchedNode(String name) throws ClusterException {
+    return to.unwatchedNode(name);
+  }
+
+  @Override
   public Optional<String> providerId(String name) throws ClusterException {
     return to.providerId(name);
   }

@@ -54,6 +54,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private static final Pattern EVICTION = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/eviction");
   private static final Pattern LOG = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/log(\\?.*)?");
   private static final Pattern FIELD = Pattern.compile("fieldSelector=spec\\.nodeName%3D([^&]+)");
+  private static final Pattern POD = Pattern.compile("/api/v1/namespaces/[^/]+/pods(/[^/?]+(/status)?)?(\\?.*)?");
   private static final Pattern LIMIT = Pattern.compile("[?&]limit=(\\d+)");
   private static final Pattern CONTINUE = Pattern.compile("[?&]continue=([^&]+)");
   /** Paged lists in progress, by continue token; the oldest expire (under the map's monitor). */
@@ -77,6 +78,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private static final int LOGGED_REQUESTS = 10_000;
   private final AtomicInteger logged = new AtomicInteger();
   private final Map<String, AtomicInteger> answersToLose = new ConcurrentHashMap<>();
+  private final NodePodWatches podWatches = new NodePodWatches(JSON);
 
   private EmulatedApiServer(Map<ServerRequest, Queue<ServerResponse>> responses) {
     this.crud = new KubernetesMixedDispatcher(responses);
@@ -181,7 +183,17 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     if (logged.incrementAndGet() > LOGGED_REQUESTS && requestLog.pollFirst() != null) {
       logged.decrementAndGet();
     }
+    Matcher field;
+    if (request.method() == HttpMethod.GET && path.startsWith("/api/v1/pods?") && path.contains("watch=true")
+        && (field = FIELD.matcher(path)).find()) {
+      return podWatches.open(URLDecoder.decode(field.group(1), StandardCharsets.UTF_8));
+    }
+    boolean podChange = request.method() != HttpMethod.GET && POD.matcher(path).matches();
+    JsonNode deleted = podChange && request.method() == HttpMethod.DELETE ? read(path.replaceAll("\\?.*", "")) : null;
     MockResponse answer = answer(request, path);
+    if (podChange && answer.code() / 100 == 2) {
+      podChanged(request.method(), deleted, answer);
+    }
     for (Map.Entry<String, AtomicInteger> lose : answersToLose.entrySet()) {
       if ((request.method().name() + " " + path).startsWith(lose.getKey())
           && lose.getValue().getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
@@ -325,8 +337,22 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
       }
     }
     crud.dispatch(request(HttpMethod.DELETE, "/api/v1/namespaces/" + namespace + "/pods/" + name, null));
+    podWatches.changed("DELETED", pod);
     evictions.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger()).incrementAndGet();
     return json(201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
+  }
+
+  /** Tells the watches of the pod's node what the request did to it. */
+  private void podChanged(HttpMethod method, JsonNode deleted, MockResponse answer) {
+    if (method == HttpMethod.DELETE) {
+      podWatches.changed("DELETED", deleted);
+      return;
+    }
+    try {
+      podWatches.changed(method == HttpMethod.POST ? "ADDED" : "MODIFIED", JSON.readTree(answer.getBody().getBytes()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static boolean selects(JsonNode matchLabels, JsonNode labels) {

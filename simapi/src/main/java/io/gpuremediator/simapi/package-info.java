@@ -1,7 +1,7 @@
 /**
  * A Kubernetes API server for tests and the demo: the fabric8 mock server in CRUD mode over real HTTP on
  * a loopback address, plus what it lacks of the real API server, reproduced from its documented behaviour:
- * pods listed by the field selector {@code spec.nodeName}, the policy/v1 Eviction subresource checked
+ * pods listed and watched by the field selector {@code spec.nodeName}, the policy/v1 Eviction subresource checked
  * against the PodDisruptionBudgets in the store (429 with a DisruptionBudget cause, 500 for several
  * budgets, the budget's disruptionsAllowed spent), throttling, and pod logs.
  */

@@ -38,8 +38,8 @@ class PlaybookLoaderTest {
             "5: action \"uncordon\" cannot be used in actions (it only undoes; use it in on_resolved, or in actions after a diagnose step)",
             "7: action \"cordon\" cannot be used in on_resolved (it changes the node; on_resolved only undoes)")),
         Arguments.of("key-outside-our-domain.yaml", List.of(
-            "5: taint action: key \"node.kubernetes.io/unschedulable\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state)",
-            "6: label action: key \"gpu-remediator.io/exclude\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state)")),
+            "5: taint action: key \"node.kubernetes.io/unschedulable\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state, gpu-remediator.io/managed)",
+            "6: label action: key \"gpu-remediator.io/exclude\" must start with gpu-remediator.io/ and not be one the service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state, gpu-remediator.io/managed)")),
         Arguments.of("invalid-constant-values.yaml", List.of(
             "5: taint action: \"value\": \"xid 79\" is not a label value (at most 63 of A-Z, a-z, 0-9, '-', '_', '.', starting and ending alphanumeric)",
             "6: condition action: \"type\": \"Ready\" is owned by the kubelet",

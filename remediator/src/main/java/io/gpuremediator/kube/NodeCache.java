@@ -1,0 +1,143 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.node.Taint;
+import io.gpuremediator.state.ClaimKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The nodes as the remediator reads them: each watched node converted once per change, by name and by InternalIP, and
+ * the answers of our own writes that the watch has not delivered yet. Fed by {@link NodeWatch}; written to by the
+ * writes of {@link Fabric8Cluster}.
+ */
+final class NodeCache {
+  private final Map<String, NodeInfo> byName = new ConcurrentHashMap<>();
+  /**
+   * Our own writes' answers the watch has not delivered yet: the next edit of the node starts from them. The
+   * informers' stores hold every other Node; a second full copy of each would cost ~10 KB per node.
+   */
+  private final Map<String, Node> ownWrites = new ConcurrentHashMap<>();
+  private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
+  private final AtomicLong generation = new AtomicLong();
+  private volatile Consumer<String> episodesChanged = name -> { };
+
+  /** Takes in a node delivered by a watch or answered to one of our writes; an older version than the cached is ignored. */
+  void put(Node node) {
+    String name = node.getMetadata().getName();
+    String version = node.getMetadata().getResourceVersion();
+    NodeInfo known = byName.get(name);
+    if (known != null && isNewer(known.resourceVersion(), version)) {
+      return;
+    }
+    Node own = ownWrites.get(name);
+    if (own != null && own != node && !isNewer(own.getMetadata().getResourceVersion(), version)) {
+      ownWrites.remove(name, own); // the watch caught up with our write
+    }
+    NodeInfo info = NodeMapper.toInfo(node);
+    generation.incrementAndGet();
+    NodeInfo previous = byName.put(info.name(), info);
+    if (previous != null) {
+      previous.internalIps().stream().filter(ip -> !info.internalIps().contains(ip))
+          .forEach(ip -> nameByIp.remove(ip, info.name()));
+    }
+    info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
+    boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
+    if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info)
+        || takenBack(previous, info)) || arrivedWithOwnTaint(previous, info)) {
+      episodesChanged.accept(info.name());
+    }
+  }
+
+  /** Caches the answer of one of our writes, and starts the node's next edit from it until the watch catches up. */
+  Node putOwn(Node written) {
+    ownWrites.put(written.getMetadata().getName(), written);
+    put(written);
+    return written;
+  }
+
+  /** Forgets a node no watch holds any more; a node that had episodes is announced, as a change is. */
+  void remove(String name) {
+    ownWrites.remove(name);
+    generation.incrementAndGet();
+    NodeInfo gone = byName.remove(name);
+    if (gone != null) {
+      gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
+      if (!gone.ledger().episodes().isEmpty()) {
+        episodesChanged.accept(name); // a replacement or a reboot ends with the Node gone: told now, not at the next tick
+      }
+    }
+  }
+
+  /** Our last write's answer, when the watch has not delivered it yet. */
+  Optional<Node> ownWrite(String name) {
+    return Optional.ofNullable(ownWrites.get(name));
+  }
+
+  Optional<NodeInfo> node(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  Optional<NodeInfo> nodeWithInternalIp(String ip) {
+    return Optional.ofNullable(nameByIp.get(ip)).map(byName::get);
+  }
+
+  List<NodeInfo> nodes() {
+    return new ArrayList<>(byName.values());
+  }
+
+  boolean holdsAll(List<String> names) {
+    return byName.keySet().containsAll(names);
+  }
+
+  long generation() {
+    return generation.get();
+  }
+
+  void onEpisodesChanged(Consumer<String> listener) {
+    this.episodesChanged = listener;
+  }
+
+  /**
+   * Whether the node is new, or its taints changed, and it carries a taint of ours that no episode holds: a node that
+   * registered with the pre-flight taint waits for the gate.
+   */
+  private static boolean arrivedWithOwnTaint(NodeInfo previous, NodeInfo now) {
+    if (previous != null && previous.taints().equals(now.taints())) {
+      return false;
+    }
+    for (Taint t : now.taints()) {
+      if (t.key().startsWith(NodeKeys.DOMAIN)
+          && now.ledger().claim(ClaimKey.taint(t.key(), t.effect().apiName())).isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the node was uncordoned or lost a taint: what a human taking it back from an episode does. */
+  private static boolean takenBack(NodeInfo before, NodeInfo now) {
+    return before.unschedulable() && !now.unschedulable() || !now.taints().containsAll(before.taints());
+  }
+
+  /** Whether the node booted or changed readiness: what a reboot step under way waits for. */
+  private static boolean rebootMoved(NodeInfo before, NodeInfo now) {
+    return !before.bootId().equals(now.bootId()) || before.isReady() != now.isReady();
+  }
+
+  /** Whether version {@code a} is later than {@code b} (our own write's answer can beat the watch event it causes). */
+  static boolean isNewer(String a, String b) {
+    try {
+      return Long.parseLong(a) > Long.parseLong(b);
+    } catch (NumberFormatException e) {
+      return false; // resourceVersions are opaque in general; then the latest delivered wins
+    }
+  }
+}

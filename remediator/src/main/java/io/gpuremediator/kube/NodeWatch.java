@@ -1,0 +1,139 @@
+package io.gpuremediator.kube;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuremediator.node.NodeKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node informers that feed the {@link NodeCache}. With a label selector (a {@code node_selector} of one
+ * alternative), two: the selected nodes, so memory and start time follow the GPU fleet rather than the cluster, and the
+ * nodes that carry our state ({@link NodeKeys#MANAGED_LABEL}, set with the ledger), so a node relabelled out of the
+ * selector in the middle of an episode stays in view until the episode is over and its changes undone. Without one, a
+ * single informer over every node.
+ *
+ * <p>A node is cached while any informer holds it. A label-filtered watch reports a node that stops matching as
+ * DELETED (as the API server does); that removes it only when the other informer does not hold it too. Each informer
+ * removes a node from its own store before its handler runs, so whichever of two deletions is handled last finds
+ * both stores without the node and removes it.
+ */
+final class NodeWatch implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(NodeWatch.class);
+  /** Nodes per page of an informer's list, as client-go's reflector pages its lists. */
+  private static final long LIST_PAGE = 500;
+
+  private final KubernetesClient client;
+  private final Optional<String> selector;
+  private final NodeCache cache;
+  private final List<SharedIndexInformer<Node>> informers = new ArrayList<>();
+  private volatile boolean caughtUp;
+
+  /**
+   * @param selector the label selector of the nodes to watch, in the API's syntax; empty watches every node
+   */
+  NodeWatch(KubernetesClient client, Optional<String> selector, NodeCache cache) {
+    this.client = client;
+    this.selector = selector;
+    this.cache = cache;
+  }
+
+  /** Starts the informers without waiting for them; an API server that is down is retried forever. */
+  void start() {
+    // Listed 500 at a time, and each node's repeated strings shared as it is stored: 10,000 nodes listed whole
+    // took more heap than the Deployment's limit gives (all of them parsed at once, before any was stored).
+    if (selector.isEmpty()) {
+      informers.add(client.nodes().withLimit(LIST_PAGE).runnableInformer(0));
+    } else {
+      informers.add(client.nodes().withLabelSelector(selector.get()).withLimit(LIST_PAGE).runnableInformer(0));
+      informers.add(client.nodes().withLabel(NodeKeys.MANAGED_LABEL, "true").withLimit(LIST_PAGE).runnableInformer(0));
+    }
+    for (SharedIndexInformer<Node> informer : informers) {
+      informer.itemStore(new CanonicalNodeStore());
+      informer.exceptionHandler((started, t) -> {
+        LOGGER.warn("node watch failed ({}); retrying", t.toString());
+        return true;
+      });
+      informer.addEventHandler(handler(informer));
+    }
+    informers.forEach(SharedIndexInformer::start);
+  }
+
+  private ResourceEventHandler<Node> handler(SharedIndexInformer<Node> own) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Node node) {
+        cache.put(node);
+      }
+
+      @Override
+      public void onUpdate(Node old, Node node) {
+        cache.put(node);
+      }
+
+      @Override
+      public void onDelete(Node node, boolean finalStateUnknown) {
+        String name = node.getMetadata().getName();
+        if (heldByAnother(name, own)) {
+          cache.put(node); // no longer matches this watch (its labels as they are now), still held by the other
+        } else {
+          cache.remove(name);
+        }
+      }
+    };
+  }
+
+  /** Whether an informer other than {@code except} holds the node. */
+  private boolean heldByAnother(String name, SharedIndexInformer<Node> except) {
+    return informers.stream().anyMatch(i -> i != except && i.getStore().getByKey(name) != null);
+  }
+
+  /** The node as the informers hold it, the latest version when two do. */
+  Optional<Node> stored(String name) {
+    Node latest = null;
+    for (SharedIndexInformer<Node> informer : informers) {
+      Node node = informer.getStore().getByKey(name);
+      if (node != null && (latest == null || NodeCache.isNewer(node.getMetadata().getResourceVersion(),
+          latest.getMetadata().getResourceVersion()))) {
+        latest = node;
+      }
+    }
+    return Optional.ofNullable(latest);
+  }
+
+  /** Whether the informers watch only some nodes (a node missing from the cache may exist). */
+  boolean isFiltered() {
+    return selector.isPresent();
+  }
+
+  /**
+   * Ready once every watch is up and every node of the informers' initial lists reached the cache: an informer says
+   * "synced" before its handlers have run, and a node missing from the cache would be refused as not found.
+   */
+  boolean isReady() {
+    if (informers.isEmpty()) {
+      return false;
+    }
+    for (SharedIndexInformer<Node> informer : informers) {
+      if (!informer.hasSynced() || !informer.isWatching()) {
+        return false;
+      }
+    }
+    if (!caughtUp) {
+      List<String> listed = new ArrayList<>();
+      informers.forEach(i -> listed.addAll(i.getStore().listKeys()));
+      caughtUp = cache.holdsAll(listed);
+    }
+    return caughtUp;
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::stop);
+  }
+}

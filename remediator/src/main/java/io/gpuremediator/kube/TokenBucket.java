@@ -1,0 +1,54 @@
+package io.gpuremediator.kube;
+
+import java.util.function.LongSupplier;
+
+/**
+ * A token bucket, as client-go's rate limiter: {@code burst} tokens at most, refilled at {@code perSecond}. Thread-safe.
+ */
+final class TokenBucket {
+  private final double perNano;
+  private final double burst;
+  private final LongSupplier nanos;
+  private double tokens;
+  private long last;
+
+  /**
+   * @param nanos the time in nanoseconds ({@code System::nanoTime}; a test's own)
+   */
+  TokenBucket(double perSecond, int burst, LongSupplier nanos) {
+    if (perSecond <= 0 || burst < 1) {
+      throw new IllegalArgumentException("a token bucket needs a positive rate and a burst of at least 1");
+    }
+    this.perNano = perSecond / 1e9;
+    this.burst = burst;
+    this.nanos = nanos;
+    this.tokens = burst;
+    this.last = nanos.getAsLong();
+  }
+
+  /** Takes a token if one is there. */
+  synchronized boolean tryTake() {
+    refill();
+    if (tokens >= 1) {
+      tokens -= 1;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Takes a token now, ahead of its time if need be, and says how many nanoseconds the caller must wait before using
+   * it: callers queue in the order they asked, as client-go's {@code Wait} does.
+   */
+  synchronized long reserve() {
+    refill();
+    tokens -= 1;
+    return tokens >= 0 ? 0 : (long) Math.ceil(-tokens / perNano);
+  }
+
+  private void refill() {
+    long now = nanos.getAsLong();
+    tokens = Math.min(burst, tokens + (now - last) * perNano);
+    last = now;
+  }
+}

@@ -1,0 +1,34 @@
+package io.gpuremediator.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The API budget's bucket, on a clock the test moves. */
+class TokenBucketTest {
+  private final AtomicLong nanos = new AtomicLong();
+
+  @Test
+  void givesTheBurstAtOnceThenOneTokenPerIntervalOfTheRate() {
+    TokenBucket bucket = new TokenBucket(10, 3, nanos::get);
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isFalse();
+    nanos.addAndGet(100_000_000); // a tenth of a second: one token at 10 a second
+    assertThat(bucket.tryTake()).isTrue();
+    assertThat(bucket.tryTake()).isFalse();
+  }
+
+  @Test
+  void reservationsQueueInOrderEachAnIntervalLaterThanTheLast() {
+    TokenBucket bucket = new TokenBucket(10, 1, nanos::get);
+    assertThat(bucket.reserve()).isZero();
+    assertThat(bucket.reserve()).isEqualTo(100_000_000);
+    assertThat(bucket.reserve()).isEqualTo(200_000_000);
+    nanos.addAndGet(1_000_000_000); // long idle: the bucket holds its burst, no more
+    assertThat(bucket.reserve()).isZero();
+    assertThat(bucket.reserve()).isEqualTo(100_000_000);
+  }
+}

@@ -1,0 +1,69 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each stage hands off to the next on the event that ends it, never on the loop's timer: with the timer and the retry
+ * delay at ten minutes, a drain held by a budget finishes when its pod leaves (the drained node's pod watch), and the
+ * diagnosis ends the episode when its Job completes (the Job watch).
+ */
+class WatchDrivenHandoffMockTest {
+  private static final String NODE = "gpu-node-1";
+  @TempDir Path dir;
+  private EmulatedApiServer server;
+  private KubernetesClient client;
+
+  @AfterEach
+  void stop() {
+    client.close();
+    server.close();
+  }
+
+  @Test
+  void theDrainEndsWhenItsLastPodLeavesAndTheEpisodeWhenItsJobCompletesWithTheTimerAtTenMinutes() throws Exception {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    Nodes.trainerHeldByBudget(client, server, NODE);
+    Files.writeString(dir.resolve("token"), "handoff-test-token");
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
+        + "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n");
+    Alert xid = Alerts.xid(NODE, "79");
+    try (RunningService service = new RunningService(config, server, Alerts.liveClock(), "handoff-test-token")) {
+      assertThat(service.post(xid)).contains("actions_applied");
+      service.awaitStage(NODE, "draining", n -> n.getString("progress").contains("waiting on PDB ml-training/llm-pdb"));
+
+      // The job moves its pod away by itself (a checkpoint, then exit): the drain is over, minutes before any timer.
+      client.pods().inNamespace("ml-training").withName("trainer-0").withGracePeriod(0).delete();
+      service.awaitStage(NODE, "drained", n -> true);
+
+      assertThat(service.post(Alerts.resolved(xid))).contains("resolved_actions_applied");
+      service.awaitStage(NODE, "diagnosing", n -> n.getJsonObject("step").getString("running", "").equals("diagnose"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> client.batch().v1().jobs().inNamespace("gpu-remediator").list()
+          .getItems().size() == 1);
+      Job job = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems().get(0);
+      job.setStatus(new JobStatusBuilder().addNewCondition().withType("Complete").withStatus("True").endCondition().build());
+      client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.node(NODE).isEmpty());
+      assertThat(service.decisions()).contains("\"reason\":\"released\"");
+    }
+  }
+}
