@@ -162,8 +162,8 @@ public record RemediatorConfig(
 
   /**
    * The API server: a kubeconfig (in-cluster when absent), and the client's budget as client-go's: at most {@code qps}
-   * requests a second after a {@code burst}, and at most {@code writesInFlight} node writes at once (a webhook naming
-   * many nodes writes them side by side, up to that many).
+   * requests a second after a {@code burst}, and at most {@code writesInFlight} writes at once: the nodes a webhook
+   * names are written side by side, up to that many, and the loop looks at as many nodes at once.
    */
   public record Kubernetes(Optional<Path> kubeconfig, int qps, int burst, int writesInFlight) {
     /**

@@ -18,7 +18,7 @@ public enum StepOutcome {
   NOT_RUN,
   /** The step ran and failed. */
   FAILED,
-  /** A long step, or a step after one, left to the background. */
+  /** A long step, or a step after one, left to the background; or an Event queued to be written after the answer. */
   PENDING;
 
   private final String code = name().toLowerCase(Locale.ROOT);

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 /**
  * The webhook's one write of a node for one alert, holding the node ({@link NodeExclusion}) for the write and its
@@ -102,8 +101,8 @@ final class AlertWrite {
       }
       double writeSeconds = (System.nanoTime() - started) / 1e9;
       List<ActionRecord> records = new ArrayList<>(applied.records());
-      String eventFailures = events.writeActions(applied.events(), records, listener);
-      String detail = note + String.join("; ", Stream.of(applied.later(), eventFailures).filter(t -> !t.isEmpty()).toList());
+      events.queueActions(applied.events(), records, listener);
+      String detail = note + applied.later();
       for (ActionRecord r : records) {
         if (!r.type().equals("event")) {
           listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
@@ -114,7 +113,8 @@ final class AlertWrite {
       applied.overridden().forEach((e, what) -> episodeDecisions.decide(nodeName, e, Reason.HUMAN_OVERRIDE,
           HumanOverride.detail(e, what), List.of(), Optional.of(Stage.RELEASED)));
       applied.sincePrevious().ifPresent(d -> listener.incidentInterval(d.toMillis() / 1000.0));
-      boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED);
+      boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED
+          || r.type().equals("event") && r.outcome() == StepOutcome.PENDING); // an Event queued is a change to come
       Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
           : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
       return decisions.decision(alert, nodeName, playbook.name(), reason, detail, records);

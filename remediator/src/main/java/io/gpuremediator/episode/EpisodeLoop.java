@@ -106,10 +106,10 @@ public final class EpisodeLoop implements AutoCloseable {
     this.runner = new StepRunner(cluster, moves, ports, leading, gone);
   }
 
-  /** Starts the timer, two worker threads, and the watch on the steps' Jobs (a Job's change looks at its node). */
+  /** Starts the timer, the worker threads, and the watch on the steps' Jobs (a Job's change looks at its node). */
   public void start() {
     ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "remediator-loop-timer"));
-    workers = Executors.newFixedThreadPool(2, r -> daemon(r, "remediator-loop"));
+    workers = Executors.newFixedThreadPool(settings.workers(), r -> daemon(r, "remediator-loop"));
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
     jobWatch = ports.workloads().watchJobs(settings.jobNamespace(), EpisodeNames.JOB_EPISODE_LABEL, this::kick);

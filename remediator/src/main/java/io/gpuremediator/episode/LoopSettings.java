@@ -18,12 +18,14 @@ import java.util.Set;
  *     deployed ({@code karpenter}, {@code cluster-api})
  * @param preflight the pre-flight gate, when configured
  * @param page the notify receivers told when a node reaches needs_human ({@code safety.page})
+ * @param workers how many nodes the loop looks at side by side ({@code kubernetes.writes_in_flight}: a look waits on
+ *     the API server far more than it computes, and the API budget, not the workers, paces the calls)
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
-    Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page) {
-  /** Settings with no replace provider through the Kubernetes API, no pre-flight gate, and no one paged. */
+    Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers) {
+  /** Settings with no replace provider through the Kubernetes API, no pre-flight gate, no one paged, two workers. */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
-    this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty(), List.of());
+    this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty(), List.of(), 2);
   }
 
   /** Validates presence. */
@@ -35,5 +37,8 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
+    if (workers < 1) {
+      throw new IllegalArgumentException("the loop needs at least one worker");
+    }
   }
 }

@@ -146,7 +146,7 @@ public final class RemediatorService implements AutoCloseable {
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
-                p.onFail(), p.maxConcurrent())), config.safety().page()),
+                p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight()),
         () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
         outside.ports());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());

@@ -145,7 +145,7 @@ final class ClosedLoopHarness implements AutoCloseable {
     loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
-            replaceProviders, preflight, List.of()),
+            replaceProviders, preflight, List.of(), 2),
         () -> true, decisions::add, clock, outside);
     engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
         SafetyGate.OPEN, decisions::add, clock, () -> true, loop);

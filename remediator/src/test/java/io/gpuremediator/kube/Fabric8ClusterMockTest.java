@@ -96,6 +96,8 @@ class Fabric8ClusterMockTest {
       assertThat(c.getReason()).isEqualTo("GpuXid");
     });
     assertThat(n.getStatus().getConditions()).anySatisfy(c -> assertThat(c.getType()).isEqualTo("Ready"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> !client.v1().events().inNamespace("default").list().getItems()
+        .isEmpty()); // written after the answer
     List<Event> events = client.v1().events().inNamespace("default").list().getItems();
     assertThat(events).singleElement().satisfies(e -> {
       assertThat(e.getInvolvedObject().getKind()).isEqualTo("Node");

@@ -24,4 +24,12 @@ class LabelSelectorTest {
   void rejectsSetBasedSyntaxItDoesNotSupport() {
     assertThat(LabelSelector.parse("zone in (a,b)").error()).startsWith("\"zone in (a\" is not a label selector requirement");
   }
+
+  @Test
+  void oneSelectorIsSaidToTheApiServerAndAListOrNothingIsNot() {
+    assertThat(LabelSelector.parse("nvidia.com/gpu.present==true, pool!=cpu, zone, !draining").value().apiSelector())
+        .contains("nvidia.com/gpu.present=true,pool!=cpu,zone,!draining");
+    assertThat(LabelSelector.gpuNodes().apiSelector()).as("the API has no or").isEmpty();
+    assertThat(LabelSelector.parse("").value().apiSelector()).as("every node").isEmpty();
+  }
 }

@@ -153,7 +153,7 @@ class RemediatorServiceMockTest {
     assertThat(n.getSpec().getUnschedulable()).isTrue();
     assertThat(n.getSpec().getTaints()).anySatisfy(t -> assertThat(t.getValue()).isEqualTo("xid-79"));
     assertThat(n.getStatus().getConditions()).anySatisfy(c -> assertThat(c.getType() + "=" + c.getStatus()).isEqualTo("GpuHealthy=False"));
-    assertThat(events("gpu-node-1")).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> events("gpu-node-1") == 1); // written after the answer
   }
 
   @Test

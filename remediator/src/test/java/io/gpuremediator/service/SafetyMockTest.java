@@ -101,7 +101,7 @@ class SafetyMockTest {
     int port2 = second.port();
     await().atMost(Duration.ofSeconds(30)).until(() -> ready(port2));
     assertThat(reason(post(port2, xid), 0)).isEqualTo("duplicate_episode");
-    assertThat(events("gpu-node-1", "GpuXidHardwareError")).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> events("gpu-node-1", "GpuXidHardwareError") == 1);
     assertThat(reason(post(port2, Alerts.resolved(xid)), 0)).isEqualTo("resolved_actions_applied");
     assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getTaints()).isEmpty();
     assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
