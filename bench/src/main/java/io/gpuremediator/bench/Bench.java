@@ -96,6 +96,15 @@ public final class Bench {
           + " API server and client in one JVM)");
     }
 
+    if (runs("multi-node")) {
+      System.out.println("\n== a multi-node event: one webhook naming " + MultiNodeEvent.NODES + " distinct nodes, every limit"
+          + " opened (service, simulated API server and client in one JVM on both cores)");
+      Path jfr = work.resolve("multi-node.jfr");
+      MultiNodeEvent.run(playbooks, work, jfr);
+      profile(jfr, root.resolve("bench/results/multi-node"), "one webhook quarantining " + MultiNodeEvent.NODES
+          + " nodes under the API budget (service, mock API server and client in one JVM)");
+    }
+
     if (runs("storm")) {
       System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes),"
           + " decided and answered after 150 warm-up storms (breaker opened, state stored in its ConfigMap after the answer);"
@@ -118,6 +127,16 @@ public final class Bench {
       RepairShare.run(playbooks, work);
     }
 
+    if (runs("handoffs")) {
+      System.out.println("\n== stage handoffs: " + Handoffs.EPISODES + " episodes down the shipped ladder at once through the"
+          + " emulated API (service, simulated cluster with its Job controller and kubelet, and the watches that measure, in"
+          + " one JVM); from the event that ends a step to the remediator's next write about the node");
+      Path jfr = work.resolve("handoffs.jfr");
+      Handoffs.run(playbooks, work, jfr);
+      profile(jfr, root.resolve("bench/results/handoffs"), Handoffs.EPISODES + " episodes handed from step to step (service,"
+          + " simulated cluster and client in one JVM)");
+    }
+
     if (runs("rule-cost")) {
       int nodes = Integer.getInteger("bench.nodes", 1000);
       System.out.println("\n== rule cost: Prometheus evaluating rules/*.rules.yml every 30 s over " + nodes + " nodes (2 h of history"
@@ -129,16 +148,24 @@ public final class Bench {
       List<String> flags = Scale.deployedJvmFlags(root);
       System.out.println("\n== scale: `java " + String.join(" ", flags) + " -jar remediator.jar serve` (the image's flags under the"
           + " Deployment's memory limit; dry-run, pinned to core 0) over realistic GPU nodes (60 labels, 20 annotations,"
-          + " 5 conditions, 8 GPUs); load generator on core 1, 8 requests in flight, 10 s warm-up, 15 s measured");
-      Scale.Figures small = Scale.run(jar, playbooks, work, 219, flags);
-      Scale.Figures large = Scale.run(jar, playbooks, work, Integer.getInteger("bench.scale.nodes", 10_000), flags);
+          + " 5 conditions, 8 GPUs) among as many nodes without GPUs as a 65,000-node cluster has, node_selector"
+          + " nvidia.com/gpu.present=true as deployed; load generator on core 1, 8 requests in flight, 10 s warm-up, 15 s measured");
+      Scale.Figures small = Scale.run(jar, playbooks, work, 219, 0, flags);
+      Scale.Figures large = Scale.run(jar, playbooks, work, Integer.getInteger("bench.scale.nodes", 10_000),
+          Integer.getInteger("bench.scale.others", 55_000), flags);
+      Scale.Figures larger = Scale.run(jar, playbooks, work, Integer.getInteger("bench.scale.larger", 20_000),
+          Integer.getInteger("bench.scale.larger.others", 45_000), flags);
       double ratio = large.alertsPerSecond() / small.alertsPerSecond();
       System.out.printf(Locale.ROOT, "ready with %d nodes %.1f s; target < 5 s -> %s%n", small.nodes(), small.readySeconds(),
           small.readySeconds() < 5 ? "MET" : "NOT MET");
-      System.out.printf(Locale.ROOT, "ready with %,d nodes %.1f s; target < 15 s -> %s%n", large.nodes(), large.readySeconds(),
-          large.readySeconds() < 15 ? "MET" : "NOT MET");
-      System.out.printf(Locale.ROOT, "idle RSS with %,d nodes %d MiB (heap after full GC %d MiB); target < 512 MB -> %s%n",
-          large.nodes(), large.rssMiB(), large.heapMiB(), large.rssMiB() * 1024 * 1024 < 512_000_000L ? "MET" : "NOT MET");
+      for (Scale.Figures f : List.of(large, larger)) {
+        boolean targeted = f == large;
+        System.out.printf(Locale.ROOT, "ready with %,d selected of %,d nodes %.1f s%s%n", f.nodes(), f.nodes() + f.others(),
+            f.readySeconds(), targeted ? "; target < 15 s -> " + (f.readySeconds() < 15 ? "MET" : "NOT MET") : " (no target)");
+        System.out.printf(Locale.ROOT, "idle RSS with %,d selected of %,d nodes %d MiB (heap after full GC %d MiB)%s%n",
+            f.nodes(), f.nodes() + f.others(), f.rssMiB(), f.heapMiB(), targeted ? "; target < 512 MB -> "
+            + (f.rssMiB() * 1024 * 1024 < 512_000_000L ? "MET" : "NOT MET") : " (no target)");
+      }
       System.out.printf(Locale.ROOT, "dry-run throughput with %,d nodes is %.0f%% of the %d-node figure; target >= 80%% -> %s%n",
           large.nodes(), 100 * ratio, small.nodes(), ratio >= 0.8 ? "MET" : "NOT MET");
     }

@@ -1,6 +1,7 @@
 package io.gpuremediator.bench;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,10 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * The simulated cluster (fabric8 mock API server in CRUD mode on 127.0.0.1) in this JVM, seeded with
@@ -36,24 +33,25 @@ final class MockApiServer implements AutoCloseable {
    * 20 annotations, five conditions, 8 GPUs of capacity, three addresses.
    */
   MockApiServer(int nodes, boolean realistic) throws IOException {
+    this(nodes, realistic ? 0 : -1);
+  }
+
+  /**
+   * A server seeded with {@code gpuNodes} realistic GPU nodes and {@code otherNodes} realistic nodes without GPUs (the
+   * rest of a large cluster: no GPU label, no GPU capacity); {@code otherNodes} -1 seeds minimal GPU nodes instead.
+   */
+  MockApiServer(int gpuNodes, int otherNodes) throws IOException {
     cluster = SimCluster.start("127.0.0.1", 0);
+    boolean realistic = otherNodes >= 0;
+    int nodes = gpuNodes;
     if (realistic) {
-      // Eight creates in flight: 10,000 nodes one by one took 216 s.
-      ExecutorService pool = Executors.newFixedThreadPool(8);
-      try {
-        List<Future<?>> created = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-          int n = i;
-          created.add(pool.submit(() -> cluster.client().nodes().resource(realisticNode(n)).create()));
-        }
-        for (Future<?> f : created) {
-          f.get();
-        }
-      } catch (InterruptedException | ExecutionException e) {
-        throw new IOException("seeding the mock API server failed", e);
-      } finally {
-        pool.shutdownNow();
+      // Straight into the store: created one request at a time, 10,000 nodes took 200 s (each create scans the store),
+      // 65,000 would take hours.
+      List<Node> fleet = new ArrayList<>(gpuNodes + otherNodes);
+      for (int i = 0; i < gpuNodes + otherNodes; i++) {
+        fleet.add(i < gpuNodes ? realisticNode(i) : withoutGpus(realisticNode(i - gpuNodes)));
       }
+      cluster.preloadNodes(fleet);
     }
     for (int i = 0; i < nodes && !realistic; i++) {
       cluster.client().nodes().resource(new NodeBuilder()
@@ -99,12 +97,35 @@ final class MockApiServer implements AutoCloseable {
         .endStatus().build();
   }
 
+  /** A node of the same size that has no GPU: another name, no GPU label, no GPU capacity. */
+  private static Node withoutGpus(Node gpu) {
+    String name = "cpu-node-" + gpu.getMetadata().getName().substring("gpu-node-".length());
+    Map<String, String> labels = new LinkedHashMap<>(gpu.getMetadata().getLabels());
+    labels.remove("nvidia.com/gpu.present");
+    labels.put("kubernetes.io/hostname", name);
+    labels.put("node.kubernetes.io/instance-type", "m6i.16xlarge");
+    Map<String, Quantity> capacity = new LinkedHashMap<>(gpu.getStatus().getCapacity());
+    capacity.remove("nvidia.com/gpu");
+    gpu.getMetadata().setName(name);
+    gpu.getMetadata().setLabels(labels);
+    gpu.getStatus().setCapacity(capacity);
+    gpu.getStatus().setAllocatable(capacity);
+    NodeAddress ip = gpu.getStatus().getAddresses().get(0);
+    gpu.getStatus().getAddresses().set(0, new NodeAddress("11" + ip.getAddress().substring(2), "InternalIP"));
+    return gpu;
+  }
+
   static String nodeName(int i) {
     return "gpu-node-" + i;
   }
 
   KubernetesClient client() {
     return cluster.client();
+  }
+
+  /** The newest requests the server answered (at most 10,000), oldest first, as {@code METHOD path}. */
+  List<String> requestLog() {
+    return cluster.requestLog();
   }
 
   /** Writes a kubeconfig pointing at this server, as a real cluster's would. */

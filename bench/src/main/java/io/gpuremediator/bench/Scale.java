@@ -21,7 +21,7 @@ final class Scale {
 
   private Scale() {}
 
-  record Figures(int nodes, double readySeconds, long rssMiB, long heapMiB, double alertsPerSecond) {}
+  record Figures(int nodes, int others, double readySeconds, long rssMiB, long heapMiB, double alertsPerSecond) {}
 
   /**
    * The JVM flags the service runs with when deployed: the image's {@code JAVA_TOOL_OPTIONS} (Dockerfile) and, for the
@@ -40,9 +40,13 @@ final class Scale {
     return flags;
   }
 
-  static Figures run(Path jar, Path playbooks, Path work, int nodes, List<String> jvmFlags) throws Exception {
+  /**
+   * {@code nodes} realistic GPU nodes and {@code others} realistic nodes without GPUs; the service's node_selector is
+   * the Deployment's ({@code nvidia.com/gpu.present=true}), so it watches the GPU nodes only.
+   */
+  static Figures run(Path jar, Path playbooks, Path work, int nodes, int others, List<String> jvmFlags) throws Exception {
     long created = System.nanoTime();
-    try (MockApiServer api = new MockApiServer(nodes, true)) {
+    try (MockApiServer api = new MockApiServer(nodes, others)) {
       double seeding = (System.nanoTime() - created) / 1e9;
       int port;
       try (ServerSocket s = new ServerSocket(0)) {
@@ -50,7 +54,7 @@ final class Scale {
       }
       Path config = work.resolve("scale-" + nodes + ".yaml");
       Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {insecure_no_auth: true}\ndry_run: true\nplaybooks: ["
-          + playbooks.toAbsolutePath() + "]\nkubernetes: {kubeconfig: "
+          + playbooks.toAbsolutePath() + "]\nnode_selector: nvidia.com/gpu.present=true\nkubernetes: {kubeconfig: "
           + api.writeKubeconfig(work.resolve("scale-kubeconfig").toAbsolutePath()) + "}\nleader_election: {enabled: false}\n"
           + "safety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS);
       String java = ProcessHandle.current().info().command().orElse("java");
@@ -75,10 +79,10 @@ final class Scale {
         String[] r = Files.readAllLines(loadLog).stream().filter(l -> l.startsWith("RESULT ")).findFirst()
             .orElseThrow(() -> new IllegalStateException("no result in " + loadLog)).split(" ");
         double alerts = Double.parseDouble(r[1]) * Bench.STORM;
-        System.out.printf(Locale.ROOT, "%,6d nodes (seeded in %.0f s): ready %.1f s after start, idle RSS %d MiB, heap after"
-            + " full GC %d MiB, dry-run %.0f alerts/s%n", nodes, seeding, ready, rss, heap, alerts);
+        System.out.printf(Locale.ROOT, "%,6d selected of %,d nodes (seeded in %.0f s): ready %.1f s after start, idle RSS %d MiB,"
+            + " heap after full GC %d MiB, dry-run %.0f alerts/s%n", nodes, nodes + others, seeding, ready, rss, heap, alerts);
         Files.deleteIfExists(work.resolve("scale-" + nodes + ".log")); // every dry-run decision logged: hundreds of MB
-        return new Figures(nodes, ready, rss, heap, alerts);
+        return new Figures(nodes, others, ready, rss, heap, alerts);
       } finally {
         service.destroy();
         if (!service.waitFor(10, TimeUnit.SECONDS)) {

@@ -5,6 +5,7 @@ import io.gpuremediator.demo.Milestones.Milestone;
 import io.gpuremediator.pipeline.Pipeline;
 import io.gpuremediator.simcluster.SimCluster;
 import io.gpuremediator.simcluster.SimNode;
+import io.gpuremediator.simcluster.StageHandoffs;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -89,6 +90,16 @@ public final class Story {
 
   /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */
   public StoryResult play() throws Exception {
+    try (StageHandoffs handoffs = new StageHandoffs(p.kube(), "gpu-remediator")) {
+      StoryResult result = chapters();
+      t.plain("  stage handoffs (from the event that ends a step to the remediator's next write about the node, seen on"
+          + " watches of the simulated cluster):");
+      StageHandoffs.report(handoffs.samples(), 1).forEach(l -> t.plain("  " + l));
+      return result;
+    }
+  }
+
+  private StoryResult chapters() throws Exception {
     t.begin();
     healthyFleet();
 

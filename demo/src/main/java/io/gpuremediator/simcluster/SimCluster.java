@@ -119,9 +119,14 @@ public final class SimCluster implements AutoCloseable {
         .build();
   }
 
-  /** How many requests the API server has answered so far. */
-  public int requestCount() {
-    return server.mock().getRequestCount();
+  /** Puts nodes straight into the store, no request or event: see {@link EmulatedApiServer#preload}. */
+  public void preloadNodes(List<Node> nodes) {
+    server.preload("/api/v1/nodes", nodes);
+  }
+
+  /** The newest requests the API server answered, as {@code METHOD path}: see {@link EmulatedApiServer#requestLog}. */
+  public List<String> requestLog() {
+    return server.requestLog();
   }
 
   /** The API server's URL. */

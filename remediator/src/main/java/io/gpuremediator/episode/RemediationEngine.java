@@ -10,6 +10,7 @@ import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.Foreground;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Resolution;
@@ -162,7 +163,7 @@ public final class RemediationEngine {
       } else {
         // Alerts that resolve to no node write nothing: one group, decided in order.
         fanOut.decide(candidates, c -> c.resolution() instanceof Resolution.Eligible e ? e.node().name() : "",
-            c -> evaluate(c, set), decisions);
+            c -> Foreground.run(() -> evaluate(c, set)), decisions); // Alertmanager waits: served first
       }
     } finally {
       listener.decidedAll(decisions); // what was decided is recorded even if a later alert failed

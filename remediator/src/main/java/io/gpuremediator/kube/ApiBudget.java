@@ -1,5 +1,6 @@
 package io.gpuremediator.kube;
 
+import io.gpuremediator.node.Foreground;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -7,7 +8,9 @@ import java.util.function.LongSupplier;
 /**
  * What the service may ask of the API server, as client-go budgets a client: a token bucket of {@code qps} requests a
  * second after a {@code burst} (a caller over it waits its turn, in order), and at most {@code writesInFlight} writes
- * at once. Every request the node, workload and owner adapters make goes through it; the informers' lists and watches,
+ * at once, a webhook's calls ({@link Foreground}) served before the background's: while one is under way, the
+ * background waits. Every request the node, workload
+ * and owner adapters make goes through it; the informers' lists and watches,
  * leader election and the fleet state's ConfigMap do not (a lease renewal queued behind a thousand node writes would
  * lose the lease, which is why client-go users give leader election a client of its own).
  */
@@ -17,9 +20,15 @@ final class ApiBudget {
 
   private final TokenBucket bucket;
   private final Semaphore writes;
+  private final Object turn = new Object();
+  /** Foreground calls under way, from their wait for a token to their answer (guarded by {@link #turn}). */
+  private int foregroundActive;
+  /** How long a background caller waits before it looks for a token again: one token's time. */
+  private final long backgroundPoll;
 
   ApiBudget(int qps, int burst, int writesInFlight, LongSupplier nanos) {
     this.bucket = new TokenBucket(qps, burst, nanos);
+    this.backgroundPoll = 1_000_000_000L / qps;
     this.writes = new Semaphore(writesInFlight, true);
   }
 
@@ -31,30 +40,86 @@ final class ApiBudget {
 
   /** Makes a read once the budget allows it. */
   <T, E extends Exception> T read(Call<T, E> call) throws E {
-    awaitToken();
-    return call.make();
-  }
-
-  /** Makes a write once a write slot is free and the budget allows it. */
-  <T, E extends Exception> T write(Call<T, E> call) throws E {
-    writes.acquireUninterruptibly();
+    boolean foreground = begin();
     try {
-      awaitToken();
+      awaitToken(foreground);
       return call.make();
     } finally {
-      writes.release();
+      end(foreground);
     }
   }
 
-  private void awaitToken() {
-    long wait = bucket.reserve();
-    if (wait <= 0) {
-      return;
-    }
+  /** Makes a write once the budget allows it and a write slot is free (the token first: a slot is never held waiting). */
+  <T, E extends Exception> T write(Call<T, E> call) throws E {
+    boolean foreground = begin();
     try {
-      TimeUnit.NANOSECONDS.sleep(wait); // a rate limit's own wait: the time it stands for, as client-go's limiter waits
+      awaitToken(foreground);
+      writes.acquireUninterruptibly();
+      try {
+        return call.make();
+      } finally {
+        writes.release();
+      }
+    } finally {
+      end(foreground);
+    }
+  }
+
+  /**
+   * Counts a {@link Foreground} call (a webhook's) as under way from its wait for a token to its answer; a background
+   * call first waits until none is, so the loop's looks and the Events wait while a webhook is being written.
+   */
+  private boolean begin() {
+    boolean foreground = Foreground.isCurrent();
+    synchronized (turn) {
+      if (foreground) {
+        foregroundActive++;
+        return true;
+      }
+      while (foregroundActive > 0) {
+        try {
+          turn.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return false;
+    }
+  }
+
+  private void end(boolean foreground) {
+    if (foreground) {
+      synchronized (turn) {
+        if (--foregroundActive == 0) {
+          turn.notifyAll();
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits for this caller's token: a foreground caller reserves the next one and waits its turn; a background caller
+   * takes one only when one is there now, and so uses what the foreground leaves.
+   */
+  private void awaitToken(boolean foreground) {
+    try {
+      if (foreground) {
+        sleep(bucket.reserve());
+        return;
+      }
+      while (!bucket.tryTake()) {
+        sleep(backgroundPoll);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A rate limit's own wait: the time it stands for, as client-go's limiter waits. */
+  private static void sleep(long nanos) throws InterruptedException {
+    if (nanos > 0) {
+      TimeUnit.NANOSECONDS.sleep(nanos);
     }
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -14,6 +15,8 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.crud.CrudDispatcher;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Dispatcher;
@@ -22,6 +25,7 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -169,6 +173,31 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   /** The mock server, for a test's own expectations (they are answered before anything else). */
   public KubernetesMockServer mock() {
     return server;
+  }
+
+  /**
+   * Puts objects straight into the store under their collection's path ({@code /api/v1/nodes}), as a restored etcd
+   * holds them: no request, no watch event. For fleets of tens of thousands of nodes, which the mock would take hours
+   * to create one request at a time (each create scans the whole store). Call it before any client watches. The mock keeps its store behind a private field of its mixed
+   * dispatcher: it is read by reflection, here only.
+   */
+  public void preload(String collectionPath, List<? extends HasMetadata> objects) {
+    CrudDispatcher store;
+    try {
+      Field f = KubernetesMixedDispatcher.class.getDeclaredField("kubernetesCrudDispatcher");
+      f.setAccessible(true);
+      store = (CrudDispatcher) f.get(crud);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the mock's store is not where this fabric8 version keeps it", e);
+    }
+    for (HasMetadata o : objects) {
+      o.getMetadata().setResourceVersion("1");
+      o.getMetadata().setUid(UUID.randomUUID().toString());
+      o.getMetadata().setCreationTimestamp("2026-11-01T00:00:00Z");
+      String json = Serialization.asJson(o);
+      store.getMap().put(AttributeSet.merge(store.getAttributeExtractor().fromPath(collectionPath),
+          store.getAttributeExtractor().fromResource(json)), json);
+    }
   }
 
   /** The server's URL. */
