@@ -29,8 +29,8 @@ final class NodeEvents {
 
   /** At most this many Events wait to be written; past it an Event is dropped (and logged), never a node write held. */
   private static final int QUEUED = 50_000;
-  /** The decisions' Events, written one at a time in order; the thread ends when idle. */
-  private static final ThreadPoolExecutor BACKGROUND = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
+  /** The decisions' Events, written one at a time in order; the thread ends when idle (so nothing to close). */
+  private final ThreadPoolExecutor background = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
       new LinkedBlockingQueue<>(QUEUED), r -> {
         Thread t = new Thread(r, "remediator-decision-events");
         t.setDaemon(true);
@@ -82,7 +82,7 @@ final class NodeEvents {
     for (NodeEvent event : events) {
       next = mark(records, next, StepOutcome.PENDING);
       try {
-        BACKGROUND.execute(() -> {
+        background.execute(() -> {
           long started = System.nanoTime();
           boolean written = record(event);
           timed.actionTimed("event", (written ? StepOutcome.APPLIED : StepOutcome.FAILED).code(),

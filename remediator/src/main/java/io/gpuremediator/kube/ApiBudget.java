@@ -15,8 +15,10 @@ import java.util.function.LongSupplier;
  * lose the lease, which is why client-go users give leader election a client of its own).
  */
 final class ApiBudget {
-  /** No limit that matters: tests and tools that build an adapter on a client of their own. */
-  static final ApiBudget UNLIMITED = new ApiBudget(1_000_000, 1_000_000, 1_000, System::nanoTime);
+  /** No limit that matters (for tests and tools that build an adapter on a client of their own), one per adapter. */
+  static ApiBudget unlimited() {
+    return new ApiBudget(1_000_000, 1_000_000, 1_000, System::nanoTime);
+  }
 
   private final TokenBucket bucket;
   private final Semaphore writes;

@@ -44,7 +44,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   /** Creates the adapter over every node; call {@link #start()} to begin watching them. */
   public Fabric8Cluster(KubernetesClient client, String instance) {
-    this(client, instance, Optional.empty(), ApiBudget.UNLIMITED);
+    this(client, instance, Optional.empty(), ApiBudget.unlimited());
   }
 
   /**

@@ -49,7 +49,7 @@ public final class KubeApi implements AutoCloseable {
 
   /** Uses a client built elsewhere (tests, the bench) with no budget that matters; closing this closes it. */
   public static KubeApi of(KubernetesClient client) {
-    return new KubeApi(client, ApiBudget.UNLIMITED);
+    return new KubeApi(client, ApiBudget.unlimited());
   }
 
   /** Uses a client built elsewhere, with a budget as {@link #connect} gives; closing this closes it. */

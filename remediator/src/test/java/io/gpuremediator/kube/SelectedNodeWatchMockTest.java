@@ -51,7 +51,7 @@ class SelectedNodeWatchMockTest {
     client.nodes().resource(Nodes.gpu("gpu-1", "10.0.0.1")).create();
     client.nodes().resource(Nodes.gpu("gpu-2", "10.0.0.2")).create();
     client.nodes().resource(Nodes.node("cpu-1", "10.0.1.1", Map.of("kubernetes.io/os", "linux"))).create();
-    cluster = new Fabric8Cluster(client, "test", GPU.apiSelector(), ApiBudget.UNLIMITED);
+    cluster = new Fabric8Cluster(client, "test", GPU.apiSelector(), ApiBudget.unlimited());
     cluster.start();
     await().atMost(Duration.ofSeconds(10)).until(cluster::isReady);
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();

@@ -331,7 +331,9 @@ class RemediatorServiceMockTest {
     assertThat(metrics).contains("remediator_alerts_received_total{status=\"firing\",}");
     assertThat(metrics).contains("remediator_webhook_duration_seconds_bucket{le=\"0.05\",}");
     assertThat(metrics).contains("remediator_action_duration_seconds_count{action=\"taint\",outcome=\"applied\",}");
-    assertThat(metrics).contains("remediator_action_duration_seconds_count{action=\"event\",outcome=\"applied\",}");
+    // The Event is written after the answer: its time is counted once it is.
+    await().atMost(Duration.ofSeconds(10)).until(() -> get("/metrics", false).body()
+        .contains("remediator_action_duration_seconds_count{action=\"event\",outcome=\"applied\",}"));
     assertThat(metrics).contains("remediator_playbook_reload_success 1.0");
     assertThat(metrics).contains("remediator_episode_stage{stage=\"draining\",}", "remediator_episode_stage{stage=\"needs_human\",}");
     assertThat(metrics).contains("# TYPE remediator_step_duration_seconds histogram");
