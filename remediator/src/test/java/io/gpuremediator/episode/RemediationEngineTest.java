@@ -238,6 +238,7 @@ class RemediationEngineTest {
     assertThat(again.reason()).isEqualTo(Reason.DUPLICATE_EPISODE);
     assertThat(again.actions()).isEmpty();
     assertThat(node(c, "n1")).isEqualTo(after);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !c.events().isEmpty()); // written after the answer
     assertThat(c.events()).hasSize(1);
   }
 

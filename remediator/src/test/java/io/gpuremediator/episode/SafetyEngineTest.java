@@ -1,6 +1,7 @@
 package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
@@ -180,6 +181,7 @@ class SafetyEngineTest {
     pool.shutdown();
     assertThat(reasons).filteredOn(r -> r == Reason.ACTIONS_APPLIED).hasSize(1);
     assertThat(reasons).filteredOn(r -> r == Reason.DUPLICATE_EPISODE).hasSize(49);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !cluster.events().isEmpty()); // written after the answer
     assertThat(cluster.events()).hasSize(1);
     assertThat(gate.snapshot().rateUsed()).isEqualTo(1);
   }
