@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -255,9 +256,19 @@ class FailoverIT {
     assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(i.process.pid())).start().waitFor()).isZero();
   }
 
+  /**
+   * The nodes cordoned now. Right after a kill the emulated API server (one lock over its store) may still be working
+   * through the writes the dead leader had in flight, up to kubernetes.writes_in_flight of them on a busy machine: a
+   * list can take longer than the client's 5 s, so it is asked again until one is answered.
+   */
   private int quarantined() {
-    return (int) client.nodes().list().getItems().stream().filter(n -> Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
-        .count();
+    AtomicInteger cordoned = new AtomicInteger();
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+      cordoned.set((int) client.nodes().list().getItems().stream()
+          .filter(n -> Boolean.TRUE.equals(n.getSpec().getUnschedulable())).count());
+      return true;
+    });
+    return cordoned.get();
   }
 
   /** The live instance that reports ready (only the leader does), within {@code within}. */
