@@ -68,7 +68,7 @@ public final class Nodes {
   /** A client like the mock's, but without the client's own retries (our code decides what to retry). */
   public static KubernetesClient noRetry(KubernetesClient mockClient) {
     return new KubernetesClientBuilder().withConfig(new ConfigBuilder(mockClient.getConfiguration())
-        .withRequestRetryBackoffLimit(0).withRequestTimeout(5_000).build()).build();
+        .withRequestRetryBackoffLimit(0).withRequestTimeout(20_000).build()).build();
   }
 
   /** A client to a port nothing listens on. */

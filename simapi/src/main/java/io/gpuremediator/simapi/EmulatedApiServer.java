@@ -105,10 +105,14 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     return s;
   }
 
-  /** A client of this server, without the client's own retries (the code under test decides what to retry). */
+  /**
+   * A client of this server, without the client's own retries (the code under test decides what to retry). Its
+   * request timeout is long: on a busy 2-core machine the emulated server (one lock over its store, in the test's own
+   * JVM) has held a read past 5 s while it worked through a burst of writes.
+   */
   public KubernetesClient client() {
     return new KubernetesClientBuilder().withConfig(new ConfigBuilder(server.createClient().getConfiguration())
-        .withRequestRetryBackoffLimit(0).withRequestTimeout(5_000).build()).build();
+        .withRequestRetryBackoffLimit(0).withRequestTimeout(20_000).build()).build();
   }
 
   /** Creates a PodDisruptionBudget over the pods of {@code namespace} labelled {@code label=value}. */
