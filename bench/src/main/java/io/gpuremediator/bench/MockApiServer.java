@@ -24,36 +24,10 @@ final class MockApiServer implements AutoCloseable {
     SimCluster.quiet();
   }
 
+  /** A server seeded with {@code nodes} minimal Ready GPU nodes, each created through the API. */
   MockApiServer(int nodes) throws IOException {
-    this(nodes, false);
-  }
-
-  /**
-   * A server seeded with {@code nodes} GPU nodes; {@code realistic} ones look like a cloud GPU node's: 60 labels,
-   * 20 annotations, five conditions, 8 GPUs of capacity, three addresses.
-   */
-  MockApiServer(int nodes, boolean realistic) throws IOException {
-    this(nodes, realistic ? 0 : -1);
-  }
-
-  /**
-   * A server seeded with {@code gpuNodes} realistic GPU nodes and {@code otherNodes} realistic nodes without GPUs (the
-   * rest of a large cluster: no GPU label, no GPU capacity); {@code otherNodes} -1 seeds minimal GPU nodes instead.
-   */
-  MockApiServer(int gpuNodes, int otherNodes) throws IOException {
     cluster = SimCluster.start("127.0.0.1", 0);
-    boolean realistic = otherNodes >= 0;
-    int nodes = gpuNodes;
-    if (realistic) {
-      // Straight into the store: created one request at a time, 10,000 nodes took 200 s (each create scans the store),
-      // 65,000 would take hours.
-      List<Node> fleet = new ArrayList<>(gpuNodes + otherNodes);
-      for (int i = 0; i < gpuNodes + otherNodes; i++) {
-        fleet.add(i < gpuNodes ? realisticNode(i) : withoutGpus(realisticNode(i - gpuNodes)));
-      }
-      cluster.preloadNodes(fleet);
-    }
-    for (int i = 0; i < nodes && !realistic; i++) {
+    for (int i = 0; i < nodes; i++) {
       cluster.client().nodes().resource(new NodeBuilder()
           .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true").endMetadata()
           .withNewSpec().endSpec()
@@ -61,6 +35,21 @@ final class MockApiServer implements AutoCloseable {
           .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
           .build()).create();
     }
+  }
+
+  /**
+   * A server seeded with {@code gpuNodes} nodes that look like a cloud GPU node (60 labels, 20 annotations, five
+   * conditions, 8 GPUs of capacity, three addresses) and {@code otherNodes} of the same size without GPUs (the rest of a
+   * large cluster: no GPU label, no GPU capacity). Straight into the store: created one request at a time, 10,000 nodes
+   * took 200 s (each create scans the store), 65,000 would take hours.
+   */
+  MockApiServer(int gpuNodes, int otherNodes) throws IOException {
+    cluster = SimCluster.start("127.0.0.1", 0);
+    List<Node> fleet = new ArrayList<>(gpuNodes + otherNodes);
+    for (int i = 0; i < gpuNodes + otherNodes; i++) {
+      fleet.add(i < gpuNodes ? realisticNode(i) : withoutGpus(realisticNode(i - gpuNodes)));
+    }
+    cluster.preloadNodes(fleet);
   }
 
   private static Node realisticNode(int i) {

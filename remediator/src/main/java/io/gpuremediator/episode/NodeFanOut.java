@@ -21,7 +21,6 @@ public final class NodeFanOut implements AutoCloseable {
   /** One node after another, on the caller's thread. */
   public static final NodeFanOut SEQUENTIAL = new NodeFanOut(1);
 
-  private final int parallel;
   private final ExecutorService pool;
 
   /** A fan-out over {@code parallel} threads of its own (1: none, the caller's). */
@@ -29,7 +28,6 @@ public final class NodeFanOut implements AutoCloseable {
     if (parallel < 1) {
       throw new IllegalArgumentException("parallel must be at least 1");
     }
-    this.parallel = parallel;
     AtomicInteger n = new AtomicInteger();
     this.pool = parallel == 1 ? null : Executors.newFixedThreadPool(parallel, r -> {
       Thread t = new Thread(r, "remediator-node-writes-" + n.incrementAndGet());
@@ -76,11 +74,6 @@ public final class NodeFanOut implements AutoCloseable {
     if (failure != null) {
       throw failure;
     }
-  }
-
-  /** How many nodes are decided at once. */
-  public int parallel() {
-    return parallel;
   }
 
   @Override
