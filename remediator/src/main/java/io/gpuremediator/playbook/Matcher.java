@@ -8,7 +8,8 @@ import java.util.regex.PatternSyntaxException;
 /**
  * One Alertmanager label matcher: {@code name="value"}, {@code name!="value"}, {@code name=~"regex"}
  * or {@code name!~"regex"}. Regexes are anchored at both ends, as in Alertmanager; a missing label
- * matches as the empty string.
+ * matches as the empty string. The name may be quoted, as Alertmanager 0.28 and later write any UTF-8 label name
+ * ({@code "k8s.cluster.name"="prod-a"}); a classic name may be written either way.
  */
 public record Matcher(String label, Op op, String value, Pattern pattern) {
   private static final Pattern LABEL = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
@@ -65,15 +66,31 @@ public record Matcher(String label, Op op, String value, Pattern pattern) {
 
   private static Parsed<Matcher> parse(String text, Pattern labelRule, String what) {
     String s = text.strip();
-    int i = 0;
-    while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || "_./-".indexOf(s.charAt(i)) >= 0)) {
-      i++;
+    String label;
+    String rest;
+    if (s.startsWith("\"") && labelRule == LABEL) {
+      int end = closingQuote(s);
+      Parsed<String> name = end < 0 ? Parsed.error("unterminated quoted label name") : unquote(s.substring(0, end + 1));
+      if (name.error() != null) {
+        return Parsed.error("matcher \"" + text + "\": " + name.error());
+      }
+      if (name.value().isEmpty()) {
+        return Parsed.error("matcher \"" + text + "\" has an empty label name");
+      }
+      label = name.value();
+      rest = s.substring(end + 1).stripLeading();
+    } else {
+      int i = 0;
+      while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || "_./-".indexOf(s.charAt(i)) >= 0)) {
+        i++;
+      }
+      label = s.substring(0, i);
+      if (!labelRule.matcher(label).matches()) {
+        return Parsed.error("matcher \"" + text + "\" does not start with " + what
+            + (labelRule == LABEL ? " (quote any other name: \"k8s.cluster.name\"=\"prod-a\")" : ""));
+      }
+      rest = s.substring(i).stripLeading();
     }
-    String label = s.substring(0, i);
-    if (!labelRule.matcher(label).matches()) {
-      return Parsed.error("matcher \"" + text + "\" does not start with " + what);
-    }
-    String rest = s.substring(i).stripLeading();
     Op op = null;
     for (Op candidate : new Op[] {Op.NE, Op.NRE, Op.RE, Op.EQ}) {
       if (rest.startsWith(candidate.text())) {
@@ -97,6 +114,18 @@ public record Matcher(String label, Op op, String value, Pattern pattern) {
       }
     }
     return Parsed.ok(new Matcher(label, op, value.value(), pattern));
+  }
+
+  /** The index of the quote that closes the quoted text {@code s} starts with, or -1. */
+  private static int closingQuote(String s) {
+    for (int i = 1; i < s.length(); i++) {
+      if (s.charAt(i) == '\\') {
+        i++;
+      } else if (s.charAt(i) == '"') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static Parsed<String> unquote(String raw) {
@@ -130,6 +159,10 @@ public record Matcher(String label, Op op, String value, Pattern pattern) {
 
   @Override
   public String toString() {
-    return label + op.text() + "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    return (LABEL.matcher(label).matches() ? label : quote(label)) + op.text() + quote(value);
+  }
+
+  private static String quote(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 }

@@ -2,7 +2,11 @@ package io.gpuremediator.playbook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,7 +45,13 @@ class MatcherTest {
     return Stream.of(
         Arguments.of("no operator", "alertname", "matcher \"alertname\" has no operator (=, !=, =~, !~)"),
         Arguments.of("bad regex", "alertname=~\"Gpu(Xid\"", "matcher \"alertname=~\"Gpu(Xid\"\": invalid regex: Unclosed group"),
-        Arguments.of("no label", "=\"x\"", "matcher \"=\"x\"\" does not start with a label name"),
+        Arguments.of("no label", "=\"x\"", "matcher \"=\"x\"\" does not start with a label name (quote any other name:"
+            + " \"k8s.cluster.name\"=\"prod-a\")"),
+        Arguments.of("a dotted name unquoted", "k8s.cluster.name=\"x\"", "matcher \"k8s.cluster.name=\"x\"\" does not start with a"
+            + " label name (quote any other name: \"k8s.cluster.name\"=\"prod-a\")"),
+        Arguments.of("an empty quoted name", "\"\"=\"x\"", "matcher \"\"\"=\"x\"\" has an empty label name"),
+        Arguments.of("a quote closed in the wrong place", "\"host.name=\"x", "matcher \"\"host.name=\"x\" has no operator (=, !=, =~, !~)"),
+        Arguments.of("an unterminated quoted name", "\"host.name", "matcher \"\"host.name\": unterminated quoted label name"),
         Arguments.of("unterminated quote", "a=\"x", "matcher \"a=\"x\": unterminated quoted value"),
         Arguments.of("text after quote", "a=\"x\"y", "matcher \"a=\"x\"y\": text after the closing quote"));
   }
@@ -55,5 +65,21 @@ class MatcherTest {
   @Test
   void printsInAlertmanagerSyntax() {
     assertThat(Matcher.parse("severity =~ critical").value()).hasToString("severity=~\"critical\"");
+    assertThat(Matcher.parse("\"k8s.cluster.name\" = prod-a").value()).hasToString("\"k8s.cluster.name\"=\"prod-a\"");
+    assertThat(Matcher.parse("\"severity\"=critical").value()).hasToString("severity=\"critical\"");
+  }
+
+  /** Label names as Alertmanager 0.31 writes them in UTF-8 mode (tests/real/alertmanager), matched in their quoted form. */
+  @Test
+  void quotedLabelNamesMatchTheDottedNamesOfARealAlert() throws Exception {
+    String otel = Files.readString(Path.of("../tests/real/alertmanager/utf8-otel-labels-am-0.31.txt")).strip();
+    Map<String, String> labels = new HashMap<>();
+    Pattern.compile("([^{}=, ]+)=\"([^\"]*)\"").matcher(otel).results().forEach(r -> labels.put(r.group(1), r.group(2)));
+    assertThat(labels).containsEntry("host.name", "server-01");
+    assertThat(Matcher.parse("\"host.name\"=\"server-01\"").value().matches(labels)).isTrue();
+    assertThat(Matcher.parse("\"service.name\"=~\"rails|web\"").value().matches(labels)).isTrue();
+    assertThat(Matcher.parse("\"service.namespace\"!=\"myapp\"").value().matches(labels)).isFalse();
+    assertThat(Matcher.parse("\"k8s.cluster.name\"=\"prod-a\"").value().matches(labels)).isFalse();
+    assertThat(Matcher.parse("\"alertname\"=\"MyAlert\"").value().matches(labels)).isTrue();
   }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code accept_alerts} against the emulated API server: behind a shared Alertmanager, another cluster's alert for a
  * node name this cluster also has is decided {@code ignored/foreign_alert} and touches nothing (the API server's request
  * log shows no request of the service after it), and neither does an alert without the cluster's label; this cluster's
- * own alert for the same node is acted on.
+ * own alert for the same node is acted on. The cluster's label is an OpenTelemetry-style dotted name, as Alertmanager 0.28
+ * and later pass on ({@code "k8s.cluster.name"="prod-a"}, the quoted form of the matcher).
  */
 class AcceptAlertsMockTest {
   private static final String TOKEN = "accept-test-token-0123456789";
@@ -39,9 +40,9 @@ class AcceptAlertsMockTest {
   private static Alert inCluster(Alert a, String cluster) {
     Map<String, String> labels = new HashMap<>(a.labels());
     if (cluster == null) {
-      labels.remove("cluster");
+      labels.remove("k8s.cluster.name");
     } else {
-      labels.put("cluster", cluster);
+      labels.put("k8s.cluster.name", cluster);
     }
     return Alerts.withLabels(a, labels);
   }
@@ -55,7 +56,7 @@ class AcceptAlertsMockTest {
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 2}\naccept_alerts: ['cluster=\"prod-a\"']\n");
+        + "safety: {max_unavailable: 2}\naccept_alerts: ['\"k8s.cluster.name\"=\"prod-a\"']\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       int before = server.requestLog().size();
       String answer = service.post(inCluster(Alerts.xid("gpu-node-1", "79", "reboot"), "prod-b"),
@@ -66,7 +67,7 @@ class AcceptAlertsMockTest {
       assertThat(after).as("requests the service made for the foreign alerts").isEmpty();
       assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
       assertThat(service.get("/api/v1/decisions?limit=5").body())
-          .contains("the alert does not satisfy accept_alerts (cluster=\\\"prod-a\\\")");
+          .contains("the alert does not satisfy accept_alerts (\\\"k8s.cluster.name\\\"=\\\"prod-a\\\")");
 
       assertThat(service.post(inCluster(Alerts.xid("gpu-node-1", "79", "reboot"), "prod-a"))).contains("actions_applied");
       assertThat(client.nodes().withName("gpu-node-1").get().getSpec().getUnschedulable()).isTrue();
