@@ -40,6 +40,7 @@ class AlertContractTest {
     return Stream.of(
         Arguments.of("GpuXidHardwareError", "critical", true),
         Arguments.of("GpuXidApplicationError", "info", false),
+        Arguments.of("GpuRecoveryActionRequired", "critical", true),
         Arguments.of("GpuEccUncorrectable", "critical", true),
         Arguments.of("GpuEccCorrectableRate", "warning", false),
         Arguments.of("GpuRowRemapFailure", "critical", true),
@@ -159,7 +160,9 @@ class AlertContractTest {
     }
     Set<String> read = dcgmFieldsReadBy(RULES);
     assertThat(read).isNotEmpty();
-    assertThat(enabled).containsAll(read);
+    // A renamed field is read under each of its names (CountersCsvGenerationsTest.RENAMED); the CSV enables one.
+    assertThat(read).allSatisfy(metric -> assertThat(CountersCsvGenerationsTest.namesOf(metric)).as(metric)
+        .containsAnyElementsOf(enabled));
   }
 
   /** The DCGM fields the rule files of {@code dir} read (their comments aside). */
@@ -184,8 +187,26 @@ class AlertContractTest {
     Set<String> read = dcgmFieldsReadBy(RULES.resolve("opt-in"));
     assertThat(read).isNotEmpty();
     for (String metric : read) {
-      assertThat(csv).as(metric).containsPattern("(?m)^# " + metric + ", ");
+      assertThat(CountersCsvGenerationsTest.namesOf(metric)).as(metric)
+          .anySatisfy(name -> assertThat(csv).containsPattern("(?m)^# " + name + ", "));
     }
+  }
+
+  /** Every DCGM health code the rules name is a string dcgm-exporter writes (tests/real/dcgm-exporter/health-error-codes.txt). */
+  @Test
+  void everyHealthCodeTheRulesNameIsOneTheExporterWrites() throws IOException {
+    String written = Files.readString(Path.of("../tests/real/dcgm-exporter/health-error-codes.txt"));
+    Set<String> named = new TreeSet<>();
+    try (Stream<Path> files = Files.list(RULES)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".rules.yml")).toList()) {
+        Matcher m = Pattern.compile("health_error_code(?:=|!~|=~)\"([^\"]+)\"").matcher(Files.readString(f));
+        while (m.find()) {
+          named.addAll(List.of(m.group(1).split("\\|")));
+        }
+      }
+    }
+    assertThat(named).contains("DCGM_FR_NVLINK_DOWN", "DCGM_FR_IMEX_UNHEALTHY")
+        .allSatisfy(code -> assertThat(written).containsPattern(":\\s+\"" + code + "\","));
   }
 
   @Test

@@ -116,13 +116,23 @@ class PlaybookLoaderTest {
         .isEqualTo("any-pool");
   }
 
+  /** Dotted label names as Alertmanager 0.28+ sends them (tests/real/alertmanager): matched in their quoted form. */
+  @Test
+  void quotedLabelNamesInMatchAndSilenceMatchers() {
+    LoadResult loaded = PlaybookLoader.load(List.of(Path.of(DIR + "utf8-label-names")));
+    assertThat(loaded.errors()).isEmpty();
+    Map<String, String> alert = Map.of("alertname", "GpuXidHardwareError", "k8s.cluster.name", "prod-a", "host.name", "gpu-node-1");
+    assertThat(loaded.set().firstMatch(alert).orElseThrow().name()).isEqualTo("this-cluster");
+    assertThat(loaded.set().firstMatch(Map.of("alertname", "GpuXidHardwareError", "k8s.cluster.name", "prod-b"))).isEmpty();
+  }
+
   @Test
   void shippedPlaybooksAreValidAndOrderedByFileName() {
     LoadResult loaded = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks")));
     assertThat(loaded.errors()).isEmpty();
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-xid-reset",
-        "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid",
-        "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
+        "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid", "gpu-recovery-reset", "gpu-recovery-reboot",
+        "gpu-recovery-drain", "gpu-recovery-service", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "gpu-repeat-offender",
         "gpu-needs-human");
   }
@@ -131,8 +141,8 @@ class PlaybookLoaderTest {
   void theShippedPlaybooksThatEscalateToReplacementAreOneLadder() {
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
     assertThat(set.ladderOf(set.named("gpu-xid-reset").orElseThrow())).containsExactly("gpu-count-dropped",
-        "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-xid-reboot", "gpu-xid-reset",
-        "infiniband-link-down");
+        "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-recovery-drain", "gpu-recovery-reboot",
+        "gpu-recovery-reset", "gpu-xid-reboot", "gpu-xid-reset", "infiniband-link-down");
     assertThat(set.ladderOf(set.named("gpu-xid-service").orElseThrow())).as("no escalate: a rung of its own")
         .containsExactly("gpu-xid-service");
   }
