@@ -22,17 +22,19 @@ import java.util.stream.Collectors;
  * The scripted story: two GPUs lost silently (started first, because their rule waits {@code for: 2m}), an
  * XID 79 whose node is quarantined and drained (the training job's PodDisruptionBudget holds its worker
  * until the job has checkpointed), rebooted, diagnosed and returned; an XID 48 whose GPU is reset, diagnosed and
- * returned; an application XID, the silent losses quarantined and drained, the GPUs
+ * returned; the driver itself asking for a GPU reset (its recovery action), which is done and the node returned; an
+ * application XID, the silent losses quarantined and drained, the GPUs
  * back and diagnostics deciding (one node returns to service, the other escalates to a human), a node no reboot
  * mends replaced through Karpenter (its replacement passing the pre-flight gate before it takes work), and a storm
  * the breaker stops. Each chapter waits, with a deadline, for what the pipeline should do, and prints it as
  * it is seen.
  */
 public final class Story {
-  /** The story uses GPU nodes 3, 4, 5, 7, 8, 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
+  /** The story uses GPU nodes 3 to 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
   public static final int GPU_NODES_NEEDED = 22;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
+  private static final String RECOVERY_ALERT = "GpuRecoveryActionRequired";
   private static final String LOST_ALERT = "GpuCountDropped";
   private static final String IB_ALERT = "InfinibandLinkDown";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
@@ -46,6 +48,7 @@ public final class Story {
   private static final Map<String, List<String>> SERIES_READ = Map.of(
       XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
+      RECOVERY_ALERT, List.of("gpu:dcgm_recovery_action:current", "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION"),
       LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"),
       IB_ALERT, List.of("node_infiniband_state_id", "node_port:infiniband_active_recent:max1h", "node_port:infiniband_active:max7d"));
 
@@ -65,6 +68,7 @@ public final class Story {
   private final String lost2;
   private final String app;
   private final String reset;
+  private final String driverAsks;
   private final String beyond;
   private final String ib;
   private final List<String> storm;
@@ -83,6 +87,7 @@ public final class Story {
     lost2 = gpuNodes.get(9);
     app = gpuNodes.get(11);
     reset = gpuNodes.get(5);
+    driverAsks = gpuNodes.get(6);
     beyond = gpuNodes.get(8);
     ib = gpuNodes.get(4);
     storm = gpuNodes.subList(12, 22);
@@ -173,6 +178,19 @@ public final class Story {
     Repair r = awaitRepair(reset, resetAt, resetting, reset + " GPU 2 reports no XID after its reset");
     t.note("no wait for the alert to resolve: a passing dcgmi diag after the repair is what returns a node; its");
     t.note("3rd XID episode within 7 days would go to gpu-repeat-offender (replace) instead of another repair");
+
+    t.chapter("3b. The driver itself asks for a GPU reset on " + driverAsks + " (its recovery action, driver R565 and later)");
+    long askedAt = System.nanoTime();
+    p.simulator().inject(driverAsks, 4, "recovery_action", "1");
+    t.at("fault", driverAsks + " GPU 4: DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION = 1 (GPU_RESET; the kernel log says Xid 154,"
+        + " \"GPU recovery action changed from 0x0 (None) to 0x1\")");
+    List<Milestone> asked = new ArrayList<>(quarantineMilestones(RECOVERY_ALERT, driverAsks));
+    asked.addAll(repairMilestones(driverAsks, "GPU reset"));
+    Repair driverReset = awaitRepair(driverAsks, "recovery_action", askedAt, asked,
+        driverAsks + " GPU 4's recovery action reads 0 after its reset");
+    String driverPlaybook = decision(driverAsks, RECOVERY_ALERT).map(d -> d.path("playbook").asText()).orElse("");
+    t.note("where a GPU reports the driver's recovery action, that decides: no XID alert asks for more than it does;");
+    t.note("where it does not (older drivers or exporters), NVIDIA's Xid catalog decides, as in chapters 2 and 3");
 
     t.chapter("4. XID 13 on " + app + ": the application's fault, not the node's");
     long appAt = System.nanoTime();
@@ -266,6 +284,10 @@ public final class Story {
     t.plain(String.format("  %-18s %-26s %s", reset, "XID 48", "quarantined " + Timeline.human(r.seen().get("node"))
         + ", drained, GPU 2 reset (" + Timeline.human(r.took()) + "), diagnosed: back in service "
         + Timeline.human(r.back()) + " after the fault"));
+    t.plain(String.format("  %-18s %-26s %s", driverAsks, "driver: recovery action 1", "quarantined "
+        + Timeline.human(driverReset.seen().get("node")) + " by " + driverPlaybook + ", drained, GPU 4 reset ("
+        + Timeline.human(driverReset.took()) + "), diagnosed: back in service " + Timeline.human(driverReset.back())
+        + " after the driver asked"));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -285,7 +307,8 @@ public final class Story {
         + " and stage changes); silences: " + (xidSilenced ? "held while quarantined" : "NONE HELD") + ", "
         + (lostUnsilenced ? "expired at release" : "NOT EXPIRED")));
     return new StoryResult(x.get("node"), xidDecision, !see.pods(xid).contains(worker), see.inService(xid) ? rebooted.back() : null,
-        see.inService(reset) ? r.back() : null, List.of(routed.get("receivers").split(",")),
+        see.inService(reset) ? r.back() : null, see.inService(driverAsks) ? driverReset.back() : null, driverPlaybook,
+        List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
         replaced.earned(), ibBack);
@@ -419,8 +442,13 @@ public final class Story {
 
   /** Waits for a repair's milestones, then clears the simulated XID: the exporter reports 0 after a reset or reboot. */
   private Repair awaitRepair(String node, long since, List<Milestone> milestones, String cleared) throws Exception {
+    return awaitRepair(node, "xid", since, milestones, cleared);
+  }
+
+  /** Waits for a repair's milestones, then clears the simulated fault of this kind, as the repair does on a real GPU. */
+  private Repair awaitRepair(String node, String fault, long since, List<Milestone> milestones, String cleared) throws Exception {
     Map<String, Duration> seen = Milestones.await(since, STEP_TIMEOUT, milestones, this::report, () -> { });
-    p.simulator().clear(node, "xid");
+    p.simulator().clear(node, fault);
     t.at("fault", cleared + " (simulator: fault cleared)");
     return new Repair(seen, seen.get("back"), seen.get("repaired").minus(seen.get("repair")));
   }

@@ -12,6 +12,9 @@ import java.util.Map;
  * @param xidDrained whether the training worker on the XID node was evicted (once its budget allowed)
  * @param xidBack from the XID 79 to its node back in service after a reboot and diagnostics (null: not back)
  * @param resetBack from the XID 48 to its node back in service after a GPU reset and diagnostics (null: not back)
+ * @param driverResetBack from the driver's recovery action 1 to its node back in service after a GPU reset and
+ *     diagnostics (null: not back)
+ * @param driverPlaybook the playbook the remediator chose for the driver's recovery action
  * @param appXidReceivers where Alertmanager routed the application XID
  * @param appXidDecisions how many decisions the remediator made about the application XID's node
  * @param appXidNodeTouched whether that node was tainted, cordoned, given a health condition or a ledger
@@ -35,6 +38,8 @@ public record StoryResult(
     boolean xidDrained,
     Duration xidBack,
     Duration resetBack,
+    Duration driverResetBack,
+    String driverPlaybook,
     List<String> appXidReceivers,
     int appXidDecisions,
     boolean appXidNodeTouched,

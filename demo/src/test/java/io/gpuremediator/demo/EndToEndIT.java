@@ -38,6 +38,8 @@ class EndToEndIT {
     assertThat(r.xidDrained()).as("the training worker evicted once its PodDisruptionBudget allowed").isTrue();
     assertThat(r.xidBack()).as("XID 79: rebooted, diagnosed, back in service").isNotNull();
     assertThat(r.resetBack()).as("XID 48: GPU reset, diagnosed, back in service").isNotNull();
+    assertThat(r.driverPlaybook()).as("the driver's recovery action 1 takes the reset playbook").isEqualTo("gpu-recovery-reset");
+    assertThat(r.driverResetBack()).as("the driver's recovery action: GPU reset, diagnosed, back in service").isNotNull();
     assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
     assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
     assertThat(r.replacedThrough()).as("the node beyond repair: its NodeClaim deleted").contains("NodeClaim ")
@@ -65,6 +67,7 @@ class EndToEndIT {
         .anySatisfy(m -> assertThat(m).contains(" needs a human: diagnostics failed"));
     System.out.println("end-to-end fault-to-quarantine, XID 79 (simulator change to taint visible in the API): "
         + r.xidFaultToQuarantine().toMillis() + " ms; XID 79 to back in service after a reboot: " + r.xidBack().toMillis()
-        + " ms; XID 48 to back in service after a GPU reset: " + r.resetBack().toMillis() + " ms");
+        + " ms; XID 48 to back in service after a GPU reset: " + r.resetBack().toMillis() + " ms; the driver's recovery action to back in"
+        + " service after a GPU reset: " + r.driverResetBack().toMillis() + " ms");
   }
 }

@@ -13,6 +13,7 @@ final class Dump {
     fleet.inject(new SimFleet.Fault(gpuNode, 4, FaultKind.NVLINK_DOWN, ""));
     fleet.inject(new SimFleet.Fault(gpuNode, 5, FaultKind.GPU_LOST, ""));
     fleet.inject(new SimFleet.Fault(gpuNode, 6, FaultKind.OVERHEAT, ""));
+    fleet.inject(new SimFleet.Fault(gpuNode, 7, FaultKind.RECOVERY_ACTION, "1"));
     StringBuilder out = new StringBuilder(text.dcgm(gpuNode)).append(text.kubeStateMetrics());
     if (!fleet.trnNodes().isEmpty()) {
       String trn = fleet.trnNodes().get(0);

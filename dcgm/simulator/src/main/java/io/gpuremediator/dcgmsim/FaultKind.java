@@ -8,6 +8,12 @@ import java.util.Optional;
 enum FaultKind {
   /** An XID (value: the code; 79 by default). Hardware or application class depends on the code. */
   XID(true),
+  /**
+   * The driver asks for a recovery action (value: the NVML code, 1 GPU reset ... 7 system reboot): the GPU's
+   * DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION reads it. The node's driver is then one that reports the action (R565 and
+   * later): every GPU of the node reports it from then on, 0 when cleared; other nodes' drivers report nothing.
+   */
+  RECOVERY_ACTION(true),
   /** Double-bit (uncorrectable) ECC errors: the volatile DBE counter rises by one. */
   ECC_DBE(true),
   /** Row remapping failed (DCGM_FI_DEV_ROW_REMAP_FAILURE = 1). */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -19,6 +20,12 @@ import java.util.TreeMap;
  */
 final class MetricsText {
   private static final String DRIVER = "550.127.05";
+  /** The driver of nodes that report the GPU recovery action (R565 and later). */
+  private static final String DRIVER_WITH_RECOVERY_ACTION = "570.133.20";
+  /** The recovery action's names: released exporters' and DCGM 4.6's. */
+  private static final Set<String> RECOVERY_ACTION = Set.of("DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION", "DCGM_FI_DEV_GPU_RECOVERY_ACTION");
+  /** The per-link NVLink state's names: released exporters' and DCGM 4.6's. */
+  private static final Set<String> NVLINK_LINK_STATE = Set.of("DCGM_FI_DEV_NVLINK_GET_STATE", "DCGM_FI_DEV_NVLINK_LINK_STATUS");
   private static final String MODEL = "NVIDIA H100 80GB HBM3";
   private static final int NVLINKS = 18;
   private static final int NVLINK_THAT_FAILS = 3;
@@ -56,7 +63,7 @@ final class MetricsText {
           continue;
         }
         boolean nvlinkDown = fleet.fault(node, gpu, FaultKind.NVLINK_DOWN).isPresent();
-        if (field.name().equals("DCGM_FI_DEV_NVLINK_LINK_STATUS")) {
+        if (NVLINK_LINK_STATE.contains(field.name())) {
           for (int link = 0; link < NVLINKS; link++) {
             sample(out, field.name(), linkLabels(node, gpu, link), link == NVLINK_THAT_FAILS && nvlinkDown ? 0 : 1);
           }
@@ -69,6 +76,8 @@ final class MetricsText {
             labels.put("health_error_code", fails ? "DCGM_FR_NVLINK_DOWN" : "DCGM_FR_OK");
             sample(out, field.name(), labels, fails ? HEALTH_FAIL : HEALTH_PASS);
           }
+        } else if (RECOVERY_ACTION.contains(field.name()) && !fleet.reportsRecoveryAction(node)) {
+          continue;   // an older driver: DCGM has no value, and dcgm-exporter writes no series
         } else {
           Map<String, String> labels = gpuLabels(node, gpu);
           if (field.name().equals("DCGM_FI_DEV_XID_ERRORS")) {
@@ -97,6 +106,8 @@ final class MetricsText {
       case "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL" -> 1200 + gpu;
       case "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS" -> 2;
       case "DCGM_FI_DEV_ROW_REMAP_FAILURE" -> fleet.fault(node, gpu, FaultKind.ROW_REMAP_FAILURE).isPresent() ? 1 : 0;
+      case "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION", "DCGM_FI_DEV_GPU_RECOVERY_ACTION" ->
+          fleet.fault(node, gpu, FaultKind.RECOVERY_ACTION).map(f -> Double.parseDouble(f.value())).orElse(0.0);
       default -> 0;
     };
   }
@@ -110,7 +121,7 @@ final class MetricsText {
     l.put("modelName", MODEL);
     l.put("Hostname", node);
     if (csv.enables("DCGM_FI_DRIVER_VERSION")) {
-      l.put("DCGM_FI_DRIVER_VERSION", DRIVER);
+      l.put("DCGM_FI_DRIVER_VERSION", fleet.reportsRecoveryAction(node) ? DRIVER_WITH_RECOVERY_ACTION : DRIVER);
     }
     if (csv.enables("DCGM_FI_DEV_SERIAL")) {
       l.put("DCGM_FI_DEV_SERIAL", String.format("1654123%06d", Math.abs((node + gpu).hashCode()) % 1_000_000));

@@ -1,6 +1,7 @@
 package io.gpuremediator.dcgmsim;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,8 @@ final class SimFleet {
   private final Map<String, Fault> faults = new LinkedHashMap<>();
   private final Map<String, Long> dbeCounts = new LinkedHashMap<>();
   private final Map<String, Long> linkDowned = new LinkedHashMap<>();
+  /** The nodes whose driver reports the GPU recovery action: those a recovery_action fault was ever injected on. */
+  private final Set<String> recoveryActionNodes = new HashSet<>();
   /** The compute rails of every GPU node (port 1 each, ACTIVE), then a second card's port never cabled (DOWN). */
   static final List<String> IB_DEVICES = List.of("mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3");
   static final String IB_UNCABLED = "mlx5_4";
@@ -72,6 +75,9 @@ final class SimFleet {
     if (f.kind() == FaultKind.IB_DOWN) {
       linkDowned.merge(f.node() + "/" + f.value(), 1L, Long::sum);
     }
+    if (f.kind() == FaultKind.RECOVERY_ACTION) {
+      recoveryActionNodes.add(f.node());
+    }
     generation++;
     return Optional.empty();
   }
@@ -99,6 +105,9 @@ final class SimFleet {
     }
     if (f.kind() == FaultKind.XID && !f.value().matches("\\d{1,3}")) {
       return Optional.of("value: an XID code");
+    }
+    if (f.kind() == FaultKind.RECOVERY_ACTION && !f.value().matches("[1-9]")) {
+      return Optional.of("value: a recovery action code, 1 to 9");
     }
     return Optional.empty();
   }
@@ -130,6 +139,11 @@ final class SimFleet {
     String own = node + "/" + gpu + "/";
     String whole = node + "/-1/";
     return faults.keySet().stream().anyMatch(k -> k.startsWith(own) || k.startsWith(whole));
+  }
+
+  /** Whether the node's driver reports the GPU recovery action (DCGM leaves the field blank on older drivers). */
+  synchronized boolean reportsRecoveryAction(String node) {
+    return recoveryActionNodes.contains(node);
   }
 
   synchronized long dbeCount(String node, int gpu) {

@@ -9,8 +9,10 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 
 /**
  * The simulator's HTTP endpoints. Each exporter has its own path per node, so that Prometheus scrapes
@@ -105,8 +107,7 @@ final class SimulatorServer {
     }
     Optional<FaultKind> kind = FaultKind.fromCode(kindName);
     if (kind.isEmpty()) {
-      json(ctx, 400, error("kind: one of xid, ecc_dbe, row_remap_failure, nvlink_down, gpu_lost, overheat, ib_down, exporter_down,"
-          + " neuron_error"));
+      json(ctx, 400, error("kind: one of " + Arrays.stream(FaultKind.values()).map(FaultKind::code).collect(Collectors.joining(", "))));
       return;
     }
     Object gpu = body.getValue("gpu");
@@ -115,7 +116,12 @@ final class SimulatorServer {
       return;
     }
     String value = body.getValue("value") != null ? String.valueOf(body.getValue("value"))
-        : kind.get() == FaultKind.XID ? "79" : kind.get() == FaultKind.IB_DOWN ? SimFleet.IB_DEVICES.get(0) : "";
+        : switch (kind.get()) {
+          case XID -> "79";
+          case IB_DOWN -> SimFleet.IB_DEVICES.get(0);
+          case RECOVERY_ACTION -> "1";
+          default -> "";
+        };
     SimFleet.Fault fault = new SimFleet.Fault(node, gpu == null ? -1 : (Integer) gpu, kind.get(), value);
     Optional<String> refused = fleet.inject(fault);
     if (refused.isPresent()) {

@@ -32,7 +32,7 @@ class SimulatorTest {
   private static CountersCsv withLinkState(Path dir) throws IOException {
     Path file = dir.resolve("counters.csv");
     Files.writeString(file, Files.readString(CSV)
-        .replace("# DCGM_FI_DEV_NVLINK_LINK_STATUS,", "DCGM_FI_DEV_NVLINK_LINK_STATUS,"));
+        .replace("# DCGM_FI_DEV_NVLINK_GET_STATE,", "DCGM_FI_DEV_NVLINK_GET_STATE,"));
     return CountersCsv.read(file);
   }
 
@@ -70,8 +70,9 @@ class SimulatorTest {
     String text = get("/metrics/dcgm/gpu-node-1").body();
     for (CountersCsv.Field f : csv.metrics()) {
       long expected = switch (f.name()) {
-        case "DCGM_FI_DEV_NVLINK_LINK_STATUS" -> 8 * 18;
+        case "DCGM_FI_DEV_NVLINK_GET_STATE" -> 8 * 18;
         case "DCGM_EXP_GPU_HEALTH_STATUS" -> 8 * 4;
+        case "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION" -> 0;   // gpu-node-1's driver does not report it
         default -> 8;
       };
       assertThat(series(text, f.name())).as(f.name()).isEqualTo(expected);
@@ -82,7 +83,7 @@ class SimulatorTest {
         + "modelName=\"NVIDIA H100 80GB HBM3\",namespace=\"training\",node=\"gpu-node-1\",pci_bus_id=\"00000000:18:00.0\","
         + "pod=\"gpu-node-1-trainer-0\"} 38");
     assertThat(text).contains("err_code=\"0\",err_msg=\"No Error\"");
-    assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{device=\"nvidia0\",gpu=\"0\",gpu_uuid=\"GPU-[0-9a-f-]+\","
+    assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_GET_STATE\\{device=\"nvidia0\",gpu=\"0\",gpu_uuid=\"GPU-[0-9a-f-]+\","
         + "hostname=\"gpu-node-1\",model_name=\"NVIDIA H100 80GB HBM3\",node=\"gpu-node-1\",nvlink=\"0\"");
   }
 
@@ -102,7 +103,7 @@ class SimulatorTest {
         .containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*gpu=\"0\"[^}]*pod=\"gpu-node-0-trainer-0\"} 0");
     assertThat(text).doesNotContain("gpu=\"5\"");
     assertThat(text).containsPattern("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL\\{[^}]*gpu=\"1\"[^}]*} 1");
-    assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_LINK_STATUS\\{[^}]*gpu=\"2\"[^}]*nvlink=\"3\",pci_bus_id=\"[^\"]+\"} 0");
+    assertThat(text).containsPattern("DCGM_FI_DEV_NVLINK_GET_STATE\\{[^}]*gpu=\"2\"[^}]*nvlink=\"3\",pci_bus_id=\"[^\"]+\"} 0");
     assertThat(text).containsPattern("DCGM_EXP_GPU_HEALTH_STATUS\\{[^}]*gpu=\"2\",health_error_code=\"DCGM_FR_NVLINK_DOWN\",health_watch=\"NVLINK\"[^}]*} 20");
     assertThat(text).containsPattern("DCGM_EXP_GPU_HEALTH_STATUS\\{[^}]*gpu=\"3\",health_error_code=\"DCGM_FR_OK\",health_watch=\"NVLINK\"[^}]*} 0");
     assertThat(text).containsPattern("DCGM_FI_DEV_ROW_REMAP_FAILURE\\{[^}]*gpu=\"4\"[^}]*} 1");
@@ -113,10 +114,25 @@ class SimulatorTest {
   }
 
   @Test
+  void aRecoveryActionIsReportedByEveryGpuOfItsNodeFromThenOnAndNowhereElse() throws Exception {
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":4,\"kind\":\"recovery_action\",\"value\":\"1\"}")
+        .statusCode()).isEqualTo(200);
+    String text = get("/metrics/dcgm/gpu-node-0").body();
+    assertThat(series(text, "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION")).isEqualTo(8);
+    assertThat(text).containsPattern("DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION\\{[^}]*DCGM_FI_DRIVER_VERSION=\"570[^}]*gpu=\"4\"[^}]*} 1")
+        .containsPattern("DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION\\{[^}]*gpu=\"3\"[^}]*} 0");
+    assertThat(series(get("/metrics/dcgm/gpu-node-1").body(), "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION")).isZero();
+    fault("DELETE", "/faults?node=gpu-node-0&kind=recovery_action", null);
+    assertThat(get("/metrics/dcgm/gpu-node-0").body()).containsPattern("DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION\\{[^}]*gpu=\"4\"[^}]*} 0");
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"gpu\":4,\"kind\":\"recovery_action\",\"value\":\"x\"}")
+        .statusCode()).isEqualTo(400);
+  }
+
+  @Test
   void theShippedCsvLeavesPerLinkStateOff() throws Exception {
     assertThat(CountersCsv.read(CSV).metrics()).extracting(CountersCsv.Field::name)
-        .contains("DCGM_EXP_GPU_HEALTH_STATUS").doesNotContain("DCGM_FI_DEV_NVLINK_LINK_STATUS");
-    assertThat(csv.metrics()).extracting(CountersCsv.Field::name).contains("DCGM_FI_DEV_NVLINK_LINK_STATUS");
+        .contains("DCGM_EXP_GPU_HEALTH_STATUS").doesNotContain("DCGM_FI_DEV_NVLINK_GET_STATE");
+    assertThat(csv.metrics()).extracting(CountersCsv.Field::name).contains("DCGM_FI_DEV_NVLINK_GET_STATE");
   }
 
   @Test
