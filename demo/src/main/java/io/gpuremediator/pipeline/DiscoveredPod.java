@@ -66,8 +66,9 @@ public record DiscoveredPod(String namespace, String name, String node, Map<Stri
       } else {
         pods.add(new DiscoveredPod("kube-system", "node-problem-detector-" + n.name(), n.name(), app("node-problem-detector"), 20257, sim,
             "/metrics/npd/" + n.name()));
-        pods.add(new DiscoveredPod("kube-system", "neuron-monitor-" + n.name(), n.name(), app("neuron-monitor"), 8000, sim,
-            "/metrics/neuron-monitor/" + n.name()));
+        // As AWS's reference DaemonSet deploys it (aws-neuron-sdk src/k8/k8s-neuron-monitor-daemonset.yml).
+        pods.add(new DiscoveredPod("neuron-monitor", "neuron-monitor-" + n.name(), n.name(), Map.of("app", "neuron-monitor",
+            "version", "v1"), 8000, sim, "/metrics/neuron-monitor/" + n.name()));
       }
     }
     String first = nodes.get(0).name();

@@ -89,7 +89,7 @@ public final class SimCluster implements AutoCloseable {
     return gpuNodes.size();
   }
 
-  private static Node node(SimNode n) {
+  static Node node(SimNode n) {
     boolean gpu = n.kind() == SimNode.Kind.GPU;
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("kubernetes.io/hostname", n.name());
@@ -101,7 +101,9 @@ public final class SimCluster implements AutoCloseable {
       labels.put("nvidia.com/gpu.count", "8");
       labels.put("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
     } else {
-      labels.put("aws.amazon.com/neuron.present", "true");
+      // As an EKS managed node group labels a Trainium node (tests/real/nodes): no accelerator label, its instance type.
+      labels.put("eks.amazonaws.com/nodegroup", "neuron-trn1-32xl");
+      labels.put("eks.amazonaws.com/capacityType", "ON_DEMAND");
     }
     Map<String, Quantity> capacity = Map.of("cpu", new Quantity("192"), "memory", new Quantity("2048Gi"), "pods", new Quantity("110"),
         gpu ? "nvidia.com/gpu" : "aws.amazon.com/neuron", new Quantity(gpu ? "8" : "16"));

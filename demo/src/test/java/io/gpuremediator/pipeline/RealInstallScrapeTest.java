@@ -61,6 +61,7 @@ class RealInstallScrapeTest {
     int operatorPort = at(daemonSet, "spec", "template", "spec", "containers", "0", "ports", "0", "containerPort");
     Map<String, Object> v249 = yaml(REAL.resolve("gpu-operator/v24.9.2/0900_daemonset.yaml"), 0);
     Map<String, Object> dra = yaml(REAL.resolve("gpu-operator/v26.7.0-dra/0700_daemonset.yaml"), 0);
+    Map<String, Object> neuron = yaml(REAL.resolve("aws/k8s-neuron-monitor-daemonset.yml"), 0);
 
     byte[] capture = Files.readAllBytes(CAPTURE);
     HttpServer exporter = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -83,6 +84,9 @@ class RealInstallScrapeTest {
           new DiscoveredPod("gpu-operator", "nvidia-dcgm-exporter-dra-m2x7c", "dra-node",
               at(dra, "spec", "template", "metadata", "labels"),
               at(dra, "spec", "template", "spec", "containers", "0", "ports", "0", "containerPort"), address, "/metrics"),
+          new DiscoveredPod(at(neuron, "metadata", "namespace"), "neuron-monitor-8c2lq", "trn-node",
+              at(neuron, "spec", "template", "metadata", "labels"),
+              at(neuron, "spec", "template", "spec", "containers", "0", "ports", "0", "containerPort"), address, "/metrics"),
           new DiscoveredPod("monitoring", "node-exporter-5tgfw", "other-node", Map.of("app", "node-exporter"), 9400, address, "/metrics"));
       Path config = dir.resolve("prometheus.yml");
       Files.writeString(config, ScrapeConfig.render(Path.of("../dcgm/prometheus.yml"), pods, Duration.ofSeconds(1)));
@@ -96,18 +100,20 @@ class RealInstallScrapeTest {
           Duration.ofMillis(200), () -> {
             Map<String, String> byNode = new TreeMap<>();
             for (JsonNode r : http.get(url, null).path("data").path("result")) {
-              byNode.put(r.path("metric").path("node").asText(), r.path("value").path(1).asText());
+              byNode.put(r.path("metric").path("node").asText() + "/" + r.path("metric").path("job").asText(),
+                  r.path("value").path(1).asText());
             }
-            if (byNode.size() < 4) {
+            if (byNode.size() < 5) {
               throw new IllegalStateException("Prometheus has XID series for " + byNode + " (node=count)");
             }
             return Optional.of(byNode);
           });
       // Each exporter serves the capture's 6 XID series (one per MIG instance), named by the node its pod runs on: the
       // chart's, the GPU Operator's (as its older manifests and v24.9.2 label it) and v26.7's GPUCluster (DRA) stack's;
-      // the pod of another DaemonSet on the same port is not scraped as dcgm-exporter.
-      assertThat(seen).containsExactlyInAnyOrderEntriesOf(Map.of("operator-node", "6", "chart-node", "6",
-          "operator-24-9-node", "6", "dra-node", "6"));
+      // the pod of another DaemonSet on the same port is not scraped as dcgm-exporter. neuron-monitor as AWS's reference
+      // DaemonSet deploys it (here serving the same text) is scraped by its own job.
+      assertThat(seen).containsExactlyInAnyOrderEntriesOf(Map.of("operator-node/dcgm-exporter", "6", "chart-node/dcgm-exporter", "6",
+          "operator-24-9-node/dcgm-exporter", "6", "dra-node/dcgm-exporter", "6", "trn-node/neuron-monitor", "6"));
     } finally {
       exporter.stop(0);
     }

@@ -2,24 +2,41 @@ package io.gpuremediator.node;
 
 import io.gpuremediator.yaml.MapReader.Parsed;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
- * An equality-based Kubernetes label selector ({@code k=v}, {@code k==v}, {@code k!=v}, {@code k},
- * {@code !k}, comma-separated, all must hold), evaluated locally against a node's labels; or several such
- * selectors of which any may hold ({@code node_selector} as a list: GPU nodes are labelled differently by GPU
- * Feature Discovery, GKE, AKS and Karpenter, and no one label selector can say "any of these").
+ * A Kubernetes label selector ({@code k=v}, {@code k==v}, {@code k!=v}, {@code k}, {@code !k}, and the set-based
+ * {@code k in (a, b)} and {@code k notin (a, b)}; comma-separated, all must hold), evaluated locally against a node's
+ * labels; or several such selectors of which any may hold ({@code node_selector} as a list: GPU and Neuron nodes are
+ * labelled differently by GPU Feature Discovery, GKE, AKS, Karpenter and EKS node groups, and no one label selector can
+ * say "any of these").
  */
 public record LabelSelector(String text, List<List<Requirement>> alternatives) {
   /**
-   * The default {@code node_selector}: the GPU labels of GPU Feature Discovery (GPU Operator), GKE GPU node pools, AKS GPU
-   * node pools, Karpenter on EKS, and EKS node groups labelled for the cluster autoscaler.
+   * The GPU labels of GPU Feature Discovery (GPU Operator), GKE GPU node pools, AKS GPU node pools, Karpenter on EKS, and
+   * EKS node groups labelled for the cluster autoscaler.
    */
   public static final List<String> GPU_NODES = List.of("nvidia.com/gpu.present=true", "cloud.google.com/gke-accelerator",
       "kubernetes.azure.com/accelerator=nvidia", "karpenter.k8s.aws/instance-gpu-manufacturer=nvidia", "k8s.amazonaws.com/accelerator");
+  /**
+   * AWS Neuron (Trainium, Inferentia) nodes as EKS labels them: Karpenter's accelerator manufacturer, and for managed
+   * node groups and eksctl, which add no accelerator label, the instance type, as AWS's own Neuron manifests select
+   * them (the types of the CloudWatch Observability add-on's neuron-monitor affinity, SageMaker HyperPod's ml. types
+   * among them, and of the Neuron Helm chart's).
+   */
+  public static final List<String> NEURON_NODES = List.of("karpenter.k8s.aws/instance-accelerator-manufacturer=aws",
+      "node.kubernetes.io/instance-type in (trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge, trn2.3xlarge, trn2.48xlarge,"
+          + " trn2a.48xlarge, trn2n.48xlarge, trn2u.48xlarge, inf1.xlarge, inf1.2xlarge, inf1.6xlarge, inf1.24xlarge,"
+          + " inf2.xlarge, inf2.8xlarge, inf2.24xlarge, inf2.48xlarge, inf2e.32xlarge, ml.trn1.2xlarge, ml.trn1.32xlarge, ml.trn1n.32xlarge,"
+          + " ml.inf1.xlarge, ml.inf1.2xlarge, ml.inf1.6xlarge, ml.inf1.24xlarge, ml.inf2.xlarge, ml.inf2.8xlarge,"
+          + " ml.inf2.24xlarge, ml.inf2.48xlarge)");
 
   /** Makes defensive copies. */
   public LabelSelector {
@@ -44,40 +61,61 @@ public record LabelSelector(String text, List<List<Requirement>> alternatives) {
 
   /**
    * This selector in the API server's label selector syntax, when it can say it: one alternative with at least one
-   * requirement. A list of several cannot (the API has no "or"), nor can an empty selector, which selects every node.
+   * requirement. A list of several cannot (the API has no "or"; the default is a list), nor can an empty selector, which
+   * selects every node.
    */
   public Optional<String> apiSelector() {
     if (alternatives.size() != 1 || alternatives.get(0).isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(String.join(",", alternatives.get(0).stream().map(r -> switch (r.op()) {
-      case EQUALS -> r.key() + "=" + r.value();
-      case NOT_EQUALS -> r.key() + "!=" + r.value();
-      case EXISTS -> r.key();
-      case NOT_EXISTS -> "!" + r.key();
-    }).toList()));
+    return Optional.of(String.join(",", alternatives.get(0).stream().map(Requirement::toString).toList()));
   }
 
-  /** The default selector, {@link #GPU_NODES}. */
+  /** The default selector: {@link #GPU_NODES} and {@link #NEURON_NODES}. */
   public static LabelSelector gpuNodes() {
-    return anyOf(GPU_NODES.stream().map(t -> parse(t).value()).toList());
+    return anyOf(Stream.concat(GPU_NODES.stream(), NEURON_NODES.stream()).map(t -> parse(t).value()).toList());
   }
 
-  /** One requirement of a selector. */
-  public record Requirement(String key, Op op, String value) {}
+  /** One requirement of a selector; {@code values} holds the set of {@code in} and {@code notin}, {@code value} the rest's. */
+  public record Requirement(String key, Op op, String value, List<String> values) {
+    /** Copies the values. */
+    public Requirement {
+      values = List.copyOf(values);
+    }
+
+    Requirement(String key, Op op, String value) {
+      this(key, op, value, List.of());
+    }
+
+    /** The requirement in the API server's syntax. */
+    @Override
+    public String toString() {
+      return switch (op) {
+        case EQUALS -> key + "=" + value;
+        case NOT_EQUALS -> key + "!=" + value;
+        case EXISTS -> key;
+        case NOT_EXISTS -> "!" + key;
+        case IN -> key + " in (" + String.join(",", values) + ")";
+        case NOT_IN -> key + " notin (" + String.join(",", values) + ")";
+      };
+    }
+  }
 
   /** The operators supported. */
-  public enum Op { EQUALS, NOT_EQUALS, EXISTS, NOT_EXISTS }
+  public enum Op { EQUALS, NOT_EQUALS, EXISTS, NOT_EXISTS, IN, NOT_IN }
+
+  private static final Pattern SET_BASED = Pattern.compile("(\\S+)\\s+(in|notin)\\s*\\(([^()]*)\\)");
 
   /** Parses a selector; an empty string selects every node. */
   public static Parsed<LabelSelector> parse(String text) {
     List<Requirement> reqs = new ArrayList<>();
     if (!text.isBlank()) {
-      for (String raw : text.split(",", -1)) {
+      for (String raw : text.split(",(?![^()]*\\))", -1)) {
         String part = raw.strip();
         Requirement r = parseOne(part);
         if (r == null) {
-          return Parsed.error("\"" + part + "\" is not a label selector requirement (key=value, key!=value, key or !key)");
+          return Parsed.error("\"" + part + "\" is not a label selector requirement (key=value, key!=value, key, !key,"
+              + " key in (v1, v2) or key notin (v1, v2))");
         }
         reqs.add(r);
       }
@@ -89,7 +127,14 @@ public record LabelSelector(String text, List<List<Requirement>> alternatives) {
     Requirement r;
     int ne = part.indexOf("!=");
     int eq = part.indexOf('=');
-    if (ne > 0) {
+    Matcher set = SET_BASED.matcher(part);
+    if (set.matches()) {
+      List<String> values = Arrays.stream(set.group(3).split(",")).map(String::strip).toList();
+      if (values.stream().anyMatch(v -> !FieldRule.LABEL_VALUE.accepts(v) || v.isEmpty())) {
+        return null;
+      }
+      r = new Requirement(set.group(1), set.group(2).equals("in") ? Op.IN : Op.NOT_IN, "", values);
+    } else if (ne > 0) {
       r = new Requirement(part.substring(0, ne).strip(), Op.NOT_EQUALS, part.substring(ne + 2).strip());
     } else if (eq > 0) {
       int valueStart = part.startsWith("==", eq) ? eq + 2 : eq + 1;
@@ -121,6 +166,8 @@ public record LabelSelector(String text, List<List<Requirement>> alternatives) {
         case NOT_EQUALS -> !r.value().equals(actual);
         case EXISTS -> actual != null;
         case NOT_EXISTS -> actual == null;
+        case IN -> actual != null && r.values().contains(actual);
+        case NOT_IN -> actual == null || !r.values().contains(actual);
       };
       if (!ok) {
         return false;

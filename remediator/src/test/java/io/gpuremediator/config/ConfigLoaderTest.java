@@ -3,6 +3,7 @@ package io.gpuremediator.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.config.RemediatorConfig.Breaker;
+import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.value.Rate;
 import java.io.IOException;
 import java.net.URI;
@@ -10,9 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ConfigLoaderTest {
   @TempDir Path dir;
@@ -23,6 +27,20 @@ class ConfigLoaderTest {
     return ConfigLoader.load(f);
   }
 
+  /**
+   * Every shipped service config (deploy/, and the chart's values as the CI renders them) selects the GPU and Neuron
+   * nodes of every install: the example spells out the default, the others take it.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"../deploy/remediator.example.yaml", "../deploy/base/remediator.yaml", "../deploy/aws/remediator.yaml",
+      "../deploy/karpenter/remediator.yaml", "../deploy/cluster-api/remediator.yaml", "../deploy/redfish/remediator.yaml"})
+  void everyShippedConfigSelectsGpuAndNeuronNodes(String file) {
+    RemediatorConfig c = ConfigLoader.load(Path.of(file)).config().orElseThrow();
+    assertThat(c.nodeSelector().alternatives()).isEqualTo(LabelSelector.gpuNodes().alternatives());
+    assertThat(c.nodeSelector().matches(Map.of("node.kubernetes.io/instance-type", "trn1.32xlarge"))).isTrue();
+    assertThat(c.nodeSelector().matches(Map.of("nvidia.com/gpu.present", "true"))).isTrue();
+  }
+
   @Test
   void appliesTheDocumentedDefaults() throws IOException {
     RemediatorConfig c = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
@@ -31,8 +49,9 @@ class ConfigLoaderTest {
     assertThat(c.auth().bearerTokenFile()).contains(dir.resolve("token"));
     assertThat(c.maxBodyBytes()).isEqualTo(4_194_304);
     assertThat(c.playbooks()).containsExactly(Path.of("/etc/remediator/playbooks"));
-    assertThat(c.nodeSelector()).hasToString("[nvidia.com/gpu.present=true, cloud.google.com/gke-accelerator,"
-        + " kubernetes.azure.com/accelerator=nvidia, karpenter.k8s.aws/instance-gpu-manufacturer=nvidia, k8s.amazonaws.com/accelerator]");
+    assertThat(c.nodeSelector().toString()).startsWith("[nvidia.com/gpu.present=true, cloud.google.com/gke-accelerator,"
+        + " kubernetes.azure.com/accelerator=nvidia, karpenter.k8s.aws/instance-gpu-manufacturer=nvidia, k8s.amazonaws.com/accelerator,"
+        + " karpenter.k8s.aws/instance-accelerator-manufacturer=aws, node.kubernetes.io/instance-type in (trn1.2xlarge,");
     assertThat(c.nodeFrom()).containsExactly("node", "Hostname", "hostname", "instance");
     assertThat(c.safety().maxUnavailable()).hasToString("10%");
     assertThat(c.safety().rateLimit()).hasToString("10/1h");

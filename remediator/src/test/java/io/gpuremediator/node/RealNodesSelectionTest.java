@@ -71,6 +71,94 @@ class RealNodesSelectionTest {
         LabelSelector.parse("eks.amazonaws.com/nodegroup=managed-ondemand-20220925033713447600000001").value())).matches(labels)).isTrue();
   }
 
+  /** The Neuron instance types of AWS's own manifests (tests/real/aws): the CloudWatch add-on's and the Neuron chart's. */
+  private static List<String> neuronInstanceTypes() throws IOException {
+    List<String> types = new ArrayList<>();
+    Pattern item = Pattern.compile("^\\s*- ((?:ml\\.)?(?:trn|inf)[0-9a-z.]+)\\s*$");
+    for (String line : Files.readAllLines(Path.of("../tests/real/aws/cloudwatch-observability-neuron-monitor-affinity.yaml"))) {
+      var m = item.matcher(line);
+      if (m.find()) {
+        types.add(m.group(1));
+      }
+    }
+    String chart = Files.readString(Path.of("../tests/real/aws/neuron-helm-chart-neuron-instances.yaml"));
+    for (String t : chart.substring(chart.indexOf('[') + 1, chart.indexOf(']')).split(",")) {
+      types.add(t.strip());
+    }
+    return types;
+  }
+
+  /**
+   * A Trainium or Inferentia node of an EKS managed node group or eksctl carries no accelerator label: it is labelled as
+   * the recorded managed node group's node is, with its own instance type (node.kubernetes.io/instance-type, which AWS's
+   * Neuron manifests select on). Every type AWS's manifests list is selected by the default; a GPU-less, Neuron-less
+   * instance of the same node group is not.
+   */
+  @Test
+  void theDefaultSelectsNeuronNodesOfManagedNodeGroupsAndEksctlByTheirInstanceType() throws IOException {
+    List<String> types = neuronInstanceTypes();
+    assertThat(types).contains("trn1.32xlarge", "trn2.48xlarge", "inf2.48xlarge", "inf1.xlarge", "ml.trn1.32xlarge");
+    Map<String, String> mng = labels("eks-managed-nodegroup-p3.txt");
+    for (String type : types) {
+      Map<String, String> labels = new LinkedHashMap<>(mng);
+      labels.put("node.kubernetes.io/instance-type", type);
+      labels.put("beta.kubernetes.io/instance-type", type);
+      assertThat(LabelSelector.gpuNodes().matches(labels)).as(type).isTrue();
+    }
+    Map<String, String> cpu = new LinkedHashMap<>(mng);
+    cpu.put("node.kubernetes.io/instance-type", "m5.2xlarge");
+    assertThat(LabelSelector.gpuNodes().matches(cpu)).isFalse();
+  }
+
+  /**
+   * Karpenter labels a Neuron instance with karpenter.k8s.aws/instance-accelerator-manufacturer=aws (its instance-type
+   * provider, recorded in tests/real/karpenter): a Trainium node of the recorded Karpenter node's label set, as Karpenter
+   * labels it, is selected whatever its instance type; the recorded NVIDIA one is still a GPU node.
+   */
+  @Test
+  void theDefaultSelectsNeuronNodesKarpenterLaunched() throws IOException {
+    String source = Files.readString(Path.of("../tests/real/karpenter/instancetype-neuron-labels.go.txt"));
+    assertThat(source).contains("LabelInstanceAcceleratorManufacturer).Insert(lowerKabobCase(\"aws\"))")
+        .contains("LabelInstanceAcceleratorManufacturer      = apis.Group + \"/instance-accelerator-manufacturer\"")
+        .contains("Group              = \"karpenter.k8s.aws\"");
+    Map<String, String> labels = new LinkedHashMap<>(labels("eks-karpenter-g4dn.txt"));
+    labels.keySet().removeIf(k -> k.startsWith("karpenter.k8s.aws/instance-gpu"));
+    labels.put("karpenter.k8s.aws/instance-family", "trn3");
+    labels.put("node.kubernetes.io/instance-type", "trn3.48xlarge");
+    labels.put("karpenter.k8s.aws/instance-accelerator-manufacturer", "aws");
+    labels.put("karpenter.k8s.aws/instance-accelerator-name", "trainium3");
+    assertThat(LabelSelector.gpuNodes().matches(labels)).as("a type no list knows yet").isTrue();
+  }
+
+  /**
+   * The Neuron NPD DaemonSet (deploy/npd) runs on the nodes the service selects as Neuron nodes: its node affinity's
+   * terms are the default's Neuron selectors, and every instance type of AWS's own manifests is among them (the old
+   * nodeSelector, aws.amazon.com/neuron.present=true, is a label no EKS, Karpenter or eksctl node carries).
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void theNeuronNodeProblemDetectorRunsOnTheNeuronNodesTheServiceSelects() throws IOException {
+    Map<String, Object> ds = new Yaml().load(Files.readString(Path.of("../deploy/npd/daemonset-neuron.yaml")));
+    Map<String, Object> spec = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) ds.get("spec")).get("template")).get("spec");
+    assertThat(spec).doesNotContainKey("nodeSelector");
+    List<Map<String, Object>> terms = (List<Map<String, Object>>) ((Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>)
+        spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")).get("nodeSelectorTerms");
+    List<String> selectors = new ArrayList<>();
+    for (Map<String, Object> term : terms) {
+      for (Map<String, Object> e : (List<Map<String, Object>>) term.get("matchExpressions")) {
+        assertThat(e.get("operator")).isEqualTo("In");
+        List<String> values = (List<String>) e.get("values");
+        selectors.add(values.size() == 1 && !"node.kubernetes.io/instance-type".equals(e.get("key")) ? e.get("key") + "=" + values.get(0)
+            : e.get("key") + " in (" + String.join(", ", values) + ")");
+      }
+    }
+    assertThat(LabelSelector.anyOf(selectors.stream().map(t -> LabelSelector.parse(t).value()).toList()).alternatives())
+        .isEqualTo(LabelSelector.anyOf(LabelSelector.NEURON_NODES.stream().map(t -> LabelSelector.parse(t).value()).toList())
+            .alternatives());
+    String types = selectors.get(1);
+    assertThat(neuronInstanceTypes()).allSatisfy(t -> assertThat(types).containsPattern("[ (]" + Pattern.quote(t) + "[,)]"));
+  }
+
   @Test
   void playbooksChooseANodeGroupByTheLabelsRealNodesCarry() throws IOException {
     PlaybookSet set = new PlaybookSet(List.of(
