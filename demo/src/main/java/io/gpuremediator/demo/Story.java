@@ -48,7 +48,7 @@ public final class Story {
   private static final Map<String, List<String>> SERIES_READ = Map.of(
       XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
       APP_XID_ALERT, List.of("gpu:dcgm_xid_errors:max", "gpu:dcgm_xid_errors:held10m"),
-      RECOVERY_ALERT, List.of("gpu:dcgm_recovery_action:current", "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION"),
+      RECOVERY_ALERT, List.of("DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION", "node:dcgm_recovery_action:reported"),
       LOST_ALERT, List.of("node:dcgm_gpus:count", "node:gpus_expected:max1d", "up"),
       IB_ALERT, List.of("node_infiniband_state_id", "node_port:infiniband_active_recent:max1h", "node_port:infiniband_active:max7d"));
 
