@@ -157,6 +157,11 @@ class RealNodesSelectionTest {
             .alternatives());
     String types = selectors.get(1);
     assertThat(neuronInstanceTypes()).allSatisfy(t -> assertThat(types).containsPattern("[ (]" + Pattern.quote(t) + "[,)]"));
+    // AWS's own Neuron chart places its NPD the same way (by instance type, its neuronInstances), and binds its metrics to
+    // 127.0.0.1 (no --prometheus-address): why its condition reaches Prometheus only through kube-state-metrics.
+    String aws = Files.readString(Path.of("../tests/real/aws/neuron-helm-chart-npd-daemonset.yaml"));
+    assertThat(aws).contains("key: {{ include \"node.instanceTypeKey\" . }}", "values: {{ .Values.neuronInstances")
+        .doesNotContain("prometheus-address");
   }
 
   @Test
