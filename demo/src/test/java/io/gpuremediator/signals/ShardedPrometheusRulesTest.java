@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,19 +66,36 @@ class ShardedPrometheusRulesTest {
         urls.add(prometheus(processes, "shard-" + s, Shards.of(whole, s, SHARDS)));
       }
 
-      // Faults that are faults only against what was (a counter's increase, a link or GPU count seen before): once
-      // every server has evaluated each group run at least once a minute over the healthy fleet.
-      Poll.until("every group of at most a minute's interval evaluated on every server", Duration.ofSeconds(120),
-          Duration.ofMillis(500), () -> {
-            for (String url : urls) {
+      // Faults that are faults only against what was (a counter's increase, a link or GPU count seen before, the proof
+      // that a GPU has NVLink): once every server has scraped every target, and then evaluated each group run at least
+      // once a minute over the healthy fleet. A group's first run may come before the first scrape and record nothing;
+      // the next is a minute later.
+      for (String url : urls) {
+        Instant scraped = Poll.until(url + " scraping every target once (the remediator's is down: no remediator runs here)", Duration.ofSeconds(60), Duration.ofMillis(250), () -> {
+          Instant last = Instant.EPOCH;
+          JsonNode targets = http.get(url + "/api/v1/targets?state=active", null).path("data").path("activeTargets");
+          for (JsonNode t : targets) {
+            String at = t.path("lastScrape").asText();
+            if (at.startsWith("0001")) {
+              throw new IllegalStateException(t.path("scrapeUrl").asText() + " not yet scraped");
+            }
+            Instant when = OffsetDateTime.parse(at).toInstant();
+            last = when.isAfter(last) ? when : last;
+          }
+          return targets.isEmpty() ? Optional.empty() : Optional.of(last);
+        });
+        Poll.until(url + " evaluating every group of at most a minute's interval after " + scraped, Duration.ofSeconds(120),
+            Duration.ofMillis(500), () -> {
               for (JsonNode g : http.get(url + "/api/v1/rules", null).path("data").path("groups")) {
-                if (g.path("interval").asDouble() <= 60 && g.path("lastEvaluation").asText().startsWith("0001")) {
-                  throw new IllegalStateException(url + " has not yet evaluated " + g.path("name").asText());
+                String last = g.path("lastEvaluation").asText();
+                if (g.path("interval").asDouble() <= 60
+                    && (last.startsWith("0001") || !OffsetDateTime.parse(last).toInstant().isAfter(scraped))) {
+                  throw new IllegalStateException(g.path("name").asText() + " last evaluated " + last);
                 }
               }
-            }
-            return Optional.of(true);
-          });
+              return Optional.of(true);
+            });
+      }
       simulator.inject("gpu-node-3", null, "ib_down", "mlx5_1");
       simulator.inject("gpu-node-4", 5, "nvlink_down", null);
       simulator.inject("gpu-node-5", 7, "gpu_lost", null);
