@@ -101,7 +101,8 @@ public final class SimCluster implements AutoCloseable {
       labels.put("nvidia.com/gpu.count", "8");
       labels.put("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
     } else {
-      // As an EKS managed node group labels a Trainium node (tests/real/nodes): no accelerator label, its instance type.
+      // As an EKS managed node group labels a Trainium node (tests/real/nodes, a trn1.2xlarge): no accelerator label, its
+      // instance type.
       labels.put("eks.amazonaws.com/nodegroup", "neuron-trn1-32xl");
       labels.put("eks.amazonaws.com/capacityType", "ON_DEMAND");
     }

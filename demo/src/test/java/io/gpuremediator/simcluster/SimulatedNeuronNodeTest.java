@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The demo's Trainium nodes carry the labels an EKS managed node group's node carries (tests/real/nodes, the recorded
- * node's label keys) and none it lacks, and the service's default node_selector selects them as it would a real one.
+ * The demo's Trainium nodes carry the labels a real Trainium node of an EKS managed node group carries (tests/real/nodes,
+ * a trn1.2xlarge eksctl made: its label keys and its Neuron resource) and none it lacks, and the service's default
+ * node_selector selects them as it would the real one.
  */
 class SimulatedNeuronNodeTest {
   private static final Pattern LABEL = Pattern.compile("^(?:Labels:)?\\s*([A-Za-z0-9./_-]+)=(\\S*)\\s*$");
@@ -21,7 +22,7 @@ class SimulatedNeuronNodeTest {
   @Test
   void aSimulatedTrainiumNodeIsLabelledAsARealManagedNodeGroupsNodeIs() throws Exception {
     Set<String> real = new TreeSet<>();
-    for (String line : Files.readAllLines(Path.of("../tests/real/nodes/eks-managed-nodegroup-p3.txt"))) {
+    for (String line : Files.readAllLines(Path.of("../tests/real/nodes/eks-eksctl-managed-nodegroup-trn1-2xlarge.txt"))) {
       var m = LABEL.matcher(line);
       if (m.find()) {
         real.add(m.group(1));
@@ -31,6 +32,8 @@ class SimulatedNeuronNodeTest {
     assertThat(real).contains("node.kubernetes.io/instance-type", "eks.amazonaws.com/nodegroup");
     assertThat(labels.keySet()).allSatisfy(k -> assertThat(real).contains(k)).doesNotContain("aws.amazon.com/neuron.present");
     assertThat(labels).containsEntry("node.kubernetes.io/instance-type", "trn1.32xlarge");
+    assertThat(SimCluster.node(new SimNode("trn-node-0", SimNode.Kind.TRAINIUM, "10.1.0.1")).getStatus().getCapacity())
+        .containsKey("aws.amazon.com/neuron");
     assertThat(LabelSelector.gpuNodes().matches(labels)).isTrue();
   }
 }
