@@ -209,7 +209,7 @@ public final class RemediationEngine {
     Optional<Decision> run(Evaluation e);
   }
 
-  /** The chain of steps every alert goes through, in order; {@code DESIGN.md} describes each. */
+  /** The chain of steps every alert goes through, in order; {@code docs/episodes.md} describes each. */
   private Decision evaluate(Candidate c, PlaybookSet set) {
     Evaluation e = new Evaluation(c, set);
     for (int i = 0; i < chain.size(); i++) {

@@ -5,7 +5,7 @@
  * and retry go through the same {@link io.gpuremediator.episode.Transition transitions}. The stage, the cursor and the
  * long step under way live in the node's ledger, so a restart or a new leader resumes where the last one stopped; every
  * write is fenced by the node's resourceVersion and by leadership; one node is changed by one thread at a time. See
- * DESIGN.md.
+ * docs/episodes.md.
  *
  * <p>Uses: {@code action}, {@code alert}, {@code decision}, {@code metrics}, {@code node}, {@code outbound},
  * {@code playbook}, {@code safety}, {@code state}, {@code value}, {@code workload}; libraries: {@code org.slf4j}.

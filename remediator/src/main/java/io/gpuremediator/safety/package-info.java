@@ -3,7 +3,7 @@
  * cooldown, the replacement budget) and the fleet state they need (kept in a
  * {@link io.gpuremediator.safety.FleetStore}, a ConfigMap in production). The gate has three parts: admission, the
  * breaker and the pause, and the state writer. Every refusal is a {@link io.gpuremediator.decision.Refusal} with a stable
- * reason code. Fails closed. See DESIGN.md.
+ * reason code. Fails closed. See docs/safety.md.
  *
  * <p>Uses: {@code config}, {@code decision}, {@code node}, {@code state}, {@code value}; libraries:
  * {@code org.slf4j}.

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Where an episode is in the closed loop ({@code design.md}, "The closed loop"). Codes are stable
+ * Where an episode is in the closed loop (docs/episodes.md). Codes are stable
  * snake_case: the nodes API, the {@code remediator_episode_stage} gauge and dashboards key on them.
  */
 public enum Stage {
