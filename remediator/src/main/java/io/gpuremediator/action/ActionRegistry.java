@@ -120,20 +120,6 @@ public final class ActionRegistry {
     });
     return out;
   }
-  /**
-   * The keys of the taints the steps set or remove (what a Job of the episode must tolerate: a taint the playbook removes
-   * later is on the node now, as the pre-flight gate's is while its Job runs).
-   */
-  public static List<String> taintKeys(List<ActionSpec> steps) {
-    List<String> keys = new ArrayList<>();
-    for (ActionSpec a : steps) {
-      String key = a instanceof TaintAction.TaintSpec t ? t.key() : a instanceof UntaintAction.UntaintSpec u ? u.key() : null;
-      if (key != null && !keys.contains(key)) {
-        keys.add(key);
-      }
-    }
-    return keys;
-  }
 
   /** A silence step's matchers rendered for one alert. */
   public static List<SilenceRequest.Matcher> silenceMatchers(SilenceSpec spec, TemplateContext ctx) throws RenderException {

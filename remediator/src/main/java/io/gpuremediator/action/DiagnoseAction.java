@@ -2,8 +2,8 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.yaml.MapReader;
@@ -19,29 +19,17 @@ import java.util.Set;
  * same Job: one Job per diagnose step. It passes only when the Job completes; a Job that fails, times out, or is gone
  * (deleted, or lost with its node) fails the step, which escalates to {@code on_fail} when it names a playbook.
  */
-public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseSpec>,
-    LongStep<DiagnoseAction.DiagnoseSpec> {
+public final class DiagnoseAction extends BackgroundKind<DiagnoseAction.DiagnoseSpec> {
   /**
    * Runs a diagnostic Job pinned to the node; passes when the Job completes.
    *
    * @param onFail the playbook an episode escalates to when diagnostics fail; empty: stay out for a human
    */
   public record DiagnoseSpec(String image, List<String> command, Duration timeout,
-      Optional<String> onFail, boolean dryRun) implements ActionSpec {
+      Optional<String> onFail, boolean dryRun) implements RepairStepSpec {
     /** Copies the command. */
     public DiagnoseSpec {
       command = List.copyOf(command);
-    }
-
-    @Override
-    public Optional<String> escalatesTo() {
-      return onFail;
-    }
-
-
-    @Override
-    public boolean isLongStep() {
-      return true;
     }
 
     @Override
@@ -54,16 +42,8 @@ public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseS
   private static final StepStages STAGES = new StepStages(Stage.DIAGNOSING, Optional.empty(), Stage.DIAGNOSTICS_FAILED,
       Reason.DIAGNOSE_STARTED, Reason.DIAGNOSTICS_PASSED, Reason.DIAGNOSTICS_FAILED);
 
-  DiagnoseAction() {}
-
-  @Override
-  public Class<DiagnoseSpec> specType() {
-    return DiagnoseSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  DiagnoseAction() {
+    super(DiagnoseSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED), STAGES);
   }
 
   @Override
@@ -82,16 +62,6 @@ public final class DiagnoseAction implements ActionKind<DiagnoseAction.DiagnoseS
   @Override
   public Step prepare(DiagnoseSpec spec, TemplateContext ctx) {
     return PinnedJobs.planned(name(), "Job", spec.image(), spec.command(), ctx.node(), spec.timeout(), spec.onFail());
-  }
-
-  @Override
-  public Optional<LongStep<DiagnoseSpec>> longStep() {
-    return Optional.of(this);
-  }
-
-  @Override
-  public StepStages stages() {
-    return STAGES;
   }
 
   @Override

@@ -4,7 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
@@ -32,8 +32,7 @@ import java.util.stream.Collectors;
  * needs is the node's pods now and the task's start, so a restart resumes it, and an eviction the API refused is
  * simply asked again later, never forced past a budget. It starts only with a drain slot ({@code safety.max_draining}).
  */
-public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
-    LongStep<DrainAction.DrainSpec> {
+public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
   /** How a drain treats the pods it finds. */
   public enum DrainMode {
     /** Evict through the Eviction API (PodDisruptionBudgets respected); at timeout the step fails. */
@@ -56,12 +55,7 @@ public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
    * @param skipNamespaces pods in namespaces matching this regex are left alone (DaemonSet and mirror pods always are)
    */
   public record DrainSpec(DrainMode mode, Duration timeout, Duration gracePeriod,
-      Pattern skipNamespaces, boolean dryRun) implements ActionSpec {
-    @Override
-    public boolean isLongStep() {
-      return true;
-    }
-  }
+      Pattern skipNamespaces, boolean dryRun) implements LongStepSpec {  }
 
   /** Namespaces a drain leaves alone unless the playbook says otherwise: the cluster's and ours. */
   static final String DEFAULT_SKIP_NAMESPACES = "^(kube-system|gpu-operator|gpu-remediator)$";
@@ -70,16 +64,8 @@ public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
   private static final StepStages STAGES = new StepStages(Stage.DRAINING, Optional.of(Stage.DRAINED), Stage.DRAIN_FAILED,
       Reason.DRAIN_STARTED, Reason.DRAINED, Reason.DRAIN_FAILED);
 
-  DrainAction() {}
-
-  @Override
-  public Class<DrainSpec> specType() {
-    return DrainSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  DrainAction() {
+    super(DrainSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED), STAGES);
   }
 
   @Override
@@ -123,16 +109,6 @@ public final class DrainAction implements ActionKind<DrainAction.DrainSpec>,
     String what = "drain " + ctx.node() + ": " + spec.mode().code() + " pods (timeout " + Durations.format(spec.timeout())
         + ", grace period at most " + Durations.format(spec.gracePeriod()) + ", namespaces skipped: " + spec.skipNamespaces() + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
-  }
-
-  @Override
-  public Optional<LongStep<DrainSpec>> longStep() {
-    return Optional.of(this);
-  }
-
-  @Override
-  public StepStages stages() {
-    return STAGES;
   }
 
   @Override

@@ -5,8 +5,8 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.FieldRule;
-import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.NodeLedger.Episode;
@@ -28,8 +28,7 @@ import java.util.regex.Pattern;
  * {@code {{ gpus }}} in the command is replaced by them. Naming, labels and tolerations are every step Job's
  * ({@link PinnedJobs}); a failure escalates to {@code on_fail}, else the episode stops in {@code repair_failed}.
  */
-public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetSpec>,
-    LongStep<GpuResetAction.GpuResetSpec> {
+public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuResetSpec> {
   /**
    * Resets the named GPUs of the node with a privileged Job.
    *
@@ -38,17 +37,7 @@ public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetS
    * @param onFail the playbook an episode escalates to when the reset fails; empty: stay out for a human
    */
   public record GpuResetSpec(Optional<Template> gpus, String image, Optional<List<String>> command, Duration timeout,
-      Optional<String> onFail, boolean dryRun) implements ActionSpec {
-    @Override
-    public Optional<String> escalatesTo() {
-      return onFail;
-    }
-
-    @Override
-    public boolean isLongStep() {
-      return true;
-    }
-  }
+      Optional<String> onFail, boolean dryRun) implements RepairStepSpec {  }
 
   /** The image of the contract's example: nvidia-smi comes from the driver, mounted by the NVIDIA runtime. */
   static final String DEFAULT_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
@@ -60,16 +49,8 @@ public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetS
   static final StepStages STAGES = new StepStages(Stage.REPAIRING, Optional.empty(), Stage.REPAIR_FAILED,
       Reason.REPAIR_STARTED, Reason.REPAIRED, Reason.REPAIR_FAILED);
 
-  GpuResetAction() {}
-
-  @Override
-  public Class<GpuResetSpec> specType() {
-    return GpuResetSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
+  GpuResetAction() {
+    super(GpuResetSpec.class, Set.of(Phase.FIRING), STAGES);
   }
 
   @Override
@@ -97,16 +78,6 @@ public final class GpuResetAction implements ActionKind<GpuResetAction.GpuResetS
         + " privileged Job (timeout " + Durations.format(spec.timeout()) + "; on failure: "
         + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
-  }
-
-  @Override
-  public Optional<LongStep<GpuResetSpec>> longStep() {
-    return Optional.of(this);
-  }
-
-  @Override
-  public StepStages stages() {
-    return STAGES;
   }
 
   /** Renders the GPUs first: a reset that cannot say which GPUs never starts, a human decides. */

@@ -54,7 +54,7 @@ final class PinnedJobs {
     String name = name(run, shape.prefix());
     List<String> tolerations = new ArrayList<>();
     tolerations.add("node.kubernetes.io/unschedulable");
-    ActionRegistry.taintKeys(run.playbook().actions()).stream().filter(k -> !tolerations.contains(k))
+    TaintKeys.of(run.playbook().actions()).stream().filter(k -> !tolerations.contains(k))
         .forEach(tolerations::add);
     run.ports().workloads().createJob(new NodeJob(run.ports().jobNamespace(), name, run.node(), shape.kind().replace('_', '-'),
         shape.image(), shape.command(), shape.env(), shape.timeout(),

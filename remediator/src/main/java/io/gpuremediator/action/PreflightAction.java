@@ -4,6 +4,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
@@ -20,28 +21,17 @@ import java.util.Set;
  * playbook then removes the taint); failing keeps the taint and escalates to {@code on_fail}. Never written in a
  * playbook: the service builds it from {@code preflight} in its config.
  */
-public final class PreflightAction implements ActionKind<PreflightAction.PreflightSpec>,
-    LongStep<PreflightAction.PreflightSpec> {
+public final class PreflightAction extends BackgroundKind<PreflightAction.PreflightSpec> {
   /**
    * Runs a pre-flight Job pinned to the node; passes when the Job completes.
    *
    * @param onFail the playbook a failure escalates to; empty: stage preflight_failed, a human decides
    */
   public record PreflightSpec(String image, List<String> command, Duration timeout, Optional<String> onFail,
-      boolean dryRun) implements ActionSpec {
+      boolean dryRun) implements RepairStepSpec {
     /** Copies the command. */
     public PreflightSpec {
       command = List.copyOf(command);
-    }
-
-    @Override
-    public Optional<String> escalatesTo() {
-      return onFail;
-    }
-
-    @Override
-    public boolean isLongStep() {
-      return true;
     }
 
     @Override
@@ -59,21 +49,13 @@ public final class PreflightAction implements ActionKind<PreflightAction.Preflig
   private static final StepStages STAGES = new StepStages(Stage.PREFLIGHT, Optional.empty(), Stage.PREFLIGHT_FAILED,
       Reason.PREFLIGHT_STARTED, Reason.PREFLIGHT_PASSED, Reason.PREFLIGHT_FAILED);
 
-  PreflightAction() {}
+  PreflightAction() {
+    super(PreflightSpec.class, Set.of(Phase.FIRING), STAGES);
+  }
 
   /** Whether the episode holds a pre-flight slot: its pre-flight step has started. */
   public static boolean holdsSlot(Episode e) {
     return e.progress().task().map(t -> t.kind().equals(ActionSpec.kindOf(PreflightSpec.class))).orElse(false);
-  }
-
-  @Override
-  public Class<PreflightSpec> specType() {
-    return PreflightSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
   }
 
   @Override
@@ -93,16 +75,6 @@ public final class PreflightAction implements ActionKind<PreflightAction.Preflig
   @Override
   public Step prepare(PreflightSpec spec, TemplateContext ctx) {
     return PinnedJobs.planned(name(), "pre-flight Job", spec.image(), spec.command(), ctx.node(), spec.timeout(), spec.onFail());
-  }
-
-  @Override
-  public Optional<LongStep<PreflightSpec>> longStep() {
-    return Optional.of(this);
-  }
-
-  @Override
-  public StepStages stages() {
-    return STAGES;
   }
 
   /** Takes a pre-flight slot; none free: the node waits, keeping its taint. */

@@ -8,8 +8,8 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.ProviderId;
-import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
@@ -38,7 +38,7 @@ import java.util.stream.Collectors;
  * <p>The task's handle says where the step is: {@code boot=<id>} (recorded), {@code boot=<id> asked} (the intent),
  * {@code boot=<id> sent} (asked, answered or not).
  */
-public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, LongStep<RebootAction.RebootSpec> {
+public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> {
   /** How a node is rebooted. */
   public enum Method {
     /** A privileged hostPID Job on the node: {@code nsenter -t 1 -m -u -i -n -p -- systemctl reboot}. */
@@ -60,21 +60,10 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
    * @param image the reboot Job's image ({@code method: job}; it needs {@code nsenter})
    * @param onFail the playbook an episode escalates to when the reboot fails; empty: stay out for a human
    */
-  public record RebootSpec(Method method, Duration timeout, String image, Optional<String> onFail, boolean dryRun)
-      implements ActionSpec {
+  public record RebootSpec(Method method, Duration timeout, String image, Optional<String> onFail, boolean dryRun) implements RepairStepSpec {
     @Override
     public Optional<Needs> needs() {
       return method == Method.JOB ? Optional.empty() : Optional.of(new Needs(Port.CLOUD, method.code()));
-    }
-
-    @Override
-    public Optional<String> escalatesTo() {
-      return onFail;
-    }
-
-    @Override
-    public boolean isLongStep() {
-      return true;
     }
   }
 
@@ -89,16 +78,8 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
   private static final String SENT = " sent";
   private static final StepStages STAGES = GpuResetAction.STAGES;
 
-  RebootAction() {}
-
-  @Override
-  public Class<RebootSpec> specType() {
-    return RebootSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
+  RebootAction() {
+    super(RebootSpec.class, Set.of(Phase.FIRING), STAGES);
   }
 
   @Override
@@ -139,16 +120,6 @@ public final class RebootAction implements ActionKind<RebootAction.RebootSpec>, 
         + " for a new bootID and Ready (on failure: "
         + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
-  }
-
-  @Override
-  public Optional<LongStep<RebootSpec>> longStep() {
-    return Optional.of(this);
-  }
-
-  @Override
-  public StepStages stages() {
-    return STAGES;
   }
 
   @Override

@@ -6,7 +6,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
@@ -27,8 +27,7 @@ import java.util.regex.Pattern;
  * look finds it not asked yet; the step ends when the Node object is gone, or fails at {@code timeout}. The task's
  * handle is empty until the replacement was asked, then names what was asked of.
  */
-public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec>,
-    LongStep<ReplaceAction.ReplaceSpec> {
+public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpec> {
   /** The providers, as {@code provider} names them. */
   static final List<String> PROVIDERS = List.of(AwsReplacement.NAME, KarpenterReplacement.NAME, ClusterApiReplacement.NAME);
   private static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]+");
@@ -38,31 +37,18 @@ public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec
    *
    * @param via what a cluster-api replacement does to the Machine ({@code delete} for every other provider)
    */
-  public record ReplaceSpec(String provider, Via via, Duration timeout, boolean dryRun) implements ActionSpec {
+  public record ReplaceSpec(String provider, Via via, Duration timeout, boolean dryRun) implements LongStepSpec {
     @Override
     public Optional<Needs> needs() {
       return Optional.of(new Needs(Port.CLOUD, provider));
-    }
-
-    @Override
-    public boolean isLongStep() {
-      return true;
     }
   }
 
   private static final StepStages STAGES = new StepStages(Stage.REPLACING, Optional.empty(), Stage.NEEDS_HUMAN,
       Reason.REPLACE_STARTED, Reason.REPLACED, Reason.REPLACE_FAILED);
 
-  ReplaceAction() {}
-
-  @Override
-  public Class<ReplaceSpec> specType() {
-    return ReplaceSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  ReplaceAction() {
+    super(ReplaceSpec.class, Set.of(Phase.FIRING), STAGES);
   }
 
   @Override
@@ -100,16 +86,6 @@ public final class ReplaceAction implements ActionKind<ReplaceAction.ReplaceSpec
   public Step prepare(ReplaceSpec spec, TemplateContext ctx) {
     String what = Replacement.of(spec.provider()).what(spec, ctx.node());
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
-  }
-
-  @Override
-  public Optional<LongStep<ReplaceSpec>> longStep() {
-    return Optional.of(this);
-  }
-
-  @Override
-  public StepStages stages() {
-    return STAGES;
   }
 
   @Override

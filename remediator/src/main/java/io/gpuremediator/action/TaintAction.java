@@ -18,6 +18,10 @@ import java.util.Set;
 public final class TaintAction implements ActionKind<TaintAction.TaintSpec> {
   /** Adds (or updates the value of) a taint. */
   public record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<String> taintKey() {
+      return Optional.of(key);
+    }
 
     /** NoSchedule and NoExecute keep work off the node; PreferNoSchedule only discourages it. */
     @Override

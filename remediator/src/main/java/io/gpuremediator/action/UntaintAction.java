@@ -17,6 +17,10 @@ import java.util.Set;
 public final class UntaintAction implements ActionKind<UntaintAction.UntaintSpec> {
   /** Removes a taint we added; with no effect, every effect of the key. */
   public record UntaintSpec(String key, Optional<TaintEffect> effect, boolean dryRun) implements ActionSpec {
+    @Override
+    public Optional<String> taintKey() {
+      return Optional.of(key);
+    }
   }
 
   UntaintAction() {}

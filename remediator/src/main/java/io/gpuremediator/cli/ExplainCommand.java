@@ -1,11 +1,11 @@
 package io.gpuremediator.cli;
 
 import io.gpuremediator.alert.WebhookMessage;
+import io.gpuremediator.backtest.OfflineEngine;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Outcome;
-import io.gpuremediator.episode.DecisionListener;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.episode.WebhookResult;
 import io.gpuremediator.http.WebhookDecoder;
@@ -16,14 +16,6 @@ import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.node.NodeResolver;
-import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.safety.FleetGate;
-import io.gpuremediator.safety.FleetStore;
-import io.gpuremediator.safety.InMemoryFleetStore;
-import io.gpuremediator.safety.SafetyGate;
-import io.gpuremediator.safety.SafetyLimits;
-import io.gpuremediator.safety.SafetyListener;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -60,7 +52,6 @@ final class ExplainCommand {
       return 1;
     }
     RemediatorConfig config = read.get().config();
-    PlaybookSet playbooks = read.get().playbooks();
     WebhookMessage message;
     Cluster cluster;
     try {
@@ -75,10 +66,8 @@ final class ExplainCommand {
       err.println("remediator explain: " + flags.required("--alerts") + ": " + e.getMessage());
       return 1;
     }
-    DecisionListener ignore = decision -> { };
-    RemediationEngine engine = new RemediationEngine(() -> playbooks, cluster,
-        new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), true, gate(config, cluster), ignore,
-        Clock.systemUTC(), config.acceptAlerts());
+    RemediationEngine engine = OfflineEngine.of(config, read.get().playbooks(), cluster, Clock.systemUTC(),
+        !(cluster instanceof AssumedNodes));
     WebhookResult result = engine.handle(message);
     out.println("explain: " + result.decisions().size() + " alert(s); a dry-run: nothing is written to Kubernetes"
         + (cluster instanceof AssumedNodes ? "\nnodes: not checked (no --nodes): every validly named node is assumed to exist"
@@ -88,25 +77,6 @@ final class ExplainCommand {
       print(out, ++i, result.decisions().size(), d);
     }
     return 0;
-  }
-
-  /**
-   * With a nodes file, the real limits over those nodes and a fresh fleet state (no storm, pause or recent
-   * starts are known offline); without one there is no fleet to count, so no limit is evaluated.
-   */
-  private static SafetyGate gate(RemediatorConfig config, Cluster cluster) {
-    if (cluster instanceof AssumedNodes) {
-      return SafetyGate.OPEN;
-    }
-    FleetGate gate = new FleetGate(SafetyLimits.from(config), new InMemoryFleetStore(),
-        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
-        cluster::generation, SafetyListener.NONE, Clock.systemUTC());
-    try {
-      gate.load();
-    } catch (FleetStore.FleetStoreException e) {
-      throw new IllegalStateException("an in-memory store cannot fail", e);
-    }
-    return gate;
   }
 
   private static void print(PrintStream out, int index, int total, Decision d) {

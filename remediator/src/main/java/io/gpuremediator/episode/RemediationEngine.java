@@ -15,7 +15,6 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Resolution;
 import io.gpuremediator.playbook.ActionSpec;
-import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
@@ -30,7 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -56,79 +54,23 @@ public final class RemediationEngine {
       this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
       this::renderActions, this::requireReadableLedger, this::dryRun);
 
-  /** Creates an engine that always may write and holds its nodes on its own (one instance, or tests). */
-  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true);
+  /** Starts assembling an engine: what every engine needs; {@link EngineBuilder} says the rest and its defaults. */
+  public static EngineBuilder builder(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
+    return new EngineBuilder(playbooks, cluster, resolver, clock);
   }
 
-  /** The same, acting only on alerts that satisfy every matcher of {@code accept} ({@code accept_alerts}). */
-  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, List<Matcher> accept) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, () -> true, new NodeExclusion(node -> { }),
-        new AlertScope(accept), NodeFanOut.SEQUENTIAL);
-  }
-
-  /** Creates an engine that holds its nodes on its own; {@code mayWrite} as below. */
-  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, new NodeExclusion(node -> { }),
-        AlertScope.ALL, NodeFanOut.SEQUENTIAL);
-  }
-
-  /**
-   * Creates an engine whose writes hold each node against the loop's looks and the human controls.
-   *
-   * @param mayWrite asked inside every node write: false (this instance no longer leads) writes nothing and
-   *     answers {@code failed/not_leader}, which Alertmanager retries against the leader
-   * @param loop the background loop that carries the episodes on: a node it is asked to look at while this engine
-   *     writes it is looked at once the write is done, never against it
-   */
-  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(), AlertScope.ALL,
-        NodeFanOut.SEQUENTIAL);
-  }
-
-  /**
-   * The same, acting only on alerts that satisfy every matcher of {@code accept} ({@code accept_alerts}); any other is
-   * an {@code ignored/foreign_alert} decision, decided before its node is even looked up.
-   */
-  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop,
-      List<Matcher> accept) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(),
-        new AlertScope(accept), NodeFanOut.SEQUENTIAL);
-  }
-
-  /** The same, writing the nodes of a multi-node webhook side by side through {@code fanOut}. */
-  public RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, EpisodeLoop loop,
-      List<Matcher> accept, NodeFanOut fanOut) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, loop.exclusion(),
-        new AlertScope(accept), fanOut);
-  }
-
-  RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion) {
-    this(playbooks, cluster, resolver, globalDryRun, gate, listener, clock, mayWrite, exclusion, AlertScope.ALL,
-        NodeFanOut.SEQUENTIAL);
-  }
-
-  private RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, boolean globalDryRun,
-      SafetyGate gate, DecisionListener listener, Clock clock, BooleanSupplier mayWrite, NodeExclusion exclusion,
-      AlertScope scope, NodeFanOut fanOut) {
-    this.scope = scope;
-    this.fanOut = fanOut;
-    this.playbooks = playbooks;
-    this.cluster = cluster;
-    this.resolver = resolver;
-    this.globalDryRun = globalDryRun;
-    this.gate = gate;
-    this.listener = listener;
-    this.clock = clock;
-    this.decisions = new AlertDecisions(clock);
-    this.write = new AlertWrite(cluster, clock, mayWrite, listener, exclusion, decisions);
+  RemediationEngine(EngineBuilder b) {
+    this.scope = b.scope;
+    this.fanOut = b.fanOut;
+    this.playbooks = b.playbooks;
+    this.cluster = b.cluster;
+    this.resolver = b.resolver;
+    this.globalDryRun = b.dryRun;
+    this.gate = b.gate;
+    this.listener = b.listener;
+    this.clock = b.clock;
+    this.decisions = new AlertDecisions(b.clock);
+    this.write = new AlertWrite(b.cluster, b.clock, b.mayWrite, b.listener, b.exclusion, decisions);
   }
 
   /**

@@ -217,18 +217,7 @@ final class StepRunner {
       return r.retryAt().isPresent() ? null : written.orElse(null);
     }
     if (result instanceof StepResult.Intent i) {
-      Task next = task.withHandle(i.handle());
-      Optional<Episode> written = moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(i.note())),
-          stages);
-      if (written.isEmpty()) {
-        return null; // not recorded: nothing is asked
-      }
-      Playbook playbook = set.named(written.get().playbook()).orElseThrow();
-      StepResult sent = kind.send(run(node, written.get(), playbook, spec, next, now));
-      if (sent instanceof StepResult.Intent) {
-        throw new IllegalStateException("step kind " + task.kind() + " answered an intent with another");
-      }
-      return settle(node, written.get(), spec, kind, next, sent, set, now);
+      return send(node, e, spec, kind, task, i, set, now);
     }
     if (result instanceof StepResult.Started s) {
       Episode next = e.with(p.running(task.withHandle(s.handle())).noted(s.note()));
@@ -239,9 +228,9 @@ final class StepRunner {
       }
       return written.orElse(null);
     }
-    double seconds = Duration.between(task.started(), now).toMillis() / 1000.0;
     if (result instanceof StepResult.Succeeded s) {
-      moves.decisions().listener().stepFinished(task.kind(), "succeeded", seconds);
+      moves.decisions().listener().stepFinished(task.kind(), "succeeded", Duration.between(task.started(), now).toMillis()
+          / 1000.0);
       Stage stage = kind.stages().passed().orElse(p.stage());
       Episode next = e.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
       Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),
@@ -249,8 +238,30 @@ final class StepRunner {
       written.ifPresent(w -> kind.cancel(node, ports));
       return written.orElse(null);
     }
-    StepResult.Failed f = (StepResult.Failed) result;
-    moves.decisions().listener().stepFinished(task.kind(), "failed", seconds);
+    return fail(node, e, spec, kind, task, (StepResult.Failed) result, set, now);
+  }
+
+  /** Records the intent, then asks outside once and settles its answer. */
+  private Episode send(String node, Episode e, ActionSpec spec, LongStep<ActionSpec> kind, Task task, StepResult.Intent i,
+      PlaybookSet set, Instant now) throws ClusterException {
+    Task next = task.withHandle(i.handle());
+    Optional<Episode> written = moves.quietly(node, e, Transition.STEP_RUNNING, e.with(e.progress().running(next)
+        .noted(i.note())), Optional.of(kind.stages()));
+    if (written.isEmpty()) {
+      return null; // not recorded: nothing is asked
+    }
+    Playbook playbook = set.named(written.get().playbook()).orElseThrow();
+    StepResult sent = kind.send(run(node, written.get(), playbook, spec, next, now));
+    if (sent instanceof StepResult.Intent) {
+      throw new IllegalStateException("step kind " + task.kind() + " answered an intent with another");
+    }
+    return settle(node, written.get(), spec, kind, next, sent, set, now);
+  }
+
+  /** A failed step escalates to its on_fail playbook when there is one, else stops in its failed stage. */
+  private Episode fail(String node, Episode e, ActionSpec spec, LongStep<ActionSpec> kind, Task task, StepResult.Failed f,
+      PlaybookSet set, Instant now) throws ClusterException {
+    moves.decisions().listener().stepFinished(task.kind(), "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
     gone.forget(node);
     Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
     if (to.isPresent()) {
@@ -259,8 +270,8 @@ final class StepRunner {
           kind.escalationReason().orElse(null), f.note() + "; escalated to " + to.get()).orElse(null);
     }
     // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
-    Episode next = e.with(p.inStage(kind.stages().failed(), now).noted(f.note()));
-    if (moves.move(node, e, Transition.STEP_FAILED, next, stages, f.reason(), f.note()).isPresent()) {
+    Episode next = e.with(e.progress().inStage(kind.stages().failed(), now).noted(f.note()));
+    if (moves.move(node, e, Transition.STEP_FAILED, next, Optional.of(kind.stages()), f.reason(), f.note()).isPresent()) {
       kind.cancel(node, ports);
     }
     return null;

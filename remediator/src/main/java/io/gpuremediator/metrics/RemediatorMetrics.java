@@ -49,23 +49,10 @@ public final class RemediatorMetrics {
     stepDuration = Histogram.build("remediator_step_duration_seconds",
         "How long a long step (drain, diagnose) took, from its start to its end, by kind and outcome.")
         .labelNames("kind", "outcome").buckets(1, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200).register(registry);
-    alertToAction = Histogram.build("remediator_alert_to_action_seconds",
-        "From an alert's startsAt to the decision that applied its firing actions (Prometheus's for:, Alertmanager's "
-            + "group_wait and our decision together): the fault-to-quarantine time seen from here.")
-        .buckets(10, 30, 60, 120, 180, 300, 600, 1200, 3600, 21600).register(registry);
-    episodeDuration = Histogram.build("remediator_episode_duration_seconds",
-        "From an episode's fault (its alert's startsAt) to its end: back in service (released), replaced, or stopped for"
-            + " a human (needs_human), by playbook and outcome.")
-        .labelNames("playbook", "outcome")
-        .buckets(60, 300, 600, 1800, 3600, 7200, 21600, 43200, 86400, 259200, 604800).register(registry);
-    incidentInterval = Histogram.build("remediator_node_incident_interval_seconds",
-        "Time between the starts of two episodes on one node (the earlier from its ledger, so a restart loses nothing):"
-            + " short intervals are nodes that a repair did not fix.")
-        .buckets(600, 3600, 21600, 86400, 259200, 604800, 2592000).register(registry);
-    outboundRequests = Counter.build("remediator_outbound_requests_total",
-        "Requests to Alertmanager, notification receivers and the cloud, by target and outcome (ok, http_<code>, timeout,"
-            + " error, gave_up, unknown_receiver, or the cloud's error code).")
-        .labelNames("target", "outcome").register(registry);
+    alertToAction = alertToAction(registry);
+    episodeDuration = episodeDuration(registry);
+    incidentInterval = incidentInterval(registry);
+    outboundRequests = outboundRequests(registry);
     notificationsDropped = Counter.build("remediator_notifications_dropped_total",
         "Notifications dropped because the send queue was full, by receiver.").labelNames("receiver").register(registry);
     alertsReceived = Counter.build("remediator_alerts_received_total", "Alerts received in webhooks, by status.")
@@ -102,6 +89,35 @@ public final class RemediatorMetrics {
     requestsLimited = Counter.build("remediator_http_requests_limited_total",
         "Requests refused before being read, by limit: client_rate (429), webhook_queue and webhook_queue_large (503).")
         .labelNames("limit").register(registry);
+  }
+
+  private static Histogram alertToAction(CollectorRegistry registry) {
+    return Histogram.build("remediator_alert_to_action_seconds",
+        "From an alert's startsAt to the decision that applied its firing actions (Prometheus's for:, Alertmanager's "
+            + "group_wait and our decision together): the fault-to-quarantine time seen from here.")
+        .buckets(10, 30, 60, 120, 180, 300, 600, 1200, 3600, 21600).register(registry);
+  }
+
+  private static Histogram episodeDuration(CollectorRegistry registry) {
+    return Histogram.build("remediator_episode_duration_seconds",
+        "From an episode's fault (its alert's startsAt) to its end: back in service (released), replaced, or stopped for"
+            + " a human (needs_human), by playbook and outcome.")
+        .labelNames("playbook", "outcome")
+        .buckets(60, 300, 600, 1800, 3600, 7200, 21600, 43200, 86400, 259200, 604800).register(registry);
+  }
+
+  private static Histogram incidentInterval(CollectorRegistry registry) {
+    return Histogram.build("remediator_node_incident_interval_seconds",
+        "Time between the starts of two episodes on one node (the earlier from its ledger, so a restart loses nothing):"
+            + " short intervals are nodes that a repair did not fix.")
+        .buckets(600, 3600, 21600, 86400, 259200, 604800, 2592000).register(registry);
+  }
+
+  private static Counter outboundRequests(CollectorRegistry registry) {
+    return Counter.build("remediator_outbound_requests_total",
+        "Requests to Alertmanager, notification receivers and the cloud, by target and outcome (ok, http_<code>, timeout,"
+            + " error, gave_up, unknown_receiver, or the cloud's error code).")
+        .labelNames("target", "outcome").register(registry);
   }
 
   /** Records the breaker's state. */

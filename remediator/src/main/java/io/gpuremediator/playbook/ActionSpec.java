@@ -97,4 +97,12 @@ public interface ActionSpec {
     return isLongStep();
   }
 
+  /**
+   * The key of the taint this step sets or removes, which a Job of its episode must tolerate (a taint the playbook
+   * removes later is on the node now, as the pre-flight gate's is while its Job runs); empty for every other step.
+   */
+  default Optional<String> taintKey() {
+    return Optional.empty();
+  }
+
 }

@@ -60,35 +60,24 @@ public final class OutboundReadiness {
     Set<String> silencing = new TreeSet<>();
     Set<String> replacing = new TreeSet<>();
     Map<String, Set<String>> undeployed = new TreeMap<>();
-    for (Playbook p : playbooks.playbooks()) {
-      List<ActionSpec> all = new ArrayList<>(p.actions());
-      all.addAll(p.onResolved());
-      for (ActionSpec spec : all) {
-        if (spec.dryRun()) {
-          continue;
-        }
-        Optional<ActionSpec.Needs> needs = spec.needs();
-        if (needs.isEmpty()) {
-          continue;
-        }
-        String name = needs.get().name();
-        switch (needs.get().port()) {
-          case RECEIVER -> {
-            if (!receivers.contains(name)) {
-              unknownReceivers.computeIfAbsent(name, r -> new TreeSet<>()).add(p.name());
-            }
+    for (Use use : uses(playbooks)) {
+      String name = use.needs().name();
+      switch (use.needs().port()) {
+        case RECEIVER -> {
+          if (!receivers.contains(name)) {
+            unknownReceivers.computeIfAbsent(name, r -> new TreeSet<>()).add(use.playbook());
           }
-          case ALERTMANAGER -> {
-            if (config.alertmanager().isEmpty()) {
-              silencing.add(p.name());
-            }
+        }
+        case ALERTMANAGER -> {
+          if (config.alertmanager().isEmpty()) {
+            silencing.add(use.playbook());
           }
-          case CLOUD -> {
-            if ("aws".equals(name) && config.aws().isEmpty()) {
-              replacing.add(p.name());
-            } else if (KUBE_PROVIDERS.containsKey(name) && !config.replaceProviders().contains(name)) {
-              undeployed.computeIfAbsent(name, k -> new TreeSet<>()).add(p.name());
-            }
+        }
+        case CLOUD -> {
+          if ("aws".equals(name) && config.aws().isEmpty()) {
+            replacing.add(use.playbook());
+          } else if (KUBE_PROVIDERS.containsKey(name) && !config.replaceProviders().contains(name)) {
+            undeployed.computeIfAbsent(name, k -> new TreeSet<>()).add(use.playbook());
           }
         }
       }
@@ -114,6 +103,23 @@ public final class OutboundReadiness {
         + KUBE_PROVIDERS.get(provider) + " configured: " + String.join(", ", users) + ": the deploy/" + provider
         + " overlay sets it and grants the RBAC the provider needs; without it each is a replace_failed decision, nothing"
         + " is called, and the node waits for a human (or its on_fail)"));
+    return out;
+  }
+
+  /** A step that acts (not a dry-run) and needs something outside Kubernetes, by the playbook it stands in. */
+  private record Use(String playbook, ActionSpec.Needs needs) {}
+
+  private static List<Use> uses(PlaybookSet playbooks) {
+    List<Use> out = new ArrayList<>();
+    for (Playbook p : playbooks.playbooks()) {
+      List<ActionSpec> all = new ArrayList<>(p.actions());
+      all.addAll(p.onResolved());
+      for (ActionSpec spec : all) {
+        if (!spec.dryRun()) {
+          spec.needs().ifPresent(needs -> out.add(new Use(p.name(), needs)));
+        }
+      }
+    }
     return out;
   }
 }

@@ -40,6 +40,7 @@ import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -111,50 +112,14 @@ public final class RemediatorService implements AutoCloseable {
     if (readOnlyToken.isPresent() && readOnlyToken.equals(token)) {
       throw new StartupException("read_token_file holds the bearer token itself: a read-only token must differ");
     }
-    reloader = new PlaybookReloader(config.playbooks(), this::reloaded);
-    LoadResult first = reloader.check().orElseThrow();
-    if (!first.isValid()) {
-      throw new StartupException("invalid playbooks: " + first.errors().get(0)
-          + (first.errors().size() > 1 ? " (and " + (first.errors().size() - 1) + " more)" : ""));
-    }
-    List<String> unmet = OutboundReadiness.errors(config, first.set());
-    if (!unmet.isEmpty()) {
-      throw new StartupException(unmet.get(0) + (unmet.size() > 1 ? " (and " + (unmet.size() - 1) + " more)" : ""));
-    }
-    OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
-    BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));
-    config.warnings().forEach(w -> LOGGER.warn("{}", w));
+    loadPlaybooks();
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
     cluster = kube.cluster(hostname(), config.nodeSelector());
     cluster.start();
-    NodeResolver resolver = new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster);
-    // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
-    outside = OutsideWiring.create(config, vertx, metrics, clock, node -> gate.admitReplacement(node));
     Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream()
         .filter(n -> config.nodeSelector().matches(n.labels())).toList();
-    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), selected,
-        cluster::generation, metricsListener(), clock, stateWriter);
-    eventWriter = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "remediator-refusal-events");
-      t.setDaemon(true);
-      return t;
-    });
-    DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
-        new RefusalEvents(cluster, eventWriter));
-    loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current, selected,
-        new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
-            config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
-            new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
-                p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight()),
-        () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
-        outside.ports());
-    fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
-    RemediationEngine engine = new RemediationEngine(reloader::current, cluster, resolver, config.dryRun(), gate, decided, clock,
-        () -> election == null || election.isLeader(), loop, config.acceptAlerts(), fanOut);
-    decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
-    cluster.onEpisodesChanged(loop::kick);
-    loop.start();
+    RemediationEngine engine = startEngine(selected);
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("remediator-engine", ENGINE_THREADS);
     WorkerExecutor largeWorkers = vertx.createSharedWorkerExecutor("remediator-engine-large-webhooks", 1);
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
@@ -174,22 +139,8 @@ public final class RemediatorService implements AutoCloseable {
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(),
             large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue")),
         new HumanControls(loop, cluster, reloader::current));
-    var router = ApiRouter.create(vertx, routes);
-    // HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is
-    // not a connection to Vert.x yet, and would escape max_connections.
-    HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
-        .setHttp2ClearTextEnabled(false)
-        .setIdleTimeout((int) limits.idleTimeout().toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
-    config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
-        .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
-    try {
-      server = vertx.createHttpServer(options).connectionHandler(connections::opened).requestHandler(router).listen()
-          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      close();
-      throw new StartupException("cannot listen on " + config.listenHost() + ":" + config.listenPort() + ": "
-          + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
-    }
+    HttpServerOptions options = serverOptions(limits);
+    listen(options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
         config.listenHost(), server.actualPort(), config.tls().isPresent(),
         token.isPresent() ? "bearer" : "NONE (insecure_no_auth)", config.dryRun(), config.nodeSelector(),
@@ -198,6 +149,78 @@ public final class RemediatorService implements AutoCloseable {
       startStatusServer(config.statusListen().get(), options, routes);
     }
     return server.actualPort();
+  }
+
+  /** Loads the playbooks, refusing to start on invalid ones or on outside ports they need and the config lacks. */
+  private void loadPlaybooks() throws StartupException {
+    reloader = new PlaybookReloader(config.playbooks(), this::reloaded);
+    LoadResult first = reloader.check().orElseThrow();
+    if (!first.isValid()) {
+      throw new StartupException("invalid playbooks: " + first.errors().get(0)
+          + (first.errors().size() > 1 ? " (and " + (first.errors().size() - 1) + " more)" : ""));
+    }
+    List<String> unmet = OutboundReadiness.errors(config, first.set());
+    if (!unmet.isEmpty()) {
+      throw new StartupException(unmet.get(0) + (unmet.size() > 1 ? " (and " + (unmet.size() - 1) + " more)" : ""));
+    }
+    OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
+    BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));
+    config.warnings().forEach(w -> LOGGER.warn("{}", w));
+  }
+
+  /** The outside ports, the fleet gate, the background loop and the webhook's engine, the loop started. */
+  private RemediationEngine startEngine(Supplier<List<NodeInfo>> selected) throws StartupException {
+    // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
+    outside = OutsideWiring.create(config, vertx, metrics, clock, node -> gate.admitReplacement(node));
+    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), selected,
+        cluster::generation, metricsListener(), clock, stateWriter);
+    eventWriter = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "remediator-refusal-events");
+      t.setDaemon(true);
+      return t;
+    });
+    DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
+        new RefusalEvents(cluster, eventWriter));
+    loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current, selected,
+        new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
+            config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
+            new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
+                p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight()),
+        () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
+        outside.ports());
+    fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
+    RemediationEngine engine = RemediationEngine.builder(reloader::current, cluster,
+        new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), clock).dryRun(config.dryRun()).gate(gate)
+        .listener(decided).mayWrite(() -> election == null || election.isLeader()).loop(loop).accept(config.acceptAlerts())
+        .fanOut(fanOut).build();
+    decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
+    cluster.onEpisodesChanged(loop::kick);
+    loop.start();
+    return engine;
+  }
+
+  /**
+   * HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is not a
+   * connection to Vert.x yet, and would escape max_connections.
+   */
+  private HttpServerOptions serverOptions(RemediatorConfig.Limits limits) {
+    HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
+        .setHttp2ClearTextEnabled(false)
+        .setIdleTimeout((int) limits.idleTimeout().toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
+    config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
+        .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
+    return options;
+  }
+
+  private void listen(HttpServerOptions options, ConnectionLimit connections, Router router) throws StartupException {
+    try {
+      server = vertx.createHttpServer(options).connectionHandler(connections::opened).requestHandler(router).listen()
+          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      close();
+      throw new StartupException("cannot listen on " + config.listenHost() + ":" + config.listenPort() + ": "
+          + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+    }
   }
 
   /** The global dry-run writes nothing to Kubernetes, its fleet state included. */

@@ -20,7 +20,6 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
-import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Stage;
@@ -147,8 +146,8 @@ final class ClosedLoopHarness implements AutoCloseable {
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2),
         () -> true, decisions::add, clock, outside);
-    engine = new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), false,
-        SafetyGate.OPEN, decisions::add, clock, () -> true, loop);
+    engine = RemediationEngine.builder(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
+        .listener(decisions::add).loop(loop).build();
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }
 

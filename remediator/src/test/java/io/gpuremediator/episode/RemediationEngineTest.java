@@ -21,7 +21,6 @@ import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
-import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.Alerts;
@@ -58,8 +57,8 @@ class RemediationEngineTest {
   }
 
   private RemediationEngine engine(InMemoryCluster cluster, boolean dryRun, PlaybookSet set) {
-    return new RemediationEngine(() -> set, cluster, new NodeResolver(List.of("node"),
-        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), dryRun, SafetyGate.OPEN, decided::add, CLOCK);
+    return RemediationEngine.builder(() -> set, cluster, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), CLOCK).dryRun(dryRun).listener(decided::add).build();
   }
 
   private RemediationEngine shipped(InMemoryCluster cluster) {
@@ -139,8 +138,8 @@ class RemediationEngineTest {
       }
     };
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
-    RemediationEngine e = new RemediationEngine(() -> set, c, new NodeResolver(List.of("node"),
-        LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), false, SafetyGate.OPEN, listener, CLOCK);
+    RemediationEngine e = RemediationEngine.builder(() -> set, c, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), CLOCK).listener(listener).build();
     Alert first = Alerts.xid("n1", "79");
     e.decide(first);
     e.decide(Alerts.resolved(first));
@@ -183,9 +182,9 @@ class RemediationEngineTest {
         exclusion.exit(node);
       }
     };
-    RemediationEngine e = new RemediationEngine(() -> set, watched, new NodeResolver(List.of("node"),
-        LabelSelector.parse("nvidia.com/gpu.present=true").value(), watched), false, SafetyGate.OPEN, decided::add, CLOCK,
-        () -> true, exclusion);
+    RemediationEngine e = RemediationEngine.builder(() -> set, watched, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), watched), CLOCK).listener(decided::add)
+        .exclusion(exclusion).build();
 
     e.handle(Alerts.message(Alerts.xid("n1", "79")));
     await().atMost(Duration.ofSeconds(10)).until(() -> order.stream().anyMatch(s -> s.startsWith("event")));
@@ -200,8 +199,9 @@ class RemediationEngineTest {
   void anInstanceThatNoLongerLeadsWritesNothingAndAsksForARetry() {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
     PlaybookSet set = shippedSet();
-    RemediationEngine deposed = new RemediationEngine(() -> set, c, new NodeResolver(List.of("node"),
-        LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), false, SafetyGate.OPEN, decided::add, CLOCK, () -> false);
+    RemediationEngine deposed = RemediationEngine.builder(() -> set, c, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), CLOCK).listener(decided::add).mayWrite(() -> false)
+        .build();
     WebhookResult r = deposed.handle(Alerts.message(Alerts.xid("n1", "79")));
     assertThat(r.decisions()).singleElement().satisfies(d -> assertThat(d.reason()).isEqualTo(Reason.NOT_LEADER));
     assertThat(r.shouldRetry()).isTrue();

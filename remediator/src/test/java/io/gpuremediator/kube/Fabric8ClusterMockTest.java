@@ -23,7 +23,6 @@ import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
-import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import java.io.IOException;
@@ -68,9 +67,8 @@ class Fabric8ClusterMockTest {
   }
 
   private RemediationEngine engine(PlaybookSet set) {
-    return new RemediationEngine(() -> set, cluster, new NodeResolver(List.of("node", "instance"),
-        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), false, SafetyGate.OPEN, d -> { },
-        Clock.systemUTC());
+    return RemediationEngine.builder(() -> set, cluster, new NodeResolver(List.of("node", "instance"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), Clock.systemUTC()).build();
   }
 
   private static PlaybookSet shipped() {

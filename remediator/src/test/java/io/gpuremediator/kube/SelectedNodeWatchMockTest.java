@@ -16,7 +16,6 @@ import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
-import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
@@ -55,8 +54,8 @@ class SelectedNodeWatchMockTest {
     cluster.start();
     await().atMost(Duration.ofSeconds(10)).until(cluster::isReady);
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
-    engine = new RemediationEngine(() -> set, cluster, new NodeResolver(List.of("node"), GPU, cluster), false,
-        SafetyGate.OPEN, d -> { }, Clock.systemUTC());
+    engine = RemediationEngine.builder(() -> set, cluster, new NodeResolver(List.of("node"), GPU, cluster), Clock.systemUTC())
+        .build();
   }
 
   @AfterEach

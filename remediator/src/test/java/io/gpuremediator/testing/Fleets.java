@@ -69,8 +69,9 @@ public final class Fleets {
   /** The engine over the cluster, deciding with the gate. */
   public static RemediationEngine engine(InMemoryCluster cluster, PlaybookSet playbooks, FleetGate gate, boolean dryRun,
       DecisionListener listener, Clock clock) {
-    return new RemediationEngine(() -> playbooks, cluster, new NodeResolver(List.of("node"),
-        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), dryRun, gate, listener, clock);
+    return RemediationEngine.builder(() -> playbooks, cluster, new NodeResolver(List.of("node"),
+        LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), clock).dryRun(dryRun).gate(gate)
+        .listener(listener).build();
   }
 
   /** A listener keeping decisions. */

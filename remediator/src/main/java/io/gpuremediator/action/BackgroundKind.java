@@ -1,0 +1,44 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.playbook.LongStepSpec;
+import io.gpuremediator.playbook.Phase;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A step kind that is carried on in the background (drain, diagnose, pre-flight, GPU reset, reboot, replace): its spec
+ * type, the lists it may stand in and its stages, given once; it is its own {@link LongStep}.
+ *
+ * @param <S> the spec record of the kind
+ */
+abstract class BackgroundKind<S extends LongStepSpec> implements ActionKind<S>, LongStep<S> {
+  private final Class<S> specType;
+  private final Set<Phase> phases;
+  private final StepStages stages;
+
+  BackgroundKind(Class<S> specType, Set<Phase> phases, StepStages stages) {
+    this.specType = specType;
+    this.phases = Set.copyOf(phases);
+    this.stages = stages;
+  }
+
+  @Override
+  public final Class<S> specType() {
+    return specType;
+  }
+
+  @Override
+  public final Set<Phase> phases() {
+    return phases;
+  }
+
+  @Override
+  public final Optional<LongStep<S>> longStep() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public final StepStages stages() {
+    return stages;
+  }
+}
