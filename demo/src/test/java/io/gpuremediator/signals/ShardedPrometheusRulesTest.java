@@ -25,18 +25,22 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The shipped scrape config and rules on one Prometheus and split by node across two ({@link Shards}), all three
  * scraping the same simulated fleet with faults on several nodes: the union of the two shards' alerts is the one
- * Prometheus's, and each alert about a node comes from the shard that owns the node.
+ * Prometheus's, and each alert about a node comes from the shard that owns the node. The groups run every 5 s here
+ * ({@link #withFastGroups}); what a shard owns does not depend on it.
  */
 class ShardedPrometheusRulesTest {
   private static final Path DCGM = Path.of("../dcgm").toAbsolutePath().normalize();
   private static final Path SIMULATOR = DCGM.resolve("simulator/target/dcgm-simulator.jar");
   private static final int SHARDS = 2;
+  private static final Pattern FAST_GROUP = Pattern.compile("(?m)^(\\s+)interval: \\S+$");
   @TempDir Path dir;
 
   @Test
@@ -58,8 +62,8 @@ class ShardedPrometheusRulesTest {
       simulator.inject("gpu-node-6", 1, "overheat", null);
       simulator.inject("trn-node-1", null, "neuron_error", "HBM_UNCORRECTABLE_ERROR");
 
-      String whole = ScrapeConfig.render(DCGM.resolve("prometheus.yml"), DiscoveredPod.of(nodes, simulatorPort, Ports.free()),
-          Duration.ofSeconds(1));
+      String whole = withFastGroups(ScrapeConfig.render(DCGM.resolve("prometheus.yml"), DiscoveredPod.of(nodes, simulatorPort,
+          Ports.free()), Duration.ofSeconds(1)));
       List<String> urls = new ArrayList<>();
       urls.add(prometheus(processes, "whole", Shards.of(whole, 0, 1)));
       for (int s = 0; s < SHARDS; s++) {
@@ -132,6 +136,26 @@ class ShardedPrometheusRulesTest {
       }
       assertThat(owners).as("the faulted nodes fall on both shards").hasSize(SHARDS);
     }
+  }
+
+  /**
+   * The config with its rule files copied and every group's own interval (the once-a-minute groups') set to 5 s: the
+   * shards own the same nodes at any interval, and the test waits seconds where it would wait minutes.
+   */
+  @SuppressWarnings("unchecked")
+  private String withFastGroups(String yaml) throws Exception {
+    Map<String, Object> config = new Yaml().load(yaml);
+    Path rules = Files.createDirectories(dir.resolve("rules"));
+    for (Object glob : (List<Object>) config.get("rule_files")) {
+      Path pattern = Path.of(glob.toString());
+      try (var files = Files.newDirectoryStream(pattern.getParent(), pattern.getFileName().toString())) {
+        for (Path f : files) {
+          Files.writeString(rules.resolve(f.getFileName()), FAST_GROUP.matcher(Files.readString(f)).replaceAll("$1interval: 5s"));
+        }
+      }
+    }
+    config.put("rule_files", List.of(rules.resolve("*.yml").toString()));
+    return new Yaml().dump(config);
   }
 
   private String prometheus(Processes processes, String name, String config) throws Exception {

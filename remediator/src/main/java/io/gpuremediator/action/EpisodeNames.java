@@ -1,7 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.node.NodeKeys;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

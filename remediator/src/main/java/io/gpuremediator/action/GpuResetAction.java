@@ -9,7 +9,7 @@ import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.Template;
 import io.gpuremediator.playbook.TemplateContext;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;

@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress.Task;
 import java.time.Instant;
 import java.util.function.BiConsumer;

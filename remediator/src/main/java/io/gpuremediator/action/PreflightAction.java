@@ -6,7 +6,7 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.TemplateContext;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;

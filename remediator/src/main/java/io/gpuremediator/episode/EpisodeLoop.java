@@ -2,7 +2,6 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.action.PreflightAction;
-import io.gpuremediator.action.ReplaceAction;
 import io.gpuremediator.action.Slots;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.node.Cluster;
@@ -11,15 +10,13 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
-import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
@@ -56,6 +53,7 @@ public final class EpisodeLoop implements AutoCloseable {
   private final StepPorts ports;
   private final StepRunner runner;
   private final GoneNodes gone = new GoneNodes();
+  private final NodeUpkeep upkeep;
   private final PreflightGate preflight;
   private final EpisodeWriter writer;
   private final Supplier<List<NodeInfo>> selected;
@@ -104,6 +102,7 @@ public final class EpisodeLoop implements AutoCloseable {
         () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0),
         settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone);
+    this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }
 
   /** Starts the timer, the worker threads, and the watch on the steps' Jobs (a Job's change looks at its node). */
@@ -211,13 +210,13 @@ public final class EpisodeLoop implements AutoCloseable {
       return;
     }
     if (n.isEmpty()) {
-      gone(node);
+      upkeep.endIfGone(node);
       return;
     }
     PlaybookSet set = playbooks.get();
     openPreflight(n.get(), set);
     // What the steps already passed owe (the webhook's quarantine, say) goes out before the stage changes this look makes.
-    keepOutboundQuietly(node, set);
+    upkeep.keepOutboundQuietly(node, set);
     Optional<NodeInfo> now = cluster.node(node);
     for (Episode e : now.map(c -> c.ledger().episodes().values()).orElse(List.of())) {
       try {
@@ -229,7 +228,7 @@ public final class EpisodeLoop implements AutoCloseable {
         LOGGER.warn("episode {} on node {}: {} (retried on the next look)", e.fingerprint(), node, ex.getMessage());
       }
     }
-    keepOutboundQuietly(node, set);
+    upkeep.keepOutboundQuietly(node, set);
     if (drains != null) {
       drains.update(node, cluster.node(node));
     }
@@ -253,72 +252,6 @@ public final class EpisodeLoop implements AutoCloseable {
   /** The playbooks with the loop's own (the pre-flight gate's), for the human controls. */
   PlaybookSet withBuiltIn(PlaybookSet set) {
     return preflight.with(set);
-  }
-
-  private void keepOutboundQuietly(String node, PlaybookSet set) {
-    try {
-      keepOutbound(node, set);
-    } catch (ClusterException ex) {
-      LOGGER.warn("silences and notifications of node {}: {} (retried on the next look)", node, ex.getMessage());
-    }
-  }
-
-  /**
-   * Creates or renews the silences and sends the notifications the node's episodes are due, on the node read fresh
-   * (the cache may not have our own last write yet); expires the silences of its ended episodes.
-   */
-  private void keepOutbound(String node, PlaybookSet set) throws ClusterException {
-    Optional<NodeInfo> cached = cluster.node(node);
-    Instant now = moves.now();
-    boolean due = cached.isPresent() && (outbound.expiryDue(cached.get(), now) || cached.get().ledger().episodes().values()
-        .stream().anyMatch(e -> set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)));
-    if (!due) {
-      return;
-    }
-    Optional<NodeInfo> fresh = cluster.freshNode(node);
-    if (fresh.isEmpty() || !leading.getAsBoolean()) {
-      return;
-    }
-    for (Episode e : fresh.get().ledger().episodes().values()) {
-      Optional<Playbook> pb = set.named(e.playbook());
-      if (pb.isPresent() && outbound.due(e, pb.get(), now)) {
-        outbound.keep(node, e, pb.get());
-      }
-    }
-    if (!fresh.get().ledger().expiring().isEmpty()) {
-      outbound.expireEnded(fresh.get());
-    }
-  }
-
-  /**
-   * A node whose step ends with it (a replacement, a reboot) is gone from the cache: when the API agrees, the episode is
-   * over (replaced, or deleted under a reboot).
-   */
-  private void gone(String node) {
-    GoneNodes.Last last = gone.last(node);
-    if (last == null) {
-      return;
-    }
-    try {
-      if (cluster.freshNode(node).isPresent()) {
-        return;
-      }
-    } catch (ClusterException ex) {
-      LOGGER.warn("node {} being replaced: {} (asked again on the next look)", node, ex.getMessage());
-      return;
-    }
-    gone.forget(node);
-    List<String> silences = new ArrayList<>(last.ledger().expiring());
-    last.ledger().episodes().values().forEach(e -> silences.addAll(e.silenceIds()));
-    outbound.expireNow(node, silences);
-    if (last.episode().progress().stage() == Stage.REPLACING) {
-      moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: " + ReplaceAction.named(last.handle())
-          + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));
-    } else {
-      moves.ended(node, last.episode(), Transition.NODE_DELETED, "the Node object was deleted while "
-          + last.episode().progress().task().map(Task::kind).orElse("a step") + " was under way; its last ledger: "
-          + LedgerSummary.of(last.ledger()));
-    }
   }
 
   /** Whether this instance may write. */

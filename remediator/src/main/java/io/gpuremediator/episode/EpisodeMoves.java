@@ -9,7 +9,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import java.time.Duration;
 import java.time.Instant;

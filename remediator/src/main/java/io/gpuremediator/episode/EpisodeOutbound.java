@@ -16,16 +16,13 @@ import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.TemplateContext;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +37,6 @@ import org.slf4j.LoggerFactory;
  */
 final class EpisodeOutbound {
   private static final Logger LOGGER = LoggerFactory.getLogger(EpisodeOutbound.class);
-  private static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
-  private static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
   private static final String CREATED_BY = "gpu-remediator";
   private static final String SENT = "sent";
 
@@ -55,7 +50,7 @@ final class EpisodeOutbound {
   private final EpisodeWriter writer;
   private final Decider decider;
   private final List<String> page;
-  private final Map<String, Backoff> backoffs = new ConcurrentHashMap<>();
+  private final RetryBackoff backoffs = new RetryBackoff();
 
   EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page) {
     this.page = List.copyOf(page);
@@ -63,8 +58,6 @@ final class EpisodeOutbound {
     this.writer = writer;
     this.decider = decider;
   }
-
-  private record Backoff(int failures, Instant nextAt) {}
 
   /** A step the episode's cursor has passed, by its stable key. */
   record Reached(String key, ActionSpec spec) {}
@@ -103,9 +96,9 @@ final class EpisodeOutbound {
   private boolean silenceDue(Episode e, String key, SilenceSpec s, Instant now) {
     String held = e.outbound().get(Episode.SILENCE_PREFIX + key);
     if (held == null) {
-      return !backingOff(e.fingerprint() + "/" + key, now);
+      return !backoffs.waiting(e.fingerprint() + "/" + key, now);
     }
-    return renewAt(held, s).isBefore(now) && !backingOff(e.fingerprint() + "/" + key, now);
+    return renewAt(held, s).isBefore(now) && !backoffs.waiting(e.fingerprint() + "/" + key, now);
   }
 
   /** Renewed once two thirds of its time have passed. */
@@ -168,7 +161,7 @@ final class EpisodeOutbound {
       // One the ledger lost (its write failed after Alertmanager answered) is found by its marker and updated.
       Optional<String> id = held == null ? ports.silences().findByMarker(marker) : Optional.of(Held.parse(held).id());
       String given = ports.silences().put(id, request);
-      backoffs.remove(retryKey);
+      backoffs.succeeded(retryKey);
       Episode next = e.withOutbound(entry, new Held(given, startsAt, endsAt).value());
       Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
       if (written != null && held == null) {
@@ -178,38 +171,22 @@ final class EpisodeOutbound {
       }
       return written;
     } catch (RenderException ex) {
-      backoffs.put(retryKey, new Backoff(99, now.plus(MAX_BACKOFF)));
+      backoffs.holdOff(retryKey, 99, now);
       decider.decide(node, e, Reason.SILENCE_FAILED, "silence step " + key + " not held: " + ex.getMessage());
       return e;
     } catch (OutboundException ex) {
-      Backoff b = failed(retryKey, now);
+      RetryBackoff.State b = backoffs.failed(retryKey, now);
       if (b.failures() == 1) {
         decider.decide(node, e, Reason.SILENCE_FAILED, "silence step " + key + ": " + ex.getMessage()
-            + (ex.retriable() ? "; retried with backoff, the episode goes on" : "; retried every " + MAX_BACKOFF.toMinutes()
+            + (ex.retriable() ? "; retried with backoff, the episode goes on" : "; retried every " + RetryBackoff.MAX.toMinutes()
                 + "m, the episode goes on"));
       }
       if (!ex.retriable()) {
-        backoffs.put(retryKey, new Backoff(b.failures(), now.plus(MAX_BACKOFF)));
+        backoffs.holdOff(retryKey, b.failures(), now);
       }
       LOGGER.warn("silence {} for node {}: {} (attempt {})", key, node, ex.getMessage(), b.failures());
       return e;
     }
-  }
-
-  /** Counts one more failure of {@code retryKey}: asked again after a backoff doubling from 1 s to 5 min. */
-  private Backoff failed(String retryKey, Instant now) {
-    return backoffs.merge(retryKey, new Backoff(1, now.plus(FIRST_BACKOFF)),
-        (old, fresh) -> new Backoff(old.failures() + 1, now.plus(backoff(old.failures() + 1))));
-  }
-
-  private static Duration backoff(int failures) {
-    Duration d = FIRST_BACKOFF.multipliedBy(1L << Math.min(failures - 1, 20));
-    return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;
-  }
-
-  private boolean backingOff(String retryKey, Instant now) {
-    Backoff b = backoffs.get(retryKey);
-    return b != null && now.isBefore(b.nextAt());
   }
 
   private Episode notifyOnce(String node, Episode e, String key, NotifySpec n, TemplateContext ctx) throws ClusterException {
@@ -264,13 +241,13 @@ final class EpisodeOutbound {
     Instant now = writer.now();
     for (String id : n.ledger().expiring()) {
       String retryKey = "expire/" + id;
-      if (backingOff(retryKey, now)) {
+      if (backoffs.waiting(retryKey, now)) {
         continue;
       }
       try {
         ports.silences().expire(id);
         done.add(id);
-        backoffs.remove(retryKey);
+        backoffs.succeeded(retryKey);
         LOGGER.info("Alertmanager silence {} of an ended episode on node {} expired", id, n.name());
       } catch (OutboundException ex) {
         if (!ex.retriable()) {
@@ -278,7 +255,7 @@ final class EpisodeOutbound {
           LOGGER.warn("silence {} on node {} cannot be expired: {}; forgotten", id, n.name(), ex.getMessage());
           continue;
         }
-        Backoff b = failed(retryKey, now);
+        RetryBackoff.State b = backoffs.failed(retryKey, now);
         LOGGER.warn("silence {} on node {} not expired yet: {} (attempt {})", id, n.name(), ex.getMessage(), b.failures());
       }
     }
@@ -289,7 +266,7 @@ final class EpisodeOutbound {
 
   /** Whether the node has silences of ended episodes to expire now. */
   boolean expiryDue(NodeInfo n, Instant now) {
-    return n.ledger().expiring().stream().anyMatch(id -> !backingOff("expire/" + id, now));
+    return n.ledger().expiring().stream().anyMatch(id -> !backoffs.waiting("expire/" + id, now));
   }
 
   /** Expires silences of a node that is gone (replaced), once each; what fails is left to end on its own. */

@@ -2,7 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
 import java.util.List;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress.Task;
 import java.util.Map;
 import java.util.Set;

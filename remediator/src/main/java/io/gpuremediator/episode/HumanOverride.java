@@ -11,7 +11,7 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.Taint;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import java.time.Instant;
 import java.util.ArrayList;

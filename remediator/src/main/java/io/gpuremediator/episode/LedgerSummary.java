@@ -1,7 +1,7 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.NodeLedger.Episode;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -19,7 +19,6 @@ import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
-import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.value.Durations;
 import java.time.Clock;
@@ -47,6 +46,7 @@ public final class RemediationEngine {
   private final Clock clock;
   private final AlertDecisions decisions;
   private final AlertWrite write;
+  private final EpisodeAdmission admission;
   private final AlertScope scope;
   private final NodeFanOut fanOut;
   /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
@@ -71,6 +71,7 @@ public final class RemediationEngine {
     this.clock = b.clock;
     this.decisions = new AlertDecisions(b.clock);
     this.write = new AlertWrite(b.cluster, b.clock, b.mayWrite, b.listener, b.exclusion, decisions);
+    this.admission = new EpisodeAdmission(b.cluster, b.gate, write, decisions);
   }
 
   /**
@@ -163,7 +164,7 @@ public final class RemediationEngine {
     if (e.phase == Phase.RESOLVED) {
       return write.execute(e.alert, e.playbook, e.node.name(), e.phase, e.steps, e.specs, e.note, e.matched);
     }
-    return admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note, e.matched);
+    return admission.admitAndExecute(e.alert, e.playbook, e.node.name(), e.steps, e.specs, e.note, e.matched);
   }
 
   private Optional<Decision> requireAccepted(Evaluation e) {
@@ -185,7 +186,8 @@ public final class RemediationEngine {
   }
 
   private Optional<Decision> skipKnownEpisode(Evaluation e) {
-    return isDuplicate(e.node, e.alert) ? Optional.of(duplicate(e.alert, e.node.name(), e.playbook.name())) : Optional.empty();
+    return isDuplicate(e.node, e.alert) ? Optional.of(decisions.duplicate(e.alert, e.node.name(),
+        e.playbook.name())) : Optional.empty();
   }
 
   /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */
@@ -247,7 +249,7 @@ public final class RemediationEngine {
     if (dryRun.isEmpty()) {
       return Optional.empty();
     }
-    Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(candidate(e.node, e.playbook)) : Optional.empty();
+    Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(EpisodeAdmission.candidate(e.node, e.playbook)) : Optional.empty();
     boolean noEpisode = e.phase == Phase.RESOLVED && !e.node.ledger().episodes().containsKey(e.alert.fingerprint());
     List<ActionRecord> records = StepRecords.simulate(new NodeDraft(e.node, e.alert.fingerprint(), e.phase, clock.instant()),
         e.specs, e.steps, noEpisode);
@@ -256,41 +258,6 @@ public final class RemediationEngine {
     Decision d = decision(e.alert, e.node.name(), e.playbook.name(), dryRun.get(), detail, records);
     return Optional.of(new Decision(d.time(), d.fingerprint(), d.startsAt(), d.alertname(), d.status(), d.node(),
         d.playbook(), d.reason(), d.detail(), d.actions(), refusal));
-  }
-
-  /**
-   * Admits the new episode against the node as the cache has it now and the gate's budgets (a place reserved,
-   * so no other admission can take it), writes, and settles the reservation: a start when the node was
-   * quarantined, the place given back otherwise. No gate lock is held while the node is written.
-   */
-  private Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
-      String note, String matched) {
-    NodeInfo node = cluster.node(nodeName).orElse(null);
-    if (node == null) {
-      return decision(alert, nodeName, playbook.name(), Reason.NODE_NOT_FOUND, "node " + nodeName + " no longer exists", List.of());
-    }
-    if (isDuplicate(node, alert)) {
-      return duplicate(alert, nodeName, playbook.name());
-    }
-    SafetyGate.Candidate candidate = candidate(node, playbook);
-    Optional<Refusal> refusal = gate.reserve(candidate);
-    if (refusal.isPresent()) {
-      return decision(alert, nodeName, playbook.name(), refusal.get().reason(), note + refusal.get().detail(), List.of());
-    }
-    boolean started = false;
-    try {
-      Decision done = write.execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note, matched);
-      started = done.reason() == Reason.ACTIONS_APPLIED;
-      return done;
-    } finally {
-      gate.settle(candidate, started);
-    }
-  }
-
-  /** A node becomes unavailable only when it is available now and the playbook takes it out of service. */
-  private static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
-    return new SafetyGate.Candidate(node, playbook.name(), playbook.takesNodeOutOfService() && !FleetGate.isUnavailable(node),
-        playbook.rateLimit(), playbook.cooldown());
   }
 
   /** The playbook a repeat offender is escalated to: the Nth episode of this playbook's ladder on the node in the window. */
@@ -304,12 +271,8 @@ public final class RemediationEngine {
   }
 
   /** Whether this exact episode was already handled: firing and active, resolved and waiting, or already released. */
-  private static boolean isDuplicate(NodeInfo node, Alert alert) {
+  static boolean isDuplicate(NodeInfo node, Alert alert) {
     return node.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring());
-  }
-
-  private Decision duplicate(Alert alert, String node, String playbook) {
-    return decisions.duplicate(alert, node, playbook);
   }
 
   private static List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {

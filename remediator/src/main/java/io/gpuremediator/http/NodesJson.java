@@ -1,6 +1,7 @@
 package io.gpuremediator.http;
 
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
 import io.vertx.core.json.JsonArray;
@@ -22,7 +23,7 @@ final class NodesJson {
   }
 
   private static Optional<Progress> shown(NodeLedger ledger) {
-    return ledger.episodes().values().stream().map(NodeLedger.Episode::progress)
+    return ledger.episodes().values().stream().map(Episode::progress)
         .max(Comparator.comparing((Progress p) -> p.stage().isFailed()).thenComparing(Progress::stageSince));
   }
 
@@ -64,7 +65,7 @@ final class NodesJson {
         .put("holders", new JsonArray(List.copyOf(claim.holders()))).put("preexisting", claim.preexisting())));
     String state = n.ledgerError().isPresent() ? STATE_UNREADABLE
         : ledger.claims().isEmpty() ? "watching" : "quarantined";
-    Instant since = ledger.episodes().values().stream().map(NodeLedger.Episode::since).min(Comparator.naturalOrder())
+    Instant since = ledger.episodes().values().stream().map(Episode::since).min(Comparator.naturalOrder())
         .orElse(null);
     Optional<Progress> shown = shown(ledger);
     return new JsonObject().put("node", n.name()).put("state", state).put("playbooks", playbooks)

@@ -20,11 +20,9 @@ import io.gpuremediator.http.WebhookAdmission;
 import io.gpuremediator.http.WebhookHandler;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
-import io.gpuremediator.kube.LeaderElection;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
-import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookReloader;
 import io.gpuremediator.safety.BudgetWarnings;
@@ -32,7 +30,6 @@ import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
-import io.gpuremediator.safety.SafetyListener;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
 import io.vertx.core.Vertx;
@@ -42,7 +39,6 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,9 +59,6 @@ public final class RemediatorService implements AutoCloseable {
   static final long FLEET_WARNINGS_CHECK_MILLIS = 10_000;
   private static final int DECISION_LOG_SIZE = 1000;
   private static final int ENGINE_THREADS = 4;
-  /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
-  static final Duration LEASE_DURATION = Duration.ofSeconds(15);
-  private static final long FLEET_STATE_RETRY_MILLIS = 2000;
 
   private final RemediatorConfig config;
   private final KubeApi kube;
@@ -79,18 +72,14 @@ public final class RemediatorService implements AutoCloseable {
   private HttpServer server;
   private HttpServer statusServer;
   private FleetGate gate;
-  private LeaderElection election;
+  private Leadership leadership;
   private EpisodeLoop loop;
   /** A multi-node webhook's nodes, written side by side up to kubernetes.writes_in_flight. */
   private NodeFanOut fanOut;
   private OutsideWiring outside;
   private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
-  private final ExecutorService stateWriter = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "remediator-fleet-state");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService stateWriter = oneDaemonThread("remediator-fleet-state");
   private final String identity = hostname() + "-" + UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
@@ -125,9 +114,9 @@ public final class RemediatorService implements AutoCloseable {
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
     FleetWarningsLog fleetWarnings = new FleetWarningsLog(cluster::isReady, gate::snapshot);
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
-    startLeadership(workers);
+    leadership.start(vertx, workers);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
-        : election != null && !election.isLeader() ? Optional.of("not the leader")
+        : !leadership.isLeader() ? Optional.of("not the leader")
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     RemediatorConfig.Limits limits = config.limits();
@@ -140,13 +129,18 @@ public final class RemediatorService implements AutoCloseable {
             large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue")),
         new HumanControls(loop, cluster, reloader::current));
     HttpServerOptions options = serverOptions(limits);
-    listen(options, connections, ApiRouter.create(vertx, routes));
+    server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
         config.listenHost(), server.actualPort(), config.tls().isPresent(),
         token.isPresent() ? "bearer" : "NONE (insecure_no_auth)", config.dryRun(), config.nodeSelector(),
         config.nodeFrom(), config.playbooks());
     if (config.statusListen().isPresent()) {
-      startStatusServer(config.statusListen().get(), options, routes);
+      // The page and the API's reads without a token, on an address only operators reach; same TLS and timeouts, and
+      // its connections count against the same max_connections: the open port cannot be used to exhaust the service.
+      RemediatorConfig.Listen status = config.statusListen().get();
+      statusServer = listen("status_listen ", new HttpServerOptions(options).setHost(status.host()).setPort(status.port()),
+          connections, ApiRouter.statusOnly(vertx, routes));
+      LOGGER.info("status page and read-only API without a token on {}:{}", status.host(), statusServer.actualPort());
     }
     return server.actualPort();
   }
@@ -173,12 +167,10 @@ public final class RemediatorService implements AutoCloseable {
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
     outside = OutsideWiring.create(config, vertx, metrics, clock, node -> gate.admitReplacement(node));
     gate = new FleetGate(SafetyLimits.from(config), fleetStore(), selected,
-        cluster::generation, metricsListener(), clock, stateWriter);
-    eventWriter = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "remediator-refusal-events");
-      t.setDaemon(true);
-      return t;
-    });
+        cluster::generation, new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock,
+        stateWriter);
+    leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
+    eventWriter = oneDaemonThread("remediator-refusal-events");
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
     loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current, selected,
@@ -186,12 +178,12 @@ public final class RemediatorService implements AutoCloseable {
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
                 p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight()),
-        () -> !config.dryRun() && gate.isLoaded() && (election == null || election.isLeader()), decided, clock,
+        () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
     RemediationEngine engine = RemediationEngine.builder(reloader::current, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), clock).dryRun(config.dryRun()).gate(gate)
-        .listener(decided).mayWrite(() -> election == null || election.isLeader()).loop(loop).accept(config.acceptAlerts())
+        .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts())
         .fanOut(fanOut).build();
     decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
@@ -212,13 +204,15 @@ public final class RemediatorService implements AutoCloseable {
     return options;
   }
 
-  private void listen(HttpServerOptions options, ConnectionLimit connections, Router router) throws StartupException {
+  /** Listens with {@code options}, every connection counted against max_connections; closes all if it cannot. */
+  private HttpServer listen(String what, HttpServerOptions options, ConnectionLimit connections, Router router)
+      throws StartupException {
     try {
-      server = vertx.createHttpServer(options).connectionHandler(connections::opened).requestHandler(router).listen()
+      return vertx.createHttpServer(options).connectionHandler(connections::opened).requestHandler(router).listen()
           .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       close();
-      throw new StartupException("cannot listen on " + config.listenHost() + ":" + config.listenPort() + ": "
+      throw new StartupException("cannot listen on " + what + options.getHost() + ":" + options.getPort() + ": "
           + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
     }
   }
@@ -232,98 +226,21 @@ public final class RemediatorService implements AutoCloseable {
         identity, clock);
   }
 
-  private SafetyListener metricsListener() {
-    return new SafetyListener() {
-      @Override
-      public void breaker(boolean open) {
-        metrics.breaker(open);
-      }
-
-      @Override
-      public void breakerOpened(String reason) {
-        for (String receiver : config.safety().page()) { // safety.page: a human must look
-          outside.ports().notifier().send(new Notifier.Notification(receiver, "storm breaker OPEN: " + reason
-              + "; nothing new is acted on until a human resets it (POST /api/v1/breaker/reset)", "", "", "breaker_open"));
-        }
-      }
-
-      @Override
-      public void paused(boolean paused) {
-        metrics.paused(paused);
-      }
-
-      @Override
-      public void unavailable(int unavailable, int budget) {
-        metrics.unavailable(unavailable, budget);
-      }
-    };
-  }
-
-  /**
-   * With leader election, only the leader loads the fleet state and acts; without, this instance does.
-   * A load that fails (API down) is retried in the background; until it succeeds the service is not
-   * ready and every remediation is refused.
-   */
-  private void startLeadership(WorkerExecutor workers) {
-    if (config.leaderElection().enabled()) {
-      election = kube.leaderElection(config.leaderElection().namespace(), config.leaderElection().lease(), identity,
-          LEASE_DURATION);
-      election.start(() -> {
-        tryLoadFleetState();
-        metrics.leader(true);
-      }, () -> {
-        gate.unload();
-        metrics.leader(false);
-      });
-    } else {
-      metrics.leader(true);
-      tryLoadFleetState();
-    }
-    vertx.setPeriodic(FLEET_STATE_RETRY_MILLIS, id -> {
-      if (!gate.isLoaded() && (election == null || election.isLeader())) {
-        workers.executeBlocking(() -> {
-          tryLoadFleetState();
-          return null;
-        }, false);
-      }
-    });
-  }
-
-  private void tryLoadFleetState() {
-    try {
-      gate.load();
-    } catch (FleetStore.FleetStoreException e) {
-      LOGGER.warn("fleet safety state not loaded ({}); retrying, and refusing every remediation meanwhile", e.getMessage());
-    }
-  }
-
   private void reloaded(LoadResult result) {
     metrics.playbooksLoaded(result.isValid(), result.set().playbooks().size(), clock.millis() / 1000.0);
-  }
-
-  /**
-   * The status page and the API's reads on {@code status_listen}, without a token: an address only operators
-   * reach (a port-forward, an internal interface). Same TLS and timeouts as the main listener.
-   */
-  private void startStatusServer(RemediatorConfig.Listen listen, HttpServerOptions main, ApiRouter.Routes routes)
-      throws StartupException {
-    HttpServerOptions options = new HttpServerOptions(main).setHost(listen.host()).setPort(listen.port());
-    try {
-      // Its connections count against the same max_connections: the open port cannot be used to exhaust the service.
-      statusServer = vertx.createHttpServer(options).connectionHandler(routes.connections()::opened)
-          .requestHandler(ApiRouter.statusOnly(vertx, routes)).listen()
-          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      close();
-      throw new StartupException("cannot listen on status_listen " + listen.host() + ":" + listen.port() + ": "
-          + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
-    }
-    LOGGER.info("status page and read-only API without a token on {}:{}", listen.host(), statusServer.actualPort());
   }
 
   /** The port of {@code status_listen}, once started. */
   public Optional<Integer> statusPort() {
     return Optional.ofNullable(statusServer).map(HttpServer::actualPort);
+  }
+
+  private static ExecutorService oneDaemonThread(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   private static String hostname() {
@@ -355,8 +272,8 @@ public final class RemediatorService implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (election != null) {
-      election.close();
+    if (leadership != null) {
+      leadership.close();
     }
     if (eventWriter != null) {
       eventWriter.shutdown();

@@ -21,7 +21,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.simapi.EmulatedApiServer;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;

@@ -13,7 +13,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.state.ClaimKey;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.FiringAlerts;

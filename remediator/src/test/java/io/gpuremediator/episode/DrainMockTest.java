@@ -9,7 +9,7 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;

@@ -10,7 +10,7 @@ import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import java.nio.file.Path;

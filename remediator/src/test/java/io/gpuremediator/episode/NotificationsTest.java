@@ -11,7 +11,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.WebhookNotifier;
-import io.gpuremediator.state.NodeLedger.Episode;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.vertx.core.Vertx;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import io.vertx.core.json.JsonObject;

@@ -3,8 +3,8 @@ package io.gpuremediator.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.NodeLedger.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.time.Instant;

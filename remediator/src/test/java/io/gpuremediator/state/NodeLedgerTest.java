@@ -2,7 +2,6 @@ package io.gpuremediator.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.state.NodeLedger.Episode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,0 +1,66 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.Step;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.decision.Decision;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.SafetyGate;
+import java.util.List;
+import java.util.Optional;
+
+/** A new episode's admission by the fleet's limits, and its first write, as one: no other admission takes its place. */
+final class EpisodeAdmission {
+  private final Cluster cluster;
+  private final SafetyGate gate;
+  private final AlertWrite write;
+  private final AlertDecisions decisions;
+
+  EpisodeAdmission(Cluster cluster, SafetyGate gate, AlertWrite write, AlertDecisions decisions) {
+    this.cluster = cluster;
+    this.gate = gate;
+    this.write = write;
+    this.decisions = decisions;
+  }
+
+  /**
+   * Admits the new episode against the node as the cache has it now and the gate's budgets (a place reserved,
+   * so no other admission can take it), writes, and settles the reservation: a start when the node was
+   * quarantined, the place given back otherwise. No gate lock is held while the node is written.
+   */
+  Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
+      String note, String matched) {
+    NodeInfo node = cluster.node(nodeName).orElse(null);
+    if (node == null) {
+      return decisions.decision(alert, nodeName, playbook.name(), Reason.NODE_NOT_FOUND, "node " + nodeName + " no longer exists", List.of());
+    }
+    if (RemediationEngine.isDuplicate(node, alert)) {
+      return decisions.duplicate(alert, nodeName, playbook.name());
+    }
+    SafetyGate.Candidate candidate = candidate(node, playbook);
+    Optional<Refusal> refusal = gate.reserve(candidate);
+    if (refusal.isPresent()) {
+      return decisions.decision(alert, nodeName, playbook.name(), refusal.get().reason(), note + refusal.get().detail(), List.of());
+    }
+    boolean started = false;
+    try {
+      Decision done = write.execute(alert, playbook, nodeName, Phase.FIRING, steps, specs, note, matched);
+      started = done.reason() == Reason.ACTIONS_APPLIED;
+      return done;
+    } finally {
+      gate.settle(candidate, started);
+    }
+  }
+
+  /** A node becomes unavailable only when it is available now and the playbook takes it out of service. */
+  static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
+    return new SafetyGate.Candidate(node, playbook.name(), playbook.takesNodeOutOfService() && !FleetGate.isUnavailable(node),
+        playbook.rateLimit(), playbook.cooldown());
+  }
+}
