@@ -60,6 +60,8 @@
     const domains = (s.domains || []).map(d => d.label + '=' + d.value + ': ' + d.left + ' of ' + d.budget
       + ' (' + d.unavailable + ' of ' + d.selected_nodes + ' out)');
     text('domains', domains.length ? domains.join('; ') : 'none configured');
+    const limits = (s.limits || []).map(l => l.limit + ': ' + l.used + ' of ' + l.allowed + ' (' + l.detail + ')');
+    text('limits', limits.join('; '));
     const warnings = s.warnings || [];
     text('budget-warnings', warnings.length ? warnings.join(' ') : 'none');
     byId('budget-warnings').className = warnings.length ? 'paused' : '';

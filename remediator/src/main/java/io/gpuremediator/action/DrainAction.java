@@ -114,7 +114,7 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
   @Override
   public StepStart start(LongStepRun<DrainSpec> run) {
     StepPorts ports = run.ports();
-    Optional<String> full = ports.drainSlots().take(run.node(), ports.maxDraining().getAsInt(), run.now(), ports.cluster());
+    Optional<String> full = ports.limits().drains().take(run.node(), run.now(), ports.cluster());
     if (full.isPresent()) {
       return new StepStart.Wait(Reason.MAX_DRAINING, "waiting for a drain slot: " + full.get(), true);
     }
@@ -124,7 +124,7 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
 
   @Override
   public void cancel(String node, StepPorts ports) {
-    ports.drainSlots().release(node);
+    ports.limits().drains().release(node);
   }
 
   /** The pods the drain must see gone. */

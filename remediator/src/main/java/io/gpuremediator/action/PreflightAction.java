@@ -81,8 +81,7 @@ public final class PreflightAction extends BackgroundKind<PreflightAction.Prefli
   @Override
   public StepStart start(LongStepRun<PreflightSpec> run) {
     StepPorts ports = run.ports();
-    Optional<String> full = ports.preflightSlots().take(run.node(), ports.maxPreflight().getAsInt(), run.now(),
-        ports.cluster());
+    Optional<String> full = ports.limits().preflights().take(run.node(), run.now(), ports.cluster());
     if (full.isPresent()) {
       return new StepStart.Wait(Reason.PREFLIGHT_WAITING, "waiting for a pre-flight slot: " + full.get(), false);
     }
@@ -91,7 +90,7 @@ public final class PreflightAction extends BackgroundKind<PreflightAction.Prefli
 
   @Override
   public void cancel(String node, StepPorts ports) {
-    ports.preflightSlots().release(node);
+    ports.limits().preflights().release(node);
   }
 
   /** A node deleted while its Job runs ends the episode ({@code node_deleted}) rather than failing the Job. */

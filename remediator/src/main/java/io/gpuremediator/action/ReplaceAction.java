@@ -100,7 +100,7 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
     if (impossible.isPresent()) {
       return impossible.get();
     }
-    Optional<Refusal> no = run.ports().outside().replaceBudget().admit(run.node());
+    Optional<Refusal> no = run.ports().limits().replacements().admit(run.node());
     if (no.isPresent()) {
       return new StepStart.Wait(no.get().reason(), "waiting to replace: " + no.get().detail(), false);
     }

@@ -2,7 +2,6 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.action.PreflightAction;
-import io.gpuremediator.action.Slots;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -10,6 +9,9 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.Slots;
+import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
@@ -72,17 +74,18 @@ public final class EpisodeLoop implements AutoCloseable {
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
       Clock clock) {
-    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutsidePorts.NONE);
+    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutsidePorts.NONE, ReplaceBudget.NONE);
   }
 
   /**
    * Creates the loop with what it calls outside Kubernetes (silences, notifications, instance replacement).
    *
-   * @param outside the ports of Alertmanager, the notifier, the cloud and the replacement budget
+   * @param outside the ports of Alertmanager, the notifier and the cloud
+   * @param replacements the fleet's replacement budget
    */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
-      Clock clock, OutsidePorts outside) {
+      Clock clock, OutsidePorts outside, ReplaceBudget replacements) {
     this.cluster = cluster;
     this.preflight = new PreflightGate(settings.preflight());
     this.playbooks = () -> preflight.with(playbooks.get());
@@ -95,12 +98,14 @@ public final class EpisodeLoop implements AutoCloseable {
         detail, List.of(), Optional.empty()), settings.page());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     Duration settle = settings.interval().multipliedBy(3);
-    this.ports = new StepPorts(cluster, workloads, outside,
-        new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)"),
-        () -> settings.maxDraining().of(selected.get().size()),
-        new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)"),
-        () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0),
-        settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders());
+    StepLimits limits = new StepLimits(
+        new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)",
+            () -> settings.maxDraining().of(selected.get().size())),
+        new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)",
+            () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0)),
+        replacements);
+    this.ports = new StepPorts(cluster, workloads, outside, limits, settings.retryDelay(), settings.jobNamespace(),
+        settings.replaceProviders());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone);
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }

@@ -37,6 +37,13 @@ final class SafetyHandlers {
   }
 
   /** Each failure domain's budget per value: its selected nodes, those unavailable, and what it allows. */
+  private static JsonArray limits(SafetySnapshot s) {
+    JsonArray out = new JsonArray();
+    s.limits().forEach(u -> out.add(new JsonObject().put("limit", u.limit()).put("used", u.used()).put("allowed", u.allowed())
+        .put("left", u.left()).put("detail", u.detail())));
+    return out;
+  }
+
   private static JsonArray domains(SafetySnapshot s) {
     JsonArray out = new JsonArray();
     s.domains().forEach(u -> out.add(new JsonObject().put("label", u.label()).put("value", u.value())
@@ -156,6 +163,7 @@ final class SafetyHandlers {
             .put("left", Math.max(0, Integer.parseInt(s.rateLimit().split("/")[0]) - s.rateUsed()))
             .put("playbook_starts", playbooks))
         .put("domains", domains(s))
+        .put("limits", limits(s))
         .put("breaker", breaker)
         .put("warnings", new JsonArray(new ArrayList<>(s.warnings())))
         .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())

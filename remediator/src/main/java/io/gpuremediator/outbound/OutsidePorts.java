@@ -3,18 +3,18 @@ package io.gpuremediator.outbound;
 import java.util.Objects;
 
 /**
- * What the loop calls outside Kubernetes: Alertmanager's silences, the notifier, the cloud's instance health, the
- * fleet's replacement budget, and the reboots of instances and of servers through their BMCs.
+ * What the loop calls outside Kubernetes: Alertmanager's silences, the notifier, the cloud's instance health, and the
+ * reboots of instances and of servers through their BMCs.
  */
-public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, ReplaceBudget replaceBudget,
-    InstanceReboots instanceReboots, BmcResets bmcs) {
+public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, InstanceReboots instanceReboots,
+    BmcResets bmcs) {
   /** Nothing configured: silences, replacements and reboots are refused (and say so), notifications have no receiver. */
   public static final OutsidePorts NONE = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
-      InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE);
+      InstanceHealth.NOT_CONFIGURED);
 
   /** Ports without reboots outside Kubernetes. */
-  public OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, ReplaceBudget replaceBudget) {
-    this(silences, notifier, instances, replaceBudget, InstanceReboots.NOT_CONFIGURED, BmcResets.NOT_CONFIGURED);
+  public OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances) {
+    this(silences, notifier, instances, InstanceReboots.NOT_CONFIGURED, BmcResets.NOT_CONFIGURED);
   }
 
   /** Validates presence. */
@@ -22,7 +22,6 @@ public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth 
     Objects.requireNonNull(silences, "silences");
     Objects.requireNonNull(notifier, "notifier");
     Objects.requireNonNull(instances, "instances");
-    Objects.requireNonNull(replaceBudget, "replaceBudget");
     Objects.requireNonNull(instanceReboots, "instanceReboots");
     Objects.requireNonNull(bmcs, "bmcs");
   }

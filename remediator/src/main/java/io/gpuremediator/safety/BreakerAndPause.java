@@ -6,7 +6,6 @@ import io.gpuremediator.safety.FleetState.Breaker;
 import io.gpuremediator.safety.FleetState.Pause;
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import io.gpuremediator.value.Durations;
-import io.gpuremediator.value.Rate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -114,49 +113,6 @@ final class BreakerAndPause {
 
   Optional<Pause> activePause(Instant now) {
     return g.state.pause().filter(p -> p.until().isAfter(now));
-  }
-
-  /**
-   * Admits one instance replacement, or says why not: paused, the breaker open, or {@code safety.replace_rate_limit}
-   * used up. Counted under the lock, then stored before it is answered, so no restart or new leader can let more
-   * through than the limit; a state that cannot be stored refuses (the admission stays counted: fail closed).
-   */
-  Optional<Refusal> admitReplacement(String node) {
-    Rate rate = g.limits.replaceRate();
-    int used;
-    g.lock.lock();
-    try {
-      if (!g.loaded) {
-        return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "fleet safety state not loaded"));
-      }
-      Instant now = g.clock.instant();
-      Optional<Pause> pause = activePause(now);
-      if (pause.isPresent()) {
-        return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "remediation is paused until " + pause.get().until()
-            + ": " + pause.get().reason()));
-      }
-      if (g.state.breaker().open()) {
-        return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "the storm breaker is open: "
-            + g.state.breaker().reason()));
-      }
-      used = FleetState.countWithin(g.state.replacements(), now, rate.window());
-      if (used >= rate.count()) {
-        return Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "replace_rate_limit " + rate + " used up: " + used
-            + " replacements within " + Durations.format(rate.window())));
-      }
-      g.state = g.state.withReplacement(now).pruned(now, g.limits.retention());
-    } finally {
-      g.lock.unlock();
-    }
-    try {
-      g.writer.saveNow(() -> g.state, () -> { });
-    } catch (FleetStoreException e) {
-      return Optional.of(new Refusal(Reason.SAFETY_STATE_UNAVAILABLE, "the replacement could not be recorded: "
-          + e.getMessage()));
-    }
-    LOGGER.info("instance replacement of node {} admitted ({} of {} within {})", node, used + 1, rate.count(),
-        Durations.format(rate.window()));
-    return Optional.empty();
   }
 
   void pause(String reason, Instant until, String by) throws FleetStoreException {

@@ -6,6 +6,7 @@ import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import io.gpuremediator.state.ClaimKey;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,7 @@ public final class FleetGate implements SafetyGate {
   private final Supplier<List<NodeInfo>> selectedNodes;
   private final BreakerAndPause stops;
   private final FleetAdmission admission;
+  private final ReplaceRateLimit replacements;
 
   /**
    * Creates the gate, storing on the caller's thread.
@@ -56,6 +58,7 @@ public final class FleetGate implements SafetyGate {
     this.selectedNodes = selectedNodes;
     this.stops = new BreakerAndPause(g);
     this.admission = new FleetAdmission(g, stops, selectedNodes, generation);
+    this.replacements = new ReplaceRateLimit(g, stops);
   }
 
   /** Loads the stored state (at start, or on becoming leader); until then every check refuses. */
@@ -134,7 +137,12 @@ public final class FleetGate implements SafetyGate {
    * used up; stored before it is answered (fail closed).
    */
   public Optional<Refusal> admitReplacement(String node) {
-    return stops.admitReplacement(node);
+    return replacements.admit(node);
+  }
+
+  /** The fleet's replacement budget, for the replace steps: {@link #admitReplacement}. */
+  public ReplaceBudget replacements() {
+    return replacements;
   }
 
   /** Pauses every new remediation until {@code until}; {@code by} says who asked (shown with the pause). */
@@ -164,10 +172,15 @@ public final class FleetGate implements SafetyGate {
         .collect(Collectors.toSet());
     Map<String, Integer> perPlaybook = new HashMap<>();
     now.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, at, limits.rate().window())));
+    FleetView fleet = new FleetView(at, now, limits, selected.size(), unavailable, Domains.byValue(limits.domains(), selected),
+        List.of());
+    List<LimitUsage> usage = new ArrayList<>();
+    FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
+    usage.addAll(ReplaceRateLimit.usage(fleet));
     return new SafetySnapshot(g.loaded, selected.size(), unavailable.size(), limits.maxUnavailable().of(selected.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
         limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)),
-        Domains.usage(limits.domains(), selected, unavailable));
+        Domains.usage(limits.domains(), selected, unavailable), usage);
   }
 }

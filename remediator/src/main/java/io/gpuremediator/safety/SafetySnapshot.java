@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** What {@code GET /api/v1/safety} shows: every budget used and left, the breaker and the pause. */
+/**
+ * What {@code GET /api/v1/safety} shows: every budget used and left, the breaker and the pause; {@code limits}, what
+ * every limit that counts the fleet has used of what it allows, each as its own row.
+ */
 public record SafetySnapshot(
     boolean loaded,
     int selectedNodes,
@@ -20,12 +23,14 @@ public record SafetySnapshot(
     Duration breakerWindow,
     Optional<Duration> breakerAutoResetAfter,
     Optional<FleetState.Pause> pause,
-    List<DomainBudget.Usage> domains) {
+    List<DomainBudget.Usage> domains,
+    List<LimitUsage> limits) {
 
-  /** Copies the map and the list. */
+  /** Copies the map and the lists. */
   public SafetySnapshot {
     playbookStarts = Map.copyOf(playbookStarts);
     domains = List.copyOf(domains);
+    limits = List.copyOf(limits);
   }
 
   /** What the selected fleet makes of the budget: no node selected, or none of them allowed out ({@link BudgetWarnings}). */

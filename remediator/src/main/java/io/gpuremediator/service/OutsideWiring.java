@@ -8,7 +8,6 @@ import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
 import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
@@ -40,8 +39,7 @@ final class OutsideWiring implements AutoCloseable {
   }
 
   /** Builds the ports; fails with a one-line reason when a secret cannot be read or a receiver's URL is not http(s). */
-  static OutsideWiring create(RemediatorConfig config, Vertx vertx, RemediatorMetrics metrics, Clock clock,
-      ReplaceBudget replaceBudget) throws StartupException {
+  static OutsideWiring create(RemediatorConfig config, Vertx vertx, RemediatorMetrics metrics, Clock clock) throws StartupException {
     OutboundListener counted = new OutboundListener() {
       @Override
       public void request(String target, String outcome) {
@@ -90,7 +88,7 @@ final class OutsideWiring implements AutoCloseable {
     }
     BmcResets bmcs = config.redfish().isEmpty() ? BmcResets.NOT_CONFIGURED
         : RedfishResets.create(vertx, config.redfish().get().credentialsFile(), config.redfish().get().caFile(), counted);
-    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, replaceBudget, reboots, bmcs), clients);
+    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, reboots, bmcs), clients);
   }
 
   OutsidePorts ports() {

@@ -165,11 +165,12 @@ public final class RemediatorService implements AutoCloseable {
   /** The outside ports, the fleet gate, the background loop and the webhook's engine, the loop started. */
   private RemediationEngine startEngine(Supplier<List<NodeInfo>> selected) throws StartupException {
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
-    outside = OutsideWiring.create(config, vertx, metrics, clock, node -> gate.admitReplacement(node));
+    outside = OutsideWiring.create(config, vertx, metrics, clock);
     gate = new FleetGate(SafetyLimits.from(config), fleetStore(), selected,
         cluster::generation, new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock,
         stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
+    new LimitsCollector(gate::snapshot).register(registry);
     eventWriter = oneDaemonThread("remediator-refusal-events");
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
@@ -179,7 +180,7 @@ public final class RemediatorService implements AutoCloseable {
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
                 p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight()),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
-        outside.ports());
+        outside.ports(), gate.replacements());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
     RemediationEngine engine = RemediationEngine.builder(reloader::current, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), clock).dryRun(config.dryRun()).gate(gate)

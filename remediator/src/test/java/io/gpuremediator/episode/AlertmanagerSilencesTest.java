@@ -9,7 +9,6 @@ import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -70,7 +69,7 @@ class AlertmanagerSilencesTest {
 
   private OutsidePorts ports(URI alertmanager) {
     return new OutsidePorts(new AlertmanagerSilences(vertx, alertmanager, Optional.empty(), OutboundListener.NONE),
-        Notifier.NONE, InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE);
+        Notifier.NONE, InstanceHealth.NOT_CONFIGURED);
   }
 
   private ClosedLoopHarness harness(URI alertmanager) {

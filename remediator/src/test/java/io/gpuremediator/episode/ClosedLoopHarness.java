@@ -20,6 +20,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -86,8 +87,8 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
-        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, Set.of(),
-        Optional.empty());
+        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, ReplaceBudget.NONE,
+        Set.of(), Optional.empty());
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
@@ -97,34 +98,47 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** The same, on this clock (a real Alertmanager needs one near its own). */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
-    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, Set.of(), Optional.empty());
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, ReplaceBudget.NONE, Set.of(),
+        Optional.empty());
   }
 
   /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, Set<String> replaceProviders) {
+    this(dir, playbooksYaml, outside, ReplaceBudget.NONE, replaceProviders);
+  }
+
+  /** The same, with this replacement budget. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements,
+      Set<String> replaceProviders) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
-        replaceProviders, Optional.empty());
+        replacements, replaceProviders, Optional.empty());
   }
 
   /** These playbooks, with the pre-flight gate. */
   ClosedLoopHarness(Path dir, String playbooksYaml, PreflightSettings preflight) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, Set.of(), Optional.of(preflight));
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight));
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
     return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
-        false, OutsidePorts.NONE, replaceProviders, preflight);
+        false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight);
   }
 
   /** The same, with these playbooks and ports. */
   ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside) {
-    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replaceProviders, preflight);
+    return restarted(dir, playbooksYaml, outside, ReplaceBudget.NONE);
+  }
+
+  /** The same, with this replacement budget. */
+  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements) {
+    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replacements, replaceProviders,
+        preflight);
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
-      MutableClock clock, boolean fresh, OutsidePorts outside, Set<String> replaceProviders,
+      MutableClock clock, boolean fresh, OutsidePorts outside, ReplaceBudget replacements, Set<String> replaceProviders,
       Optional<PreflightSettings> preflight) {
     this.server = server;
     this.replaceProviders = replaceProviders;
@@ -145,7 +159,7 @@ final class ClosedLoopHarness implements AutoCloseable {
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2),
-        () -> true, decisions::add, clock, outside);
+        () -> true, decisions::add, clock, outside, replacements);
     engine = RemediationEngine.builder(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
         .listener(decisions::add).loop(loop).build();
     controls = new HumanControls(loop, cluster, () -> playbooks);

@@ -8,7 +8,6 @@ import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.state.Episode;
@@ -119,7 +118,7 @@ class NotificationsTest {
   }
 
   private OutsidePorts ports(Notifier n) {
-    return new OutsidePorts(Silences.NOT_CONFIGURED, n, InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE);
+    return new OutsidePorts(Silences.NOT_CONFIGURED, n, InstanceHealth.NOT_CONFIGURED);
   }
 
   @Test

@@ -10,7 +10,6 @@ import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
 import io.gpuremediator.state.Stage;
@@ -58,7 +57,7 @@ class RebootAwsMockTest {
   }
 
   private static OutsidePorts ports(InstanceReboots reboots) {
-    return new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE,
+    return new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
         reboots, BmcResets.NOT_CONFIGURED);
   }
 

@@ -9,7 +9,6 @@ import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.ReplaceBudget;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.RedfishResets;
 import io.gpuremediator.state.Stage;
@@ -64,7 +63,7 @@ class RebootRedfishMockTest {
     BmcResets resets = RedfishResets.create(vertx, credentials, Optional.of(RedfishBmcStub.PEMS.resolve(ca)),
         OutboundListener.NONE);
     h = new ClosedLoopHarness(dir, PLAYBOOKS, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
-        InstanceHealth.NOT_CONFIGURED, ReplaceBudget.NONE, InstanceReboots.NOT_CONFIGURED, resets));
+        InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED, resets));
     if (bmcUrl != null) {
       h.client.nodes().withName(NODE).edit(n -> {
         n.getMetadata().getAnnotations().put("gpu-remediator.io/bmc-url", bmcUrl);

@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.InstanceHealth;
-import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
@@ -66,8 +63,7 @@ class ReplaceClusterApiMockTest {
         Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1), new Rate(replacements, Duration.ofHours(24))),
         new InMemoryFleetStore(), first.cluster::nodes, first.cluster::generation, SafetyListener.NONE, first.clock);
     gate.load();
-    h = first.restarted(dir, yaml, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
-        gate::admitReplacement));
+    h = first.restarted(dir, yaml, OutsidePorts.NONE, gate::admitReplacement);
     harnesses.add(h);
   }
 

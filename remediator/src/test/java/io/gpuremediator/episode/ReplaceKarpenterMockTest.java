@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.InstanceHealth;
-import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.outbound.Silences;
+import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Provisioners;
@@ -41,8 +39,7 @@ class ReplaceKarpenterMockTest {
             - replace: {provider: karpenter, timeout: 1h}
       """;
   private static final String CLAIMS = "/apis/karpenter.sh/v1/nodeclaims";
-  private static final OutsidePorts ADMIT_ALL = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
-      InstanceHealth.NOT_CONFIGURED, node -> Optional.empty());
+  private static final ReplaceBudget ADMIT_ALL = node -> Optional.empty();
 
   @TempDir Path dir;
   private final List<ClosedLoopHarness> harnesses = new ArrayList<>();
@@ -53,8 +50,8 @@ class ReplaceKarpenterMockTest {
   }
 
   private ClosedLoopHarness start(Set<String> providers) {
-    ClosedLoopHarness h = harnesses.isEmpty() ? new ClosedLoopHarness(dir, PLAYBOOKS, ADMIT_ALL, providers)
-        : harnesses.get(0).restarted(dir, PLAYBOOKS, ADMIT_ALL);
+    ClosedLoopHarness h = harnesses.isEmpty() ? new ClosedLoopHarness(dir, PLAYBOOKS, OutsidePorts.NONE, ADMIT_ALL, providers)
+        : harnesses.get(0).restarted(dir, PLAYBOOKS, OutsidePorts.NONE, ADMIT_ALL);
     harnesses.add(h);
     return h;
   }

@@ -84,7 +84,7 @@ class ReplaceMockTest {
         StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDEXAMPLE", "secret")), OutboundListener.NONE);
     clients.add(client);
     ClosedLoopHarness ported = h.restarted(dir, PLAYBOOKS, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
-        client, gate::admitReplacement));
+        client), gate::admitReplacement);
     harnesses.add(ported);
     return ported;
   }

@@ -1,6 +1,7 @@
 package io.gpuremediator.safety;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
@@ -369,5 +370,33 @@ class FleetGateTest {
     down.set(false);
     assertThat(g.admitReplacement("gpu-node-3")).as("the unstored admission still counts: fail closed")
         .hasValueSatisfying(r -> assertThat(r.detail()).isEqualTo("replace_rate_limit 2/24h used up: 2 replacements within 24h"));
+  }
+
+  @Test
+  void everyLimitThatCountsTheFleetReportsItsUsageAsARowInItsOrder() {
+    started("n1", "gpu-hardware-xid");
+    started("n2", "gpu-hardware-xid");
+    assertThat(gate.admitReplacement("n3")).isEmpty();
+    assertThat(gate.snapshot().limits()).extracting(LimitUsage::limit, LimitUsage::used, LimitUsage::allowed)
+        .containsExactly(tuple("max_unavailable", 0, 2), tuple("rate_limit", 2, 3), tuple("replace_rate_limit", 1, 2));
+    assertThat(gate.snapshot().limits().get(1).left()).isEqualTo(1);
+  }
+
+  @Test
+  void theLimitsAreOneRowEachAndTheFirstThatRefusesNamesTheDecision() {
+    assertThat(FleetLimits.ROWS).extracting(l -> l.getClass().getSimpleName()).containsExactly("MaxUnavailableLimit",
+        "DomainLimit", "FleetRateLimit", "PlaybookRateLimit", "CooldownLimit");
+    // One start uses up rate_limit 1/1h; then two nodes cordoned by someone else fill max_unavailable 10% of 20: both
+    // would refuse the next, and the budget, the earlier row, names the decision.
+    gate = gate("10%", "1/1h", 5, Optional.empty());
+    started("n2", "gpu-hardware-xid");
+    for (int i = 0; i < 2; i++) {
+      fleet.set(i, new NodeInfo("n" + i, fleet.get(i).labels(), Map.of(), List.of(), true, fleet.get(i).conditions(), List.of(),
+          "", "", NodeLedger.EMPTY, Optional.empty()));
+    }
+    assertThat(check("n3")).get().extracting(Refusal::reason).isEqualTo(Reason.MAX_UNAVAILABLE);
+    fleet.set(0, node("n0"));
+    assertThat(check("n3")).as("the budget has room again: the rate limit speaks").get().extracting(Refusal::reason)
+        .isEqualTo(Reason.RATE_LIMITED);
   }
 }

@@ -98,6 +98,14 @@ class DomainBudgetsMockTest {
           .map(JsonObject.class::cast).filter(d -> d.getString("value").equals("clique-a")).findFirst().orElseThrow();
       assertThat(clique.getInteger("unavailable")).isEqualTo(1);
       assertThat(clique.getInteger("left")).isZero();
+      // Every limit that counts the fleet is a row of "limits", in the API and on /metrics, the domains' values included.
+      JsonObject row = new JsonObject(service.get("/api/v1/safety").body()).getJsonArray("limits").stream()
+          .map(JsonObject.class::cast).filter(l -> l.getString("limit").equals("domains[" + CLIQUE + "=clique-a]"))
+          .findFirst().orElseThrow();
+      assertThat(row.getInteger("used")).isEqualTo(1);
+      assertThat(row.getInteger("allowed")).isEqualTo(1);
+      assertThat(service.get("/metrics").body()).contains("remediator_limit_used{limit=\"domains[" + CLIQUE + "=clique-a]\",} 1.0",
+          "remediator_limit_allowed{limit=\"max_unavailable\",}");
     }
   }
 }

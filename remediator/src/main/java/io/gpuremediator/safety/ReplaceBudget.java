@@ -1,4 +1,4 @@
-package io.gpuremediator.outbound;
+package io.gpuremediator.safety;
 
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;

@@ -1,4 +1,4 @@
-package io.gpuremediator.action;
+package io.gpuremediator.safety;
 
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeInfo;
@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -23,21 +24,30 @@ public final class Slots {
   private final Duration settle;
   private final Predicate<Episode> holds;
   private final String what;
+  private final IntSupplier limit;
 
   /**
    * Slots of episodes that {@code holds} says hold one.
    *
    * @param settle how long an admission counts on its own before the cache must show it
    * @param what how a refusal names the holders and the setting: {@code "are draining (safety.max_draining)"}
+   * @param limit how many nodes may hold a slot now (a percentage counts the selected nodes)
    */
-  public Slots(Duration settle, Predicate<Episode> holds, String what) {
+  public Slots(Duration settle, Predicate<Episode> holds, String what, IntSupplier limit) {
     this.settle = settle;
     this.holds = holds;
     this.what = what;
+    this.limit = limit;
+  }
+
+  /** Slots no node may take: for a loop without the pre-flight gate. */
+  public static Slots none(String what) {
+    return new Slots(Duration.ZERO, e -> false, what, () -> 0);
   }
 
   /** Takes a slot for the node, or says why none is free. */
-  Optional<String> take(String node, int limit, Instant now, Cluster cluster) {
+  public Optional<String> take(String node, Instant now, Cluster cluster) {
+    int allowed = limit.getAsInt();
     Set<String> holding = new HashSet<>();
     for (NodeInfo n : cluster.nodes()) {
       if (n.ledger().episodes().values().stream().anyMatch(holds)) {
@@ -51,10 +61,10 @@ public final class Slots {
     admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
     Set<String> counted = new HashSet<>(holding);
     counted.addAll(admitted.keySet());
-    if (counted.size() > limit) {
+    if (counted.size() > allowed) {
       admitted.remove(node);
       counted.remove(node);
-      return Optional.of(counted.size() + " of " + limit + " allowed nodes " + what);
+      return Optional.of(counted.size() + " of " + allowed + " allowed nodes " + what);
     }
     return Optional.empty();
   }
