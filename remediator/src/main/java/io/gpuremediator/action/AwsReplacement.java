@@ -1,6 +1,5 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.action.ReplaceAction.ReplaceSpec;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.outbound.InstanceHealth;
@@ -16,7 +15,6 @@ import java.util.Optional;
  * sends one SetInstanceHealth.
  */
 final class AwsReplacement implements Replacement {
-  static final String NAME = "aws";
 
   @Override
   public String what(ReplaceSpec spec, String node) {
@@ -51,13 +49,13 @@ final class AwsReplacement implements Replacement {
       InstanceHealth.Marked marked = run.ports().outside().instances().markUnhealthy(aws);
       String note = aws.instanceId() + (marked == InstanceHealth.Marked.ALREADY_UNHEALTHY
           ? " was already marked Unhealthy (nothing sent)" : " marked Unhealthy in its Auto Scaling group");
-      return ReplaceAction.asked(run, aws.instanceId(), note);
+      return ReplaceSteps.asked(run, aws.instanceId(), note);
     } catch (OutboundException e) {
       if (!e.retriable()) {
         return new StepResult.Failed(Reason.REPLACE_FAILED, "instance " + aws.instanceId() + " of " + node
             + " not replaced: " + e.getMessage());
       }
-      return ReplaceAction.retried(run, "marking " + aws.instanceId() + " unhealthy", e.getMessage());
+      return ReplaceSteps.retried(run, "marking " + aws.instanceId() + " unhealthy", e.getMessage());
     }
   }
 }

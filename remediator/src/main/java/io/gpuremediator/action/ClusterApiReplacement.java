@@ -1,10 +1,10 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.action.ReplaceAction.ReplaceSpec;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
+import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.value.Durations;
 import java.util.Optional;
 
@@ -17,7 +17,6 @@ import java.util.Optional;
  * controller, is {@code provider_unsupported} and nothing is called. The Machine is read fresh before acting.
  */
 final class ClusterApiReplacement implements Replacement {
-  static final String NAME = "cluster-api";
   /** The Node annotation naming its Machine. */
   static final String MACHINE_ANNOTATION = "cluster.x-k8s.io/machine";
   /** The Node annotation naming the namespace of its Machine (and Cluster). */
@@ -25,29 +24,15 @@ final class ClusterApiReplacement implements Replacement {
   /** The Machine annotation a MachineHealthCheck remediates on. */
   static final String REMEDIATE_ANNOTATION = "cluster.x-k8s.io/remediate-machine";
 
-  /** What the step does to the Machine. */
-  enum Via {
-    DELETE("delete"), REMEDIATE_ANNOTATION("remediate_annotation");
+  private final NodeOwner.Kind machines;
 
-    final String key;
-
-    Via(String key) {
-      this.key = key;
-    }
-
-    static Optional<Via> of(String key) {
-      for (Via v : values()) {
-        if (v.key.equals(key)) {
-          return Optional.of(v);
-        }
-      }
-      return Optional.empty();
-    }
+  ClusterApiReplacement(ReplaceProvider row) {
+    this.machines = row.owner().orElseThrow();
   }
 
   @Override
   public String what(ReplaceSpec spec, String node) {
-    String how = spec.via() == Via.DELETE ? "delete its Cluster API Machine (its MachineSet creates another)"
+    String how = spec.via() == ReplaceVia.DELETE ? "delete its Cluster API Machine (its MachineSet creates another)"
         : "annotate its Cluster API Machine " + REMEDIATE_ANNOTATION + " (its MachineHealthCheck remediates it)";
     return "replace " + node + ": " + how + ", then wait up to " + Durations.format(spec.timeout())
         + " for the Node object to go";
@@ -60,7 +45,7 @@ final class ClusterApiReplacement implements Replacement {
     if (ref.length != 2) {
       return Optional.empty();
     }
-    return Optional.of(run.ports().cluster().owner(NodeOwner.Kind.MACHINE, ref[0], ref[1])
+    return Optional.of(run.ports().cluster().owner(machines, ref[0], ref[1])
         .map(m -> m.deleting() ? handle + " is being deleted" : handle + " is still there"
             + (m.annotations().containsKey(REMEDIATE_ANNOTATION) ? " (marked for remediation)" : ""))
         .orElse(handle + " is gone") + "; waiting for the Node object to go");
@@ -68,10 +53,6 @@ final class ClusterApiReplacement implements Replacement {
 
   @Override
   public Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException {
-    Optional<StepStart.Impossible> off = ReplaceAction.notConfigured(run, NAME, "cluster_api");
-    if (off.isPresent()) {
-      return off;
-    }
     Lookup found = lookUp(run);
     return found.refusal().map(why -> new StepStart.Impossible(Reason.PROVIDER_UNSUPPORTED, why + "; nothing was called"));
   }
@@ -80,18 +61,18 @@ final class ClusterApiReplacement implements Replacement {
   public StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException {
     Lookup found = lookUp(run);
     if (found.machine().isEmpty() && found.name().isPresent()) {
-      return ReplaceAction.asked(run, found.name().get(), found.name().get() + " is gone already (nothing sent)");
+      return ReplaceSteps.asked(run, found.name().get(), found.name().get() + " is gone already (nothing sent)");
     }
     if (found.refusal().isPresent()) {
       return new StepResult.Failed(Reason.PROVIDER_UNSUPPORTED, found.refusal().get() + "; nothing was called");
     }
     NodeOwner machine = found.machine().get();
     if (machine.deleting()) {
-      return ReplaceAction.asked(run, machine.toString(), machine + " is already being deleted (nothing sent)");
+      return ReplaceSteps.asked(run, machine.toString(), machine + " is already being deleted (nothing sent)");
     }
-    boolean delete = run.spec().via() == Via.DELETE;
+    boolean delete = run.spec().via() == ReplaceVia.DELETE;
     if (!delete && machine.annotations().containsKey(REMEDIATE_ANNOTATION)) {
-      return ReplaceAction.asked(run, machine.toString(), machine + " already carries " + REMEDIATE_ANNOTATION
+      return ReplaceSteps.asked(run, machine.toString(), machine + " already carries " + REMEDIATE_ANNOTATION
           + " (nothing sent)");
     }
     try {
@@ -105,9 +86,9 @@ final class ClusterApiReplacement implements Replacement {
       if (!e.isTransient()) {
         return new StepResult.Failed(Reason.REPLACE_FAILED, doing + " of " + run.node() + " failed: " + e.getMessage());
       }
-      return ReplaceAction.retried(run, doing, e.getMessage());
+      return ReplaceSteps.retried(run, doing, e.getMessage());
     }
-    return ReplaceAction.asked(run, machine.toString(), delete
+    return ReplaceSteps.asked(run, machine.toString(), delete
         ? machine + " deleted: its " + machine.controller().orElseThrow() + " creates another"
         : machine + " annotated " + REMEDIATE_ANNOTATION + ": its MachineHealthCheck remediates it");
   }
@@ -118,7 +99,7 @@ final class ClusterApiReplacement implements Replacement {
    */
   private record Lookup(Optional<String> name, Optional<NodeOwner> machine, Optional<String> refusal) {}
 
-  private static Lookup lookUp(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  private Lookup lookUp(LongStepRun<ReplaceSpec> run) throws ClusterException {
     String node = run.node();
     Optional<NodeInfo> fresh = run.ports().cluster().freshNode(node);
     String machineName = fresh.map(n -> n.annotations().get(MACHINE_ANNOTATION)).orElse("");
@@ -127,7 +108,7 @@ final class ClusterApiReplacement implements Replacement {
     String name;
     if (machineName == null || namespace == null || machineName.isEmpty() || namespace.isEmpty()) {
       // No annotations (stripped, or a Cluster API release before them): the Machine whose nodeRef is the node.
-      machine = run.ports().cluster().machineOf(node);
+      machine = run.ports().cluster().ownerOf(machines, node);
       if (machine.isEmpty()) {
         return new Lookup(Optional.empty(), machine, Optional.of("cannot replace " + node + ": it has no "
             + MACHINE_ANNOTATION + " and " + NAMESPACE_ANNOTATION + " annotations, and no Machine's status.nodeRef names"
@@ -136,7 +117,7 @@ final class ClusterApiReplacement implements Replacement {
       name = machine.get().toString();
     } else {
       name = "Machine " + namespace + "/" + machineName;
-      machine = run.ports().cluster().owner(NodeOwner.Kind.MACHINE, namespace, machineName);
+      machine = run.ports().cluster().owner(machines, namespace, machineName);
     }
     if (machine.isEmpty()) {
       return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name
@@ -147,7 +128,7 @@ final class ClusterApiReplacement implements Replacement {
       return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name + " has no"
           + " controller (an orphan Machine): nothing would bring another back"));
     }
-    if (run.spec().via() == Via.DELETE && !controller.get().startsWith("MachineSet/")) {
+    if (run.spec().via() == ReplaceVia.DELETE && !controller.get().startsWith("MachineSet/")) {
       return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name + " is"
           + " controlled by " + controller.get() + ", not a MachineSet: via: delete needs a MachineSet to bring one back"
           + " (via: remediate_annotation leaves it to the MachineHealthCheck)"));

@@ -1,19 +1,17 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.action.ClusterApiReplacement.Via;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.playbook.LongStepSpec;
+import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -27,22 +25,10 @@ import java.util.regex.Pattern;
  * look finds it not asked yet; the step ends when the Node object is gone, or fails at {@code timeout}. The task's
  * handle is empty until the replacement was asked, then names what was asked of.
  */
-public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpec> {
+public final class ReplaceAction extends BackgroundKind<ReplaceSpec> {
   /** The providers, as {@code provider} names them. */
-  static final List<String> PROVIDERS = List.of(AwsReplacement.NAME, KarpenterReplacement.NAME, ClusterApiReplacement.NAME);
+  static final List<String> PROVIDERS = ReplaceProvider.names();
   private static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]+");
-
-  /**
-   * Has the node replaced by {@code provider}; the step ends when the Node object is gone, or fails at {@code timeout}.
-   *
-   * @param via what a cluster-api replacement does to the Machine ({@code delete} for every other provider)
-   */
-  public record ReplaceSpec(String provider, Via via, Duration timeout, boolean dryRun) implements LongStepSpec {
-    @Override
-    public Optional<Needs> needs() {
-      return Optional.of(new Needs(Port.CLOUD, provider));
-    }
-  }
 
   private static final StepStages STAGES = new StepStages(Stage.REPLACING, Optional.empty(), Stage.NEEDS_HUMAN,
       Reason.REPLACE_STARTED, Reason.REPLACED, Reason.REPLACE_FAILED);
@@ -62,12 +48,12 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
       return true;
     });
     boolean hasVia = params.has("via");
-    Optional<Via> via = params.string("via").flatMap(v -> {
-      Optional<Via> known = Via.of(v);
+    Optional<ReplaceVia> via = params.string("via").flatMap(v -> {
+      Optional<ReplaceVia> known = ReplaceVia.of(v);
       if (known.isEmpty()) {
         params.problems().add(params.at("via"), "replace action: \"via\" must be delete or remediate_annotation, not \""
             + v + "\"");
-      } else if (provider.isPresent() && !provider.get().equals(ClusterApiReplacement.NAME)) {
+      } else if (provider.isPresent() && !provider.get().equals(ReplaceProvider.CLUSTER_API.name())) {
         params.problems().add(params.at("via"), "replace action: \"via\" is for provider cluster-api only, not "
             + provider.get());
         return Optional.empty();
@@ -78,13 +64,13 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
     if (provider.isEmpty() || timeout.isEmpty() || (hasVia && via.isEmpty())) {
       return Optional.empty();
     }
-    return Optional.of(new ReplaceSpec(provider.get(), via.orElse(Via.DELETE), timeout.get(), dryRun));
+    return Optional.of(new ReplaceSpec(provider.get(), via.orElse(ReplaceVia.DELETE), timeout.get(), dryRun));
   }
 
   /** Applied to a draft it only says what will happen; the episode engine replaces the node in the background. */
   @Override
   public Step prepare(ReplaceSpec spec, TemplateContext ctx) {
-    String what = Replacement.of(spec.provider()).what(spec, ctx.node());
+    String what = ReplaceProviders.of(spec.provider()).what(spec, ctx.node());
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
@@ -93,10 +79,18 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
     return true;
   }
 
-  /** The provider checks the node; the fleet's budget admits; nothing outside is called when it cannot be replaced. */
+  /**
+   * A provider through the Kubernetes API must be deployed (its RBAC), then the provider checks the node; the fleet's
+   * budget admits; nothing outside is called when it cannot be replaced.
+   */
   @Override
   public StepStart start(LongStepRun<ReplaceSpec> run) throws ClusterException {
-    Optional<StepStart.Impossible> impossible = Replacement.of(run.spec().provider()).check(run);
+    ReplaceProvider provider = ReplaceProvider.named(run.spec().provider()).orElseThrow();
+    Optional<StepStart.Impossible> impossible = provider.owner().isPresent() ? ReplaceSteps.notConfigured(run, provider)
+        : Optional.empty();
+    if (impossible.isEmpty()) {
+      impossible = ReplaceProviders.of(provider.name()).check(run);
+    }
     if (impossible.isPresent()) {
       return impossible.get();
     }
@@ -111,43 +105,18 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
   @Override
   public StepResult look(LongStepRun<ReplaceSpec> run) throws ClusterException {
     if (run.task().handle().isEmpty()) {
-      return Replacement.of(run.spec().provider()).ask(run);
+      return ReplaceProviders.of(run.spec().provider()).ask(run);
     }
     if (run.now().isAfter(run.task().started().plus(run.spec().timeout()))) {
       return new StepResult.Failed(Reason.REPLACE_TIMEOUT, named(run.task().handle()) + " was asked to be replaced,"
           + " but the Node object is still here after " + Durations.format(run.spec().timeout()));
     }
-    String note = Replacement.of(run.spec().provider()).whileWaiting(run).orElse(run.episode().progress().note());
+    String note = ReplaceProviders.of(run.spec().provider()).whileWaiting(run).orElse(run.episode().progress().note());
     return new StepResult.Running(note, Optional.empty());
   }
 
   /** How decisions name what a replacement asked of (its task's handle): an instance, a NodeClaim, a Machine. */
   public static String named(String handle) {
     return INSTANCE_ID.matcher(handle).matches() ? "instance " + handle : handle;
-  }
-
-  /** The replacement was asked (now, or before): the task records {@code handle}; the step waits for the node to go. */
-  static StepResult asked(LongStepRun<ReplaceSpec> run, String handle, String note) {
-    return new StepResult.Started(handle, note + "; waiting for the Node object to go", note + "; the episode ends"
-        + " when the Node object is gone (timeout " + Durations.format(run.spec().timeout()) + ")");
-  }
-
-  /** A transient failure (throttled, busy, no answer): asked again after the retry delay. */
-  static StepResult retried(LongStepRun<ReplaceSpec> run, String doing, String why) {
-    Instant again = run.now().plus(run.ports().retryDelay());
-    return new StepResult.Running(doing + ": " + why + "; retried at " + again, Optional.of(again));
-  }
-
-  /**
-   * A provider that works through the Kubernetes API needs its RBAC, which the service config says is deployed
-   * ({@code cloud.<key>}, set by the provider's overlay); without it nothing is called.
-   */
-  static Optional<StepStart.Impossible> notConfigured(LongStepRun<ReplaceSpec> run, String provider, String key) {
-    if (run.ports().replaceProviders().contains(provider)) {
-      return Optional.empty();
-    }
-    return Optional.of(new StepStart.Impossible(Reason.REPLACE_FAILED, "cannot replace " + run.node() + " through "
-        + provider + ": cloud." + key + " is not in the service config (the deploy/" + provider + " overlay sets it and"
-        + " grants the RBAC it needs); nothing was called"));
   }
 }

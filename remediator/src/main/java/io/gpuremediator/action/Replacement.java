@@ -1,6 +1,5 @@
 package io.gpuremediator.action;
 
-import io.gpuremediator.action.ReplaceAction.ReplaceSpec;
 import io.gpuremediator.node.ClusterException;
 import java.util.Optional;
 
@@ -9,17 +8,7 @@ import java.util.Optional;
  * (nothing outside is called when the node cannot be replaced this way), and the one request that has the node
  * replaced, made only after a fresh look finds it not made yet. The step ends when the Node object is gone.
  */
-sealed interface Replacement permits AwsReplacement, KarpenterReplacement, ClusterApiReplacement {
-  /** The provider of this name; the decoder accepts no other. */
-  static Replacement of(String provider) {
-    return switch (provider) {
-      case AwsReplacement.NAME -> new AwsReplacement();
-      case KarpenterReplacement.NAME -> new KarpenterReplacement();
-      case ClusterApiReplacement.NAME -> new ClusterApiReplacement();
-      default -> throw new IllegalArgumentException("no replace provider " + provider);
-    };
-  }
-
+interface Replacement {
   /** What a dry run or {@code explain} says will happen. */
   String what(ReplaceSpec spec, String node);
 

@@ -1,6 +1,7 @@
 package io.gpuremediator.backtest;
 
 import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.episode.EngineBuilder;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeResolver;
@@ -24,7 +25,7 @@ public final class OfflineEngine {
   /** An engine over {@code cluster}; {@code withLimits} false: no fleet to count (nodes assumed), no limit evaluated. */
   public static RemediationEngine of(RemediatorConfig config, PlaybookSet playbooks, Cluster cluster, Clock clock,
       boolean withLimits) {
-    return RemediationEngine.builder(() -> playbooks, cluster, new NodeResolver(config.nodeFrom(), config.nodeSelector(),
+    return EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(config.nodeFrom(), config.nodeSelector(),
         cluster), clock).dryRun(true).gate(withLimits ? gate(config, cluster, clock) : SafetyGate.OPEN)
         .accept(config.acceptAlerts()).build();
   }

@@ -4,6 +4,7 @@ import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
+import io.gpuremediator.service.StartupException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.NoSuchFileException;
@@ -52,7 +53,7 @@ final class ServeCommand {
     RemediatorService service = new RemediatorService(config, client, Clock.systemUTC());
     try {
       service.start();
-    } catch (RemediatorService.StartupException e) {
+    } catch (StartupException e) {
       err.println("remediator serve: " + e.getMessage());
       client.close();
       return 1;

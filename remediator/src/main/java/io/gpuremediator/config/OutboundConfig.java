@@ -5,6 +5,7 @@ import io.gpuremediator.config.RemediatorConfig.Aws;
 import io.gpuremediator.config.RemediatorConfig.Receiver;
 import io.gpuremediator.config.RemediatorConfig.ReceiverType;
 import io.gpuremediator.config.RemediatorConfig.Redfish;
+import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.yaml.MapReader;
 import io.gpuremediator.yaml.Problems;
 import java.net.URI;
@@ -108,15 +109,13 @@ final class OutboundConfig {
         return credentials.map(file -> new Redfish(file, ca));
       });
       Set<String> providers = new TreeSet<>();
-      // Each has nothing to configure: its presence says its overlay (and so its RBAC) is deployed.
-      c.map("karpenter", "cloud.karpenter").ifPresent(k -> {
-        k.finish();
-        providers.add("karpenter");
-      });
-      c.map("cluster_api", "cloud.cluster_api").ifPresent(k -> {
-        k.finish();
-        providers.add("cluster-api");
-      });
+      // A provider through the Kubernetes API has nothing to configure: its key says its overlay (and RBAC) is deployed.
+      for (ReplaceProvider p : ReplaceProvider.throughKubernetes()) {
+        c.map(p.configKey(), "cloud." + p.configKey()).ifPresent(k -> {
+          k.finish();
+          providers.add(p.name());
+        });
+      }
       c.finish();
       return new Cloud(aws, redfish, providers);
     }).orElse(new Cloud(Optional.empty(), Optional.empty(), Set.of()));

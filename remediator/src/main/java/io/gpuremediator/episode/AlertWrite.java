@@ -36,8 +36,6 @@ import java.util.function.BooleanSupplier;
  * once this write has let it go.
  */
 final class AlertWrite {
-  /** Why a long step of a resolution with no episode on the node does not run. */
-  static final String NO_EPISODE = "no episode of this alert is active on the node";
   /** How long a webhook waits for another change to the node (a look of the loop, a human's release) to end. */
   private static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -163,7 +161,7 @@ final class AlertWrite {
     // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
     boolean acts = phase == Phase.FIRING || active != null;
     int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
-    List<ActionRecord> records = StepRecords.apply(draft, specs, steps, firstLong, NO_EPISODE, acts);
+    List<ActionRecord> records = StepRecords.apply(draft, specs, steps, firstLong, StepRecords.NO_EPISODE, acts);
     NodeLedger before = draft.ledger();
     draft.ledger(track(before, alert, playbook, matched, phase, now, firstLong < specs.size() ? firstLong
         : Progress.DONE));

@@ -15,23 +15,28 @@ import java.util.function.Supplier;
  * tests alike: what every engine needs up front, the rest with the defaults of one instance that always may write.
  */
 public final class EngineBuilder {
-  final Supplier<PlaybookSet> playbooks;
-  final Cluster cluster;
-  final NodeResolver resolver;
-  final Clock clock;
-  boolean dryRun;
-  SafetyGate gate = SafetyGate.OPEN;
-  DecisionListener listener = decision -> { };
-  BooleanSupplier mayWrite = () -> true;
-  NodeExclusion exclusion = new NodeExclusion(node -> { });
-  AlertScope scope = AlertScope.ALL;
-  NodeFanOut fanOut = NodeFanOut.SEQUENTIAL;
+  private final Supplier<PlaybookSet> playbooks;
+  private final Cluster cluster;
+  private final NodeResolver resolver;
+  private final Clock clock;
+  private boolean dryRun;
+  private SafetyGate gate = SafetyGate.OPEN;
+  private DecisionListener listener = decision -> { };
+  private BooleanSupplier mayWrite = () -> true;
+  private NodeExclusion exclusion = new NodeExclusion(node -> { });
+  private AlertScope scope = AlertScope.ALL;
+  private NodeFanOut fanOut = NodeFanOut.SEQUENTIAL;
 
-  EngineBuilder(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
+  private EngineBuilder(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
     this.playbooks = playbooks;
     this.cluster = cluster;
     this.resolver = resolver;
     this.clock = clock;
+  }
+
+  /** Starts assembling an engine from what every engine needs; the rest has the defaults said below. */
+  public static EngineBuilder of(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
+    return new EngineBuilder(playbooks, cluster, resolver, clock);
   }
 
   /** The global dry-run: every decision recorded, nothing written (default: off). */
@@ -83,6 +88,7 @@ public final class EngineBuilder {
 
   /** The engine. */
   public RemediationEngine build() {
-    return new RemediationEngine(this);
+    return new RemediationEngine(playbooks, cluster, resolver, clock, dryRun, gate, listener, mayWrite, exclusion, scope,
+        fanOut);
   }
 }

@@ -40,7 +40,7 @@ final class EpisodeAdmission {
     if (node == null) {
       return decisions.decision(alert, nodeName, playbook.name(), Reason.NODE_NOT_FOUND, "node " + nodeName + " no longer exists", List.of());
     }
-    if (RemediationEngine.isDuplicate(node, alert)) {
+    if (isDuplicate(node, alert)) {
       return decisions.duplicate(alert, nodeName, playbook.name());
     }
     SafetyGate.Candidate candidate = candidate(node, playbook);
@@ -62,5 +62,10 @@ final class EpisodeAdmission {
   static SafetyGate.Candidate candidate(NodeInfo node, Playbook playbook) {
     return new SafetyGate.Candidate(node, playbook.name(), playbook.takesNodeOutOfService() && !FleetGate.isUnavailable(node),
         playbook.rateLimit(), playbook.cooldown());
+  }
+
+  /** Whether this exact episode was already handled: firing and active, resolved and waiting, or already released. */
+  static boolean isDuplicate(NodeInfo node, Alert alert) {
+    return node.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring());
   }
 }

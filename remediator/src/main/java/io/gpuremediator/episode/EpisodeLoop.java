@@ -7,13 +7,11 @@ import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
-import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
@@ -176,7 +174,7 @@ public final class EpisodeLoop implements AutoCloseable {
         if (!e.progress().stage().isFailed()) {
           e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
         }
-        work |= hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
+        work |= Episodes.hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
             || HumanOverride.removed(n, e).isPresent();
       }
       if (lead && work) {
@@ -193,19 +191,6 @@ public final class EpisodeLoop implements AutoCloseable {
     }
     moves.decisions().listener().stages(counts);
     moves.decisions().listener().oldestSteps(oldest);
-  }
-
-  /** Whether the episode has something to do now or soon (not waiting for its alert, and not for a human). */
-  static boolean hasWork(Episode e, PlaybookSet set) {
-    Progress p = e.progress();
-    if (p.stage().isFailed()) {
-      return false;
-    }
-    Optional<Playbook> pb = set.named(e.playbook());
-    if (pb.isEmpty()) {
-      return true;
-    }
-    return p.task().isPresent() || p.releasing() || p.resolved() || p.next() < pb.get().actions().size();
   }
 
   /** Advances every episode of the node, now, on this thread (callers hold the node). */

@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
 import java.util.List;
@@ -53,5 +54,18 @@ public final class Episodes {
           + ") has not finished");
     }
     return Optional.empty();
+  }
+
+  /** Whether the episode has something to do now or soon (not waiting for its alert, and not for a human). */
+  static boolean hasWork(Episode e, PlaybookSet set) {
+    Progress p = e.progress();
+    if (p.stage().isFailed()) {
+      return false;
+    }
+    Optional<Playbook> pb = set.named(e.playbook());
+    if (pb.isEmpty()) {
+      return true;
+    }
+    return p.task().isPresent() || p.releasing() || p.resolved() || p.next() < pb.get().actions().size();
   }
 }

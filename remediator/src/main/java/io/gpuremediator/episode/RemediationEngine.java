@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -54,24 +55,22 @@ public final class RemediationEngine {
       this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
       this::renderActions, this::requireReadableLedger, this::dryRun);
 
-  /** Starts assembling an engine: what every engine needs; {@link EngineBuilder} says the rest and its defaults. */
-  public static EngineBuilder builder(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
-    return new EngineBuilder(playbooks, cluster, resolver, clock);
-  }
-
-  RemediationEngine(EngineBuilder b) {
-    this.scope = b.scope;
-    this.fanOut = b.fanOut;
-    this.playbooks = b.playbooks;
-    this.cluster = b.cluster;
-    this.resolver = b.resolver;
-    this.globalDryRun = b.dryRun;
-    this.gate = b.gate;
-    this.listener = b.listener;
-    this.clock = b.clock;
-    this.decisions = new AlertDecisions(b.clock);
-    this.write = new AlertWrite(b.cluster, b.clock, b.mayWrite, b.listener, b.exclusion, decisions);
-    this.admission = new EpisodeAdmission(b.cluster, b.gate, write, decisions);
+  /** Built by {@link EngineBuilder}, which says what each part is. */
+  RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock, boolean globalDryRun,
+      SafetyGate gate, DecisionListener listener, BooleanSupplier mayWrite, NodeExclusion exclusion, AlertScope scope,
+      NodeFanOut fanOut) {
+    this.scope = scope;
+    this.fanOut = fanOut;
+    this.playbooks = playbooks;
+    this.cluster = cluster;
+    this.resolver = resolver;
+    this.globalDryRun = globalDryRun;
+    this.gate = gate;
+    this.listener = listener;
+    this.clock = clock;
+    this.decisions = new AlertDecisions(clock);
+    this.write = new AlertWrite(cluster, clock, mayWrite, listener, exclusion, decisions);
+    this.admission = new EpisodeAdmission(cluster, gate, write, decisions);
   }
 
   /**
@@ -92,7 +91,7 @@ public final class RemediationEngine {
       candidates.add(c);
       // Only new episodes can make a storm: Alertmanager re-sends the ones the ledger knows with every group change.
       if (alert.isFiring() && c.playbook().isPresent() && c.resolution() instanceof Resolution.Eligible e
-          && !isDuplicate(e.node(), alert)) {
+          && !EpisodeAdmission.isDuplicate(e.node(), alert)) {
         firing.merge(e.node().name(), alert.startsAt(), (a, b) -> a.isAfter(b) ? a : b);
       }
     }
@@ -186,7 +185,7 @@ public final class RemediationEngine {
   }
 
   private Optional<Decision> skipKnownEpisode(Evaluation e) {
-    return isDuplicate(e.node, e.alert) ? Optional.of(decisions.duplicate(e.alert, e.node.name(),
+    return EpisodeAdmission.isDuplicate(e.node, e.alert) ? Optional.of(decisions.duplicate(e.alert, e.node.name(),
         e.playbook.name())) : Optional.empty();
   }
 
@@ -270,10 +269,6 @@ public final class RemediationEngine {
     return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
   }
 
-  /** Whether this exact episode was already handled: firing and active, resolved and waiting, or already released. */
-  static boolean isDuplicate(NodeInfo node, Alert alert) {
-    return node.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring());
-  }
 
   private static List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
     return StepRecords.prepare(specs, new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(),

@@ -18,6 +18,8 @@ import java.util.List;
  * here ({@code not_run}, with the note saying why), and without an episode to carry it not even as a dry-run.
  */
 final class StepRecords {
+  /** Why a long step of a resolution with no episode on the node does not run. */
+  static final String NO_EPISODE = "no episode of this alert is active on the node";
   private StepRecords() {}
 
   /** Renders and checks every step for one alert. */
@@ -64,7 +66,7 @@ final class StepRecords {
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (int i = 0; i < steps.size(); i++) {
       records.add(noEpisode && specs.get(i).isLongStep()
-          ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, AlertWrite.NO_EPISODE)
+          ? new ActionRecord(specs.get(i).kind(), StepOutcome.NOT_RUN, NO_EPISODE)
           : dryRunOf(steps.get(i).apply(draft)));
     }
     return records;

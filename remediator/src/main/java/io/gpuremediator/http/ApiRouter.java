@@ -101,7 +101,7 @@ public final class ApiRouter {
   private static void readRoutes(Router router, Routes r, PlatformHandler auth, SafetyHandlers safety) {
     StatusPage.routes(router);
     router.get("/api/v1/decisions").handler(auth).handler(ctx -> decisions(ctx, r.decisions()));
-    router.get("/api/v1/nodes").handler(auth).handler(ctx -> json(ctx, 200, NodesJson.of(r.nodes().get())));
+    router.get("/api/v1/nodes").handler(auth).handler(ctx -> JsonAnswers.json(ctx, 200, NodesJson.of(r.nodes().get())));
     router.get("/api/v1/safety").handler(auth).handler(safety::safety);
     router.get("/api/v1/fleet").handler(auth).handler(ctx -> fleet(ctx, r.selectedNodes(), r.workers()));
   }
@@ -111,12 +111,12 @@ public final class ApiRouter {
     Optional<String> label = Optional.ofNullable(ctx.request().getParam("group_by")).filter(l -> !l.isEmpty());
     Optional<String> invalid = label.flatMap(FleetJson::invalidLabel);
     if (invalid.isPresent()) {
-      json(ctx, 400, error(invalid.get()));
+      JsonAnswers.json(ctx, 400, JsonAnswers.error(invalid.get()));
       return;
     }
     workers.executeBlocking(() -> FleetJson.of(selected.get(), label), false).onComplete(done -> {
       if (done.succeeded()) {
-        json(ctx, 200, done.result());
+        JsonAnswers.json(ctx, 200, done.result());
       } else {
         ctx.fail(done.cause());
       }
@@ -137,7 +137,7 @@ public final class ApiRouter {
     String type = ctx.request().getHeader("Content-Type");
     String mime = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
     if (!mime.equals("application/json")) {
-      json(ctx, 415, error("Content-Type must be application/json, not \"" + (type == null ? "" : type) + "\""));
+      JsonAnswers.json(ctx, 415, JsonAnswers.error("Content-Type must be application/json, not \"" + (type == null ? "" : type) + "\""));
       return;
     }
     ctx.next();
@@ -146,7 +146,7 @@ public final class ApiRouter {
   private static void ifReady(RoutingContext ctx, Readiness readiness) {
     Optional<String> why = readiness.notReadyBecause();
     if (why.isPresent()) {
-      json(ctx, 503, error("not ready: " + why.get()));
+      JsonAnswers.json(ctx, 503, JsonAnswers.error("not ready: " + why.get()));
       return;
     }
     ctx.next();
@@ -162,7 +162,7 @@ public final class ApiRouter {
         limit = -1;
       }
       if (limit < 1 || limit > log.capacity()) {
-        json(ctx, 400, error("limit must be an integer from 1 to " + log.capacity()));
+        JsonAnswers.json(ctx, 400, JsonAnswers.error("limit must be an integer from 1 to " + log.capacity()));
         return;
       }
     }
@@ -170,7 +170,7 @@ public final class ApiRouter {
     for (Decision d : log.recent(limit)) {
       out.add(DecisionJson.of(d));
     }
-    json(ctx, 200, new JsonObject().put("decisions", out));
+    JsonAnswers.json(ctx, 200, new JsonObject().put("decisions", out));
   }
 
   private static void metrics(RoutingContext ctx, CollectorRegistry registry) {
@@ -186,22 +186,12 @@ public final class ApiRouter {
   private static void failure(RoutingContext ctx) {
     int code = ctx.statusCode();
     if (code == 413) {
-      json(ctx, 413, error("body larger than max_body_bytes"));
+      JsonAnswers.json(ctx, 413, JsonAnswers.error("body larger than max_body_bytes"));
     } else if (code >= 400 && code < 500) {
-      json(ctx, code, error("bad request"));
+      JsonAnswers.json(ctx, code, JsonAnswers.error("bad request"));
     } else {
       LOGGER.error("unhandled failure on {} {}", ctx.request().method(), ctx.request().path(), ctx.failure());
-      json(ctx, 500, error("internal error"));
-    }
-  }
-
-  static JsonObject error(String message) {
-    return new JsonObject().put("error", message);
-  }
-
-  static void json(RoutingContext ctx, int code, JsonObject body) {
-    if (!ctx.response().ended()) {
-      ctx.response().setStatusCode(code).putHeader("Content-Type", "application/json").end(body.encode());
+      JsonAnswers.json(ctx, 500, JsonAnswers.error("internal error"));
     }
   }
 }

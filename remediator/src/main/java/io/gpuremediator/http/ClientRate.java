@@ -53,7 +53,7 @@ public final class ClientRate implements PlatformHandler {
     }
     listener.limited(client);
     ctx.response().putHeader("Retry-After", Long.toString(Math.max(1, (waitMillis + 999) / 1000)));
-    ApiRouter.json(ctx, 429, ApiRouter.error("too many requests from " + client + ": more than " + rate.count() + " in "
+    JsonAnswers.json(ctx, 429, JsonAnswers.error("too many requests from " + client + ": more than " + rate.count() + " in "
         + Durations.format(rate.window())));
   }
 

@@ -34,7 +34,7 @@ final class NodeControlHandlers {
   private void handle(RoutingContext ctx, String what, BiFunction<String, String, HumanControls.Result> work) {
     String node = ctx.pathParam("node");
     if (node == null || FieldRule.DNS_SUBDOMAIN.check(node).isPresent()) {
-      ApiRouter.json(ctx, 404, ApiRouter.error("node: not a valid node name"));
+      JsonAnswers.json(ctx, 404, JsonAnswers.error("node: not a valid node name"));
       return;
     }
     Optional<String> reason = OperatorRequests.body(ctx, null).flatMap(b -> OperatorRequests.reason(ctx, b));
@@ -52,13 +52,13 @@ final class NodeControlHandlers {
         decisions.add(DecisionJson.of(d));
       }
       switch (result.status()) {
-        case DONE -> ApiRouter.json(ctx, 200, new JsonObject().put("node", node).put(what, "done").put("decisions", decisions));
-        case UNKNOWN_NODE -> ApiRouter.json(ctx, 404, ApiRouter.error(result.message()));
-        case NOTHING_TO_DO -> ApiRouter.json(ctx, 409, ApiRouter.error(result.message()));
-        case FAILED -> ApiRouter.json(ctx, 422, ApiRouter.error(result.message()));
+        case DONE -> JsonAnswers.json(ctx, 200, new JsonObject().put("node", node).put(what, "done").put("decisions", decisions));
+        case UNKNOWN_NODE -> JsonAnswers.json(ctx, 404, JsonAnswers.error(result.message()));
+        case NOTHING_TO_DO -> JsonAnswers.json(ctx, 409, JsonAnswers.error(result.message()));
+        case FAILED -> JsonAnswers.json(ctx, 422, JsonAnswers.error(result.message()));
         case BUSY, NOT_LEADER -> {
           ctx.response().putHeader("Retry-After", "5");
-          ApiRouter.json(ctx, 503, ApiRouter.error(result.message()).put("decisions", decisions));
+          JsonAnswers.json(ctx, 503, JsonAnswers.error(result.message()).put("decisions", decisions));
         }
       }
     });

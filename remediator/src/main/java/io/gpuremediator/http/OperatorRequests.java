@@ -21,11 +21,11 @@ final class OperatorRequests {
     try {
       body = ctx.body().asJsonObject();
     } catch (DecodeException | ClassCastException e) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("body: not a JSON object"));
+      JsonAnswers.json(ctx, 400, JsonAnswers.error("body: not a JSON object"));
       return Optional.empty();
     }
     if (body == null && whenMissing != null) {
-      ApiRouter.json(ctx, 400, ApiRouter.error(whenMissing));
+      JsonAnswers.json(ctx, 400, JsonAnswers.error(whenMissing));
       return Optional.empty();
     }
     return Optional.of(body == null ? new JsonObject() : body);
@@ -35,7 +35,7 @@ final class OperatorRequests {
   static Optional<String> reason(RoutingContext ctx, JsonObject body) {
     Object reason = body.getValue("reason");
     if (!(reason instanceof String r) || r.isBlank() || r.length() > MAX_REASON) {
-      ApiRouter.json(ctx, 400, ApiRouter.error("reason: required, a string of 1 to " + MAX_REASON + " characters"));
+      JsonAnswers.json(ctx, 400, JsonAnswers.error("reason: required, a string of 1 to " + MAX_REASON + " characters"));
       return Optional.empty();
     }
     return Optional.of(r.strip());

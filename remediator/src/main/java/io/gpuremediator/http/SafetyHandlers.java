@@ -54,7 +54,7 @@ final class SafetyHandlers {
 
   /** Takes no lock: the snapshot is read from published state, so the status page never slows a decision. */
   void safety(RoutingContext ctx) {
-    ApiRouter.json(ctx, 200, json(gate.snapshot()));
+    JsonAnswers.json(ctx, 200, json(gate.snapshot()));
   }
 
   void pause(RoutingContext ctx) {
@@ -69,7 +69,7 @@ final class SafetyHandlers {
     try {
       until = until(body, now);
     } catch (IllegalArgumentException e) {
-      ApiRouter.json(ctx, 400, ApiRouter.error(e.getMessage()));
+      JsonAnswers.json(ctx, 400, JsonAnswers.error(e.getMessage()));
       return;
     }
     String by = "POST /api/v1/pause from " + ctx.request().remoteAddress().hostAddress();
@@ -135,9 +135,9 @@ final class SafetyHandlers {
   private void run(RoutingContext ctx, Callable<JsonObject> work) {
     workers.executeBlocking(work, false).onComplete(done -> {
       if (done.succeeded()) {
-        ApiRouter.json(ctx, 200, done.result());
+        JsonAnswers.json(ctx, 200, done.result());
       } else if (done.cause() instanceof FleetStoreException e) {
-        ApiRouter.json(ctx, 503, ApiRouter.error("fleet safety state unavailable: " + e.getMessage()));
+        JsonAnswers.json(ctx, 503, JsonAnswers.error("fleet safety state unavailable: " + e.getMessage()));
       } else {
         ctx.fail(done.cause());
       }

@@ -44,7 +44,7 @@ public final class WebhookAdmission implements PlatformHandler {
     if (!admit(large)) {
       listener.refused(large);
       ctx.response().putHeader("Retry-After", RETRY_AFTER_SECONDS);
-      ApiRouter.json(ctx, 503, ApiRouter.error("too many webhooks in progress" + (large ? " with large bodies" : "")
+      JsonAnswers.json(ctx, 503, JsonAnswers.error("too many webhooks in progress" + (large ? " with large bodies" : "")
           + "; retry"));
       return;
     }

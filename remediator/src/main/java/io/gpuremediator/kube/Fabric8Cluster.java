@@ -215,7 +215,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       LOGGER.debug("{}: conflict on attempt {}, re-reading", what, attempt);
       return;
     }
-    throw failure(what, e);
+    throw ApiFailures.of(what, e);
   }
 
   @Override
@@ -224,7 +224,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       Node node = budget.read(() -> client.nodes().withName(name).get());
       return node == null ? Optional.empty() : Optional.of(NodeMapper.toInfo(node));
     } catch (KubernetesClientException e) {
-      throw failure("get node " + name, e);
+      throw ApiFailures.of("get node " + name, e);
     }
   }
 
@@ -235,13 +235,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   @Override
-  public Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
-    return owners.nodeClaimOf(node);
-  }
-
-  @Override
-  public Optional<NodeOwner> machineOf(String node) throws ClusterException {
-    return owners.machineOf(node);
+  public Optional<NodeOwner> ownerOf(NodeOwner.Kind kind, String node) throws ClusterException {
+    return owners.ownerOf(kind, node);
   }
 
   @Override
@@ -267,7 +262,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       }
       return node;
     } catch (KubernetesClientException e) {
-      throw failure("get node " + name, e);
+      throw ApiFailures.of("get node " + name, e);
     }
   }
 
@@ -278,18 +273,11 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     try {
       budget.write(() -> client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create());
     } catch (KubernetesClientException ex) {
-      throw failure("record event " + event.reason() + " on node " + event.node(), ex);
+      throw ApiFailures.of("record event " + event.reason() + " on node " + event.node(), ex);
     }
   }
 
   /** Transient: no HTTP answer (fabric8 reports code 0 or -1), 429, 5xx, or a conflict we gave up retrying. */
-  static ClusterException failure(String what, KubernetesClientException e) {
-    int code = e.getCode();
-    boolean transientFailure = code <= 0 || code == 409 || code == 429 || code >= 500;
-    String status = code <= 0 ? "no answer" : "HTTP " + code;
-    return new ClusterException(what + " failed (" + status + "): " + e.getMessage(), transientFailure, e);
-  }
-
   @Override
   public void close() {
     watch.close();

@@ -32,29 +32,23 @@ final class Fabric8NodeOwners {
     this.budget = budget;
   }
 
-  /** The NodeClaim whose status.nodeName is the node: a list (no field selector reaches status of a custom resource). */
-  Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
-    return find(NodeOwner.Kind.NODE_CLAIM, node, "nodeName");
-  }
-
-  /** The Machine whose status.nodeRef.name is the node, in any namespace. */
-  Optional<NodeOwner> machineOf(String node) throws ClusterException {
-    return find(NodeOwner.Kind.MACHINE, node, "nodeRef");
-  }
-
-  private Optional<NodeOwner> find(NodeOwner.Kind kind, String node, String statusField) throws ClusterException {
+  /**
+   * The object of the kind whose status names the node: a list (no field selector reaches the status of a custom
+   * resource), in every namespace.
+   */
+  Optional<NodeOwner> ownerOf(NodeOwner.Kind kind, String node) throws ClusterException {
     try {
       var resources = client.genericKubernetesResources(context(kind));
-      List<GenericKubernetesResource> items = budget.read(() -> (kind == NodeOwner.Kind.MACHINE ? resources.inAnyNamespace()
+      List<GenericKubernetesResource> items = budget.read(() -> (kind.namespaced() ? resources.inAnyNamespace()
           : resources).list()).getItems();
       for (GenericKubernetesResource item : items) {
-        if (node.equals(nodeOf(item, statusField))) {
+        if (node.equals(nodeOf(item, kind.nodeField()))) {
           return Optional.of(owner(kind, item));
         }
       }
       return Optional.empty();
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("list " + kind.plural() + " of node " + node, e);
+      throw ApiFailures.of("list " + kind.plural() + " of node " + node, e);
     }
   }
 
@@ -65,7 +59,7 @@ final class Fabric8NodeOwners {
           : resources.inNamespace(namespace).withName(name)).get());
       return r == null ? Optional.empty() : Optional.of(owner(kind, r));
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("get " + kind.kind() + " " + (namespace.isEmpty() ? "" : namespace + "/") + name, e);
+      throw ApiFailures.of("get " + kind.kind() + " " + (namespace.isEmpty() ? "" : namespace + "/") + name, e);
     }
   }
 
@@ -111,10 +105,10 @@ final class Fabric8NodeOwners {
   private static ResourceDefinitionContext context(NodeOwner.Kind kind) {
     String[] groupVersion = kind.apiVersion().split("/", 2);
     return new ResourceDefinitionContext.Builder().withGroup(groupVersion[0]).withVersion(groupVersion[1])
-        .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(kind == NodeOwner.Kind.MACHINE).build();
+        .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
   }
 
-  /** {@code status.nodeName} (a NodeClaim) or {@code status.nodeRef.name} (a Machine). */
+  /** {@code status.<field>}, or its {@code name} when it is a reference ({@code status.nodeRef.name} of a Machine). */
   private static String nodeOf(GenericKubernetesResource r, String statusField) {
     Object status = r.getAdditionalProperties().get("status");
     Object value = status instanceof Map<?, ?> m ? m.get(statusField) : null;

@@ -64,7 +64,7 @@ final class Fabric8Workloads implements Workloads {
       }
       return out;
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("list pods on node " + node, e);
+      throw ApiFailures.of("list pods on node " + node, e);
     }
   }
 
@@ -166,7 +166,7 @@ final class Fabric8Workloads implements Workloads {
           .delete());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
-        throw Fabric8Cluster.failure("delete pod " + pod.ref(), e);
+        throw ApiFailures.of("delete pod " + pod.ref(), e);
       }
     }
   }
@@ -195,7 +195,7 @@ final class Fabric8Workloads implements Workloads {
       budget.write(() -> client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
-        throw Fabric8Cluster.failure("create job " + j.namespace() + "/" + j.name(), e);
+        throw ApiFailures.of("create job " + j.namespace() + "/" + j.name(), e);
       }
     }
   }
@@ -206,7 +206,7 @@ final class Fabric8Workloads implements Workloads {
     try {
       job = budget.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get());
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("read job " + namespace + "/" + name, e);
+      throw ApiFailures.of("read job " + namespace + "/" + name, e);
     }
     if (job == null || job.getMetadata().getDeletionTimestamp() != null) {
       return Optional.empty();
@@ -231,7 +231,7 @@ final class Fabric8Workloads implements Workloads {
     try {
       pods = budget.read(() -> client.pods().inNamespace(namespace).withLabel("job-name", job).list()).getItems();
     } catch (KubernetesClientException e) {
-      throw Fabric8Cluster.failure("list the pods of job " + namespace + "/" + job, e);
+      throw ApiFailures.of("list the pods of job " + namespace + "/" + job, e);
     }
     if (pods.isEmpty()) {
       return "";

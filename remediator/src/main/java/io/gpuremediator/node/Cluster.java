@@ -31,18 +31,11 @@ public interface Cluster {
   }
 
   /**
-   * The Karpenter NodeClaim whose {@code status.nodeName} is the node, read from the API now; empty when there is none
-   * (or this port is not a Kubernetes API).
+   * The object of this kind whose status names the node ({@link NodeOwner.Kind#nodeField}: a NodeClaim's
+   * {@code status.nodeName}, a Machine's {@code status.nodeRef}), read from the API now, in every namespace; empty when
+   * there is none (or this port is not a Kubernetes API).
    */
-  default Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
-    return Optional.empty();
-  }
-
-  /**
-   * The Cluster API Machine whose {@code status.nodeRef} is the node, read from the API now (every namespace); empty
-   * when there is none. For a node without the annotations Cluster API sets on it.
-   */
-  default Optional<NodeOwner> machineOf(String node) throws ClusterException {
+  default Optional<NodeOwner> ownerOf(NodeOwner.Kind kind, String node) throws ClusterException {
     return Optional.empty();
   }
 

@@ -16,38 +16,16 @@ import java.util.Optional;
  */
 public record NodeOwner(Kind kind, String namespace, String name, String uid, boolean deleting,
     Optional<String> controller, Map<String, String> annotations) {
-  /** The kinds a replacement goes through. */
-  public enum Kind {
-    /** {@code karpenter.sh/v1} NodeClaim: deleting it has Karpenter drain and terminate the node. */
-    NODE_CLAIM("karpenter.sh/v1", "NodeClaim", "nodeclaims"),
-    /** {@code cluster.x-k8s.io/v1beta1} Machine: deleting it has its MachineSet create another. */
-    MACHINE("cluster.x-k8s.io/v1beta1", "Machine", "machines");
-
-    private final String apiVersion;
-    private final String kind;
-    private final String plural;
-
-    Kind(String apiVersion, String kind, String plural) {
-      this.apiVersion = apiVersion;
-      this.kind = kind;
-      this.plural = plural;
-    }
-
-    /** The group/version the object is read and written at. */
-    public String apiVersion() {
-      return apiVersion;
-    }
-
-    /** The API kind. */
-    public String kind() {
-      return kind;
-    }
-
-    /** The resource name (what RBAC names). */
-    public String plural() {
-      return plural;
-    }
-  }
+  /**
+   * A kind of object that owns nodes, as the API serves it ({@link ReplaceProvider#ROWS} names them).
+   *
+   * @param apiVersion the group/version the object is read and written at
+   * @param kind the API kind
+   * @param plural the resource name (what RBAC names)
+   * @param namespaced whether objects live in namespaces (listed in every namespace)
+   * @param nodeField the field of {@code status} that names the node: a string, or a reference with a {@code name}
+   */
+  public record Kind(String apiVersion, String kind, String plural, boolean namespaced, String nodeField) {}
 
   /** Validates presence; copies the annotations. */
   public NodeOwner {

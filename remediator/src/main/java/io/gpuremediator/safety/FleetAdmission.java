@@ -121,7 +121,7 @@ final class FleetAdmission {
     if (now != countedGeneration) {
       List<NodeInfo> selected = selectedNodes.get();
       countedSelected = selected.size();
-      countedUnavailable = selected.stream().filter(FleetGate::isUnavailable).map(NodeInfo::name)
+      countedUnavailable = selected.stream().filter(Unavailable::is).map(NodeInfo::name)
           .collect(Collectors.toSet());
       countedDomains = Domains.byValue(g.limits.domains(), selected);
       countedGeneration = now;

@@ -3,7 +3,6 @@ package io.gpuremediator.safety;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
-import io.gpuremediator.state.ClaimKey;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -129,7 +128,7 @@ public final class FleetGate implements SafetyGate {
 
   /** Unavailable: unschedulable, NotReady, or quarantined by us (our cordon or NoSchedule/NoExecute taint). */
   public static boolean isUnavailable(NodeInfo n) {
-    return n.unschedulable() || !n.isReady() || ClaimKey.anyTakesNodeOutOfService(n.ledger());
+    return Unavailable.is(n);
   }
 
   /**
@@ -168,7 +167,7 @@ public final class FleetGate implements SafetyGate {
     SafetyLimits limits = g.limits;
     Instant at = g.clock.instant();
     List<NodeInfo> selected = selectedNodes.get();
-    Set<String> unavailable = selected.stream().filter(FleetGate::isUnavailable).map(NodeInfo::name)
+    Set<String> unavailable = selected.stream().filter(Unavailable::is).map(NodeInfo::name)
         .collect(Collectors.toSet());
     Map<String, Integer> perPlaybook = new HashMap<>();
     now.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, at, limits.rate().window())));

@@ -1,6 +1,7 @@
 package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
@@ -21,9 +22,6 @@ import java.util.TreeSet;
  * {@code cloud.redfish} (an error, {@link #errors}: {@code validate} fails and {@code serve} does not start).
  */
 public final class OutboundReadiness {
-  /** The replace providers that work through the Kubernetes API, and the {@code cloud} key that says they are deployed. */
-  private static final Map<String, String> KUBE_PROVIDERS = Map.of("karpenter", "karpenter", "cluster-api", "cluster_api");
-
   private OutboundReadiness() {}
 
   /**
@@ -76,7 +74,8 @@ public final class OutboundReadiness {
         case CLOUD -> {
           if ("aws".equals(name) && config.aws().isEmpty()) {
             replacing.add(use.playbook());
-          } else if (KUBE_PROVIDERS.containsKey(name) && !config.replaceProviders().contains(name)) {
+          } else if (ReplaceProvider.named(name).flatMap(ReplaceProvider::owner).isPresent()
+              && !config.replaceProviders().contains(name)) {
             undeployed.computeIfAbsent(name, k -> new TreeSet<>()).add(use.playbook());
           }
         }
@@ -99,10 +98,12 @@ public final class OutboundReadiness {
           + ": each is a replace_failed or repair_failed decision, nothing is called, and the node waits for a human"
           + " (or its on_fail)");
     }
-    undeployed.forEach((provider, users) -> out.add("replace steps by " + provider + " with no cloud."
-        + KUBE_PROVIDERS.get(provider) + " configured: " + String.join(", ", users) + ": the deploy/" + provider
-        + " overlay sets it and grants the RBAC the provider needs; without it each is a replace_failed decision, nothing"
-        + " is called, and the node waits for a human (or its on_fail)"));
+    undeployed.forEach((name, users) -> {
+      ReplaceProvider provider = ReplaceProvider.named(name).orElseThrow();
+      out.add("replace steps by " + name + " with no cloud." + provider.configKey() + " configured: " + String.join(", ", users)
+          + ": the " + provider.overlay() + " overlay sets it and grants the RBAC the provider needs; without it each is a"
+          + " replace_failed decision, nothing is called, and the node waits for a human (or its on_fail)");
+    });
     return out;
   }
 

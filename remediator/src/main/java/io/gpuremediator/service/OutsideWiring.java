@@ -14,7 +14,6 @@ import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.outbound.http.RedfishResets;
 import io.gpuremediator.outbound.http.WebhookNotifier;
-import io.gpuremediator.service.RemediatorService.StartupException;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -4,6 +4,7 @@ import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.episode.DecisionListener;
 import io.gpuremediator.episode.DecisionRecorder;
+import io.gpuremediator.episode.EngineBuilder;
 import io.gpuremediator.episode.EpisodeLoop;
 import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.episode.LoopSettings;
@@ -182,7 +183,7 @@ public final class RemediatorService implements AutoCloseable {
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
-    RemediationEngine engine = RemediationEngine.builder(reloader::current, cluster,
+    RemediationEngine engine = EngineBuilder.of(reloader::current, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), clock).dryRun(config.dryRun()).gate(gate)
         .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts())
         .fanOut(fanOut).build();
@@ -284,15 +285,6 @@ public final class RemediatorService implements AutoCloseable {
     }
     if (outside != null) {
       outside.close();
-    }
-  }
-
-
-  /** The service could not start; the message is the one-line reason. */
-  public static final class StartupException extends Exception {
-    /** Creates the exception. */
-    public StartupException(String message) {
-      super(message);
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.service.RemediatorService.StartupException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

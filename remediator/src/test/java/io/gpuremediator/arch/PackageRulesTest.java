@@ -11,6 +11,8 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -153,6 +155,24 @@ class PackageRulesTest {
   @Test
   void packagesHaveNoCycles() {
     SlicesRuleDefinition.slices().matching("io.gpuremediator.(**)").should().beFreeOfCycles().check(main);
+  }
+
+  /** No two source files need each other, however far round: each can be read, and changed, after what it uses. */
+  @Test
+  void filesHaveNoCycles() {
+    SliceAssignment byFile = new SliceAssignment() {
+      @Override
+      public SliceIdentifier getIdentifierOf(JavaClass c) {
+        String name = c.getName();
+        return SliceIdentifier.of(name.contains("$") ? name.substring(0, name.indexOf('$')) : name);
+      }
+
+      @Override
+      public String getDescription() {
+        return "the classes of one source file";
+      }
+    };
+    SlicesRuleDefinition.slices().assignedFrom(byFile).should().beFreeOfCycles().check(main);
   }
 
   @Test

@@ -160,7 +160,7 @@ final class ClosedLoopHarness implements AutoCloseable {
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2),
         () -> true, decisions::add, clock, outside, replacements);
-    engine = RemediationEngine.builder(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
+    engine = EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
         .listener(decisions::add).loop(loop).build();
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }

@@ -57,7 +57,7 @@ class RemediationEngineTest {
   }
 
   private RemediationEngine engine(InMemoryCluster cluster, boolean dryRun, PlaybookSet set) {
-    return RemediationEngine.builder(() -> set, cluster, new NodeResolver(List.of("node"),
+    return EngineBuilder.of(() -> set, cluster, new NodeResolver(List.of("node"),
         LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), CLOCK).dryRun(dryRun).listener(decided::add).build();
   }
 
@@ -138,7 +138,7 @@ class RemediationEngineTest {
       }
     };
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
-    RemediationEngine e = RemediationEngine.builder(() -> set, c, new NodeResolver(List.of("node"),
+    RemediationEngine e = EngineBuilder.of(() -> set, c, new NodeResolver(List.of("node"),
         LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), CLOCK).listener(listener).build();
     Alert first = Alerts.xid("n1", "79");
     e.decide(first);
@@ -182,7 +182,7 @@ class RemediationEngineTest {
         exclusion.exit(node);
       }
     };
-    RemediationEngine e = RemediationEngine.builder(() -> set, watched, new NodeResolver(List.of("node"),
+    RemediationEngine e = EngineBuilder.of(() -> set, watched, new NodeResolver(List.of("node"),
         LabelSelector.parse("nvidia.com/gpu.present=true").value(), watched), CLOCK).listener(decided::add)
         .exclusion(exclusion).build();
 
@@ -199,7 +199,7 @@ class RemediationEngineTest {
   void anInstanceThatNoLongerLeadsWritesNothingAndAsksForARetry() {
     InMemoryCluster c = cluster(NodeInfo.named("n1", GPU));
     PlaybookSet set = shippedSet();
-    RemediationEngine deposed = RemediationEngine.builder(() -> set, c, new NodeResolver(List.of("node"),
+    RemediationEngine deposed = EngineBuilder.of(() -> set, c, new NodeResolver(List.of("node"),
         LabelSelector.parse("nvidia.com/gpu.present=true").value(), c), CLOCK).listener(decided::add).mayWrite(() -> false)
         .build();
     WebhookResult r = deposed.handle(Alerts.message(Alerts.xid("n1", "79")));

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.episode.EngineBuilder;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -67,7 +68,7 @@ class Fabric8ClusterMockTest {
   }
 
   private RemediationEngine engine(PlaybookSet set) {
-    return RemediationEngine.builder(() -> set, cluster, new NodeResolver(List.of("node", "instance"),
+    return EngineBuilder.of(() -> set, cluster, new NodeResolver(List.of("node", "instance"),
         LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), Clock.systemUTC()).build();
   }
 

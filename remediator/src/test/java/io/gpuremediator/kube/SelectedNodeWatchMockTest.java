@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.episode.EngineBuilder;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.LabelSelector;
@@ -54,7 +55,7 @@ class SelectedNodeWatchMockTest {
     cluster.start();
     await().atMost(Duration.ofSeconds(10)).until(cluster::isReady);
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
-    engine = RemediationEngine.builder(() -> set, cluster, new NodeResolver(List.of("node"), GPU, cluster), Clock.systemUTC())
+    engine = EngineBuilder.of(() -> set, cluster, new NodeResolver(List.of("node"), GPU, cluster), Clock.systemUTC())
         .build();
   }
 

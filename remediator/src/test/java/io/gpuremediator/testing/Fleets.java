@@ -2,6 +2,7 @@ package io.gpuremediator.testing;
 
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.episode.DecisionListener;
+import io.gpuremediator.episode.EngineBuilder;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -69,7 +70,7 @@ public final class Fleets {
   /** The engine over the cluster, deciding with the gate. */
   public static RemediationEngine engine(InMemoryCluster cluster, PlaybookSet playbooks, FleetGate gate, boolean dryRun,
       DecisionListener listener, Clock clock) {
-    return RemediationEngine.builder(() -> playbooks, cluster, new NodeResolver(List.of("node"),
+    return EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"),
         LabelSelector.parse("nvidia.com/gpu.present=true").value(), cluster), clock).dryRun(dryRun).gate(gate)
         .listener(listener).build();
   }

@@ -44,13 +44,8 @@ public class ForwardingCluster implements Cluster {
   }
 
   @Override
-  public Optional<NodeOwner> nodeClaimOf(String node) throws ClusterException {
-    return to.nodeClaimOf(node);
-  }
-
-  @Override
-  public Optional<NodeOwner> machineOf(String node) throws ClusterException {
-    return to.machineOf(node);
+  public Optional<NodeOwner> ownerOf(NodeOwner.Kind kind, String node) throws ClusterException {
+    return to.ownerOf(kind, node);
   }
 
   @Override
