@@ -17,13 +17,13 @@ import java.util.Optional;
 final class AwsReplacement implements Replacement {
 
   @Override
-  public String what(ReplaceSpec spec, String node) {
+  public String what(ReplaceRequest spec, String node) {
     return "replace " + node + ": mark its aws instance Unhealthy in its Auto Scaling group (SetInstanceHealth, grace"
         + " period respected), then wait up to " + Durations.format(spec.timeout()) + " for the Node object to go";
   }
 
   @Override
-  public Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  public Optional<StepStart.Impossible> check(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
     String node = run.node();
     if (run.ports().outside().instances() == InstanceHealth.NOT_CONFIGURED) {
       return Optional.of(new StepStart.Impossible(Reason.REPLACE_FAILED, "cannot replace " + node + ": no cloud is"
@@ -38,7 +38,7 @@ final class AwsReplacement implements Replacement {
   }
 
   @Override
-  public StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  public StepResult ask(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
     String node = run.node();
     ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
     if (!(id instanceof ProviderId.Aws aws)) {
@@ -49,7 +49,7 @@ final class AwsReplacement implements Replacement {
       InstanceHealth.Marked marked = run.ports().outside().instances().markUnhealthy(aws);
       String note = aws.instanceId() + (marked == InstanceHealth.Marked.ALREADY_UNHEALTHY
           ? " was already marked Unhealthy (nothing sent)" : " marked Unhealthy in its Auto Scaling group");
-      return ReplaceSteps.asked(run, aws.instanceId(), note);
+      return ReplaceSteps.asked(run, spec, aws.instanceId(), note);
     } catch (OutboundException e) {
       if (!e.retriable()) {
         return new StepResult.Failed(Reason.REPLACE_FAILED, "instance " + aws.instanceId() + " of " + node

@@ -31,7 +31,7 @@ final class ClusterApiReplacement implements Replacement {
   }
 
   @Override
-  public String what(ReplaceSpec spec, String node) {
+  public String what(ReplaceRequest spec, String node) {
     String how = spec.via() == ReplaceVia.DELETE ? "delete its Cluster API Machine (its MachineSet creates another)"
         : "annotate its Cluster API Machine " + REMEDIATE_ANNOTATION + " (its MachineHealthCheck remediates it)";
     return "replace " + node + ": " + how + ", then wait up to " + Durations.format(spec.timeout())
@@ -39,7 +39,7 @@ final class ClusterApiReplacement implements Replacement {
   }
 
   @Override
-  public Optional<String> whileWaiting(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  public Optional<String> whileWaiting(LongStepRun<?> run) throws ClusterException {
     String handle = run.task().handle();
     String[] ref = handle.startsWith("Machine ") ? handle.substring("Machine ".length()).split("/", 2) : new String[0];
     if (ref.length != 2) {
@@ -52,27 +52,27 @@ final class ClusterApiReplacement implements Replacement {
   }
 
   @Override
-  public Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException {
-    Lookup found = lookUp(run);
+  public Optional<StepStart.Impossible> check(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
+    Lookup found = lookUp(run, spec);
     return found.refusal().map(why -> new StepStart.Impossible(Reason.PROVIDER_UNSUPPORTED, why + "; nothing was called"));
   }
 
   @Override
-  public StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException {
-    Lookup found = lookUp(run);
+  public StepResult ask(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
+    Lookup found = lookUp(run, spec);
     if (found.machine().isEmpty() && found.name().isPresent()) {
-      return ReplaceSteps.asked(run, found.name().get(), found.name().get() + " is gone already (nothing sent)");
+      return ReplaceSteps.asked(run, spec, found.name().get(), found.name().get() + " is gone already (nothing sent)");
     }
     if (found.refusal().isPresent()) {
       return new StepResult.Failed(Reason.PROVIDER_UNSUPPORTED, found.refusal().get() + "; nothing was called");
     }
     NodeOwner machine = found.machine().get();
     if (machine.deleting()) {
-      return ReplaceSteps.asked(run, machine.toString(), machine + " is already being deleted (nothing sent)");
+      return ReplaceSteps.asked(run, spec, machine.toString(), machine + " is already being deleted (nothing sent)");
     }
-    boolean delete = run.spec().via() == ReplaceVia.DELETE;
+    boolean delete = spec.via() == ReplaceVia.DELETE;
     if (!delete && machine.annotations().containsKey(REMEDIATE_ANNOTATION)) {
-      return ReplaceSteps.asked(run, machine.toString(), machine + " already carries " + REMEDIATE_ANNOTATION
+      return ReplaceSteps.asked(run, spec, machine.toString(), machine + " already carries " + REMEDIATE_ANNOTATION
           + " (nothing sent)");
     }
     try {
@@ -88,7 +88,7 @@ final class ClusterApiReplacement implements Replacement {
       }
       return ReplaceSteps.retried(run, doing, e.getMessage());
     }
-    return ReplaceSteps.asked(run, machine.toString(), delete
+    return ReplaceSteps.asked(run, spec, machine.toString(), delete
         ? machine + " deleted: its " + machine.controller().orElseThrow() + " creates another"
         : machine + " annotated " + REMEDIATE_ANNOTATION + ": its MachineHealthCheck remediates it");
   }
@@ -99,7 +99,7 @@ final class ClusterApiReplacement implements Replacement {
    */
   private record Lookup(Optional<String> name, Optional<NodeOwner> machine, Optional<String> refusal) {}
 
-  private Lookup lookUp(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  private Lookup lookUp(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
     String node = run.node();
     Optional<NodeInfo> fresh = run.ports().cluster().freshNode(node);
     String machineName = fresh.map(n -> n.annotations().get(MACHINE_ANNOTATION)).orElse("");
@@ -128,7 +128,7 @@ final class ClusterApiReplacement implements Replacement {
       return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name + " has no"
           + " controller (an orphan Machine): nothing would bring another back"));
     }
-    if (run.spec().via() == ReplaceVia.DELETE && !controller.get().startsWith("MachineSet/")) {
+    if (spec.via() == ReplaceVia.DELETE && !controller.get().startsWith("MachineSet/")) {
       return new Lookup(Optional.of(name), machine, Optional.of("cannot replace " + node + ": " + name + " is"
           + " controlled by " + controller.get() + ", not a MachineSet: via: delete needs a MachineSet to bring one back"
           + " (via: remediate_annotation leaves it to the MachineHealthCheck)"));

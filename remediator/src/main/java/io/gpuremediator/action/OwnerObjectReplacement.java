@@ -24,13 +24,13 @@ final class OwnerObjectReplacement implements Replacement {
   }
 
   @Override
-  public String what(ReplaceSpec spec, String node) {
+  public String what(ReplaceRequest spec, String node) {
     return "replace " + node + ": delete its " + row.controller() + " " + kind.kind() + " (" + row.controller() + " "
         + row.effect() + "), then wait up to " + Durations.format(spec.timeout()) + " for the Node object to go";
   }
 
   @Override
-  public Optional<String> whileWaiting(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  public Optional<String> whileWaiting(LongStepRun<?> run) throws ClusterException {
     String handle = run.task().handle();
     if (!handle.startsWith(kind.kind() + " ")) {
       return Optional.empty();
@@ -47,7 +47,7 @@ final class OwnerObjectReplacement implements Replacement {
   }
 
   @Override
-  public Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  public Optional<StepStart.Impossible> check(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
     if (run.ports().cluster().ownerOf(kind, run.node()).isEmpty()) {
       return Optional.of(new StepStart.Impossible(Reason.PROVIDER_UNSUPPORTED, "cannot replace " + run.node() + ": no "
           + kind.apiVersion() + " " + kind.kind() + " has status." + kind.nodeField() + " " + run.node()
@@ -57,14 +57,14 @@ final class OwnerObjectReplacement implements Replacement {
   }
 
   @Override
-  public StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  public StepResult ask(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
     Optional<NodeOwner> owner = run.ports().cluster().ownerOf(kind, run.node());
     if (owner.isEmpty()) {
-      return ReplaceSteps.asked(run, "the " + kind.kind() + " of " + run.node(), "no " + kind.kind() + " names "
+      return ReplaceSteps.asked(run, spec, "the " + kind.kind() + " of " + run.node(), "no " + kind.kind() + " names "
           + run.node() + " any more: it was deleted already (nothing sent)");
     }
     if (owner.get().deleting()) {
-      return ReplaceSteps.asked(run, owner.get().toString(), owner.get() + " is already being deleted (nothing sent)");
+      return ReplaceSteps.asked(run, spec, owner.get().toString(), owner.get() + " is already being deleted (nothing sent)");
     }
     try {
       run.ports().cluster().deleteOwner(owner.get());
@@ -75,7 +75,7 @@ final class OwnerObjectReplacement implements Replacement {
       }
       return ReplaceSteps.retried(run, "deleting " + owner.get(), e.getMessage());
     }
-    return ReplaceSteps.asked(run, owner.get().toString(), owner.get() + " deleted: " + row.controller() + " "
+    return ReplaceSteps.asked(run, spec, owner.get().toString(), owner.get() + " deleted: " + row.controller() + " "
         + row.effect().replace("the node", run.node()));
   }
 }

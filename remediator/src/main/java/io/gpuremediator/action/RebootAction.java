@@ -3,24 +3,17 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
-import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.outbound.OutboundException;
-import io.gpuremediator.outbound.ProviderId;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.RepairStepSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -42,15 +35,25 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
   /** How a node is rebooted. */
   public enum Method {
     /** A privileged hostPID Job on the node: {@code nsenter -t 1 -m -u -i -n -p -- systemctl reboot}. */
-    JOB,
+    JOB(new JobReboot()),
     /** EC2 {@code RebootInstances} for the node's providerID. */
-    AWS,
+    AWS(new Ec2Reboot()),
     /** The node's BMC ({@code gpu-remediator.io/bmc-url}): Redfish {@code ComputerSystem.Reset ForceRestart}. */
-    REDFISH;
+    REDFISH(new RedfishReboot());
+
+    private final RebootWay way;
+
+    Method(RebootWay way) {
+      this.way = way;
+    }
 
     /** As written in playbooks. */
     public String code() {
       return name().toLowerCase(Locale.ROOT);
+    }
+
+    RebootWay way() {
+      return way;
     }
   }
 
@@ -60,7 +63,8 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
    * @param image the reboot Job's image ({@code method: job}; it needs {@code nsenter})
    * @param onFail the playbook an episode escalates to when the reboot fails; empty: stay out for a human
    */
-  public record RebootSpec(Method method, Duration timeout, String image, Optional<String> onFail, boolean dryRun) implements RepairStepSpec {
+  public record RebootSpec(Method method, Duration timeout, String image, Optional<String> onFail, boolean dryRun)
+      implements RepairStepSpec {
     @Override
     public Optional<Needs> needs() {
       return method == Method.JOB ? Optional.empty() : Optional.of(new Needs(Port.CLOUD, method.code()));
@@ -68,14 +72,10 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
   }
 
   /** The node annotation that holds its BMC's address. */
-  public static final String BMC_URL_ANNOTATION = NodeKeys.DOMAIN + "bmc-url";
+  public static final String BMC_URL_ANNOTATION = RedfishReboot.BMC_URL_ANNOTATION;
   /** An image with util-linux's nsenter (Debian's is essential, so in every Debian image). */
   static final String DEFAULT_IMAGE = "docker.io/library/debian:bookworm-slim";
-  static final List<String> REBOOT_COMMAND = List.of("nsenter", "-t", "1", "-m", "-u", "-i", "-n", "-p", "--",
-      "systemctl", "reboot");
   private static final Duration MAX_TIMEOUT = Duration.ofHours(6);
-  private static final String ASKED = " asked";
-  private static final String SENT = " sent";
   private static final StepStages STAGES = GpuResetAction.STAGES;
 
   RebootAction() {
@@ -111,12 +111,8 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
   /** Applied to a draft it only says what will happen; the episode engine reboots in the background. */
   @Override
   public Step prepare(RebootSpec spec, TemplateContext ctx) {
-    String how = switch (spec.method()) {
-      case JOB -> "a privileged Job running " + String.join(" ", REBOOT_COMMAND);
-      case AWS -> "EC2 RebootInstances";
-      case REDFISH -> "its BMC (Redfish ComputerSystem.Reset ForceRestart)";
-    };
-    String what = "reboot " + ctx.node() + " by " + how + ", then wait up to " + Durations.format(spec.timeout())
+    String what = "reboot " + ctx.node() + " by " + spec.method().way().description() + ", then wait up to "
+        + Durations.format(spec.timeout())
         + " for a new bootID and Ready (on failure: "
         + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
@@ -150,12 +146,14 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
         return new StepResult.Failed(Reason.REPAIR_FAILED, run.node() + " reports no status.nodeInfo.bootID: its reboot"
             + " could not be seen, so none was asked");
       }
-      return new StepResult.Intent("boot=" + boot + ASKED, "asking for a reboot of " + run.node() + " (bootID " + boot
-          + ")");
+      return new StepResult.Intent(new RebootHandle(boot, RebootHandle.State.ASKED).value(), "asking for a reboot of "
+          + run.node() + " (bootID " + boot + ")");
     }
-    String boot = bootOf(handle);
-    if (!handle.endsWith(ASKED) && !handle.endsWith(SENT)) {
-      return new StepResult.Intent("boot=" + boot + ASKED, "asking again for a reboot of " + run.node());
+    RebootHandle at = RebootHandle.parse(handle);
+    String boot = at.boot();
+    if (at.state() == RebootHandle.State.RECORDED) {
+      return new StepResult.Intent(at.at(RebootHandle.State.ASKED).value(), "asking again for a reboot of "
+          + run.node());
     }
     NodeInfo n = node.get();
     Duration took = Duration.between(run.task().started(), run.now());
@@ -169,7 +167,8 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
           + (n.isReady() ? "Ready" : "not Ready") + ")");
     }
     String state = n.bootId().equals(boot) ? "still on bootID " + boot : "booted (new bootID), not Ready yet";
-    String unknown = handle.endsWith(ASKED) ? "; the reboot was asked before a restart and is not asked again" : "";
+    String unknown = at.state() == RebootHandle.State.ASKED
+        ? "; the reboot was asked before a restart and is not asked again" : "";
     return new StepResult.Running("rebooting by " + run.spec().method().code() + ": " + state + unknown,
         Optional.empty());
   }
@@ -177,11 +176,12 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
   /** Asks for the reboot the intent recorded: once, whatever comes back. */
   @Override
   public StepResult send(LongStepRun<RebootSpec> run) {
-    String boot = bootOf(run.task().handle());
-    String sent = "boot=" + boot + SENT;
+    RebootHandle at = RebootHandle.parse(run.task().handle());
+    String boot = at.boot();
+    String sent = at.at(RebootHandle.State.SENT).value();
     String node = run.node();
     try {
-      String how = ask(run);
+      String how = run.spec().method().way().ask(run, run.spec().image(), run.spec().timeout());
       return new StepResult.Started(sent, how + "; waiting for a new bootID and Ready", how + " (bootID was " + boot
           + "; timeout " + Durations.format(run.spec().timeout()) + ")");
     } catch (OutboundException e) {
@@ -195,67 +195,9 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
       }
       Instant again = run.now().plus(run.ports().retryDelay());
       run.warn().accept("RebootNotAsked", "reboot of " + node + " not applied: " + e.getMessage() + "; asked again later");
-      return new StepResult.Recorded("boot=" + boot, "reboot not applied: " + e.getMessage() + "; asked again at " + again,
+      return new StepResult.Recorded(at.at(RebootHandle.State.RECORDED).value(), "reboot not applied: " + e.getMessage()
+          + "; asked again at " + again,
           Optional.of(again));
     }
-  }
-
-  /**
-   * Sends the reboot by the step's method; says what was done. Every failure before the request leaves is a transient
-   * one (nothing was sent): the intent is cleared and asked again, never left to look like a reboot asked.
-   */
-  private static String ask(LongStepRun<RebootSpec> run) throws OutboundException {
-    String node = run.node();
-    switch (run.spec().method()) {
-      case JOB -> {
-        try { // named from the task: creating it again after a lost answer finds the same Job
-          String name = PinnedJobs.create(run, new PinnedJobs.Shape("reboot job", "gpu-reboot-", "reboot",
-              run.spec().image(), REBOOT_COMMAND, Map.of(), run.spec().timeout(), true, true));
-          return "reboot job " + run.ports().jobNamespace() + "/" + name + " created on " + node;
-        } catch (ClusterException e) {
-          throw OutboundException.transientFailure("the reboot job could not be created: " + e.getMessage());
-        }
-      }
-      case AWS -> {
-        ProviderId id;
-        try {
-          id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
-        } catch (ClusterException e) {
-          throw OutboundException.transientFailure("the node's providerID could not be read: " + e.getMessage());
-        }
-        if (!(id instanceof ProviderId.Aws aws)) {
-          throw OutboundException.refused("its providerID is " + ((ProviderId.Unsupported) id).seen());
-        }
-        run.ports().outside().instanceReboots().reboot(aws);
-        return "EC2 instance " + aws.instanceId() + " of " + node + " asked to reboot (RebootInstances)";
-      }
-      case REDFISH -> {
-        URI bmc = bmcOf(run);
-        run.ports().outside().bmcs().forceRestart(bmc);
-        return "BMC " + bmc.getHost() + " of " + node + " asked to force-restart (Redfish ComputerSystem.Reset)";
-      }
-      default -> throw new IllegalStateException("unknown reboot method " + run.spec().method());
-    }
-  }
-
-  private static URI bmcOf(LongStepRun<RebootSpec> run) throws OutboundException {
-    String text = run.ports().cluster().node(run.node()).map(n -> n.annotations().get(BMC_URL_ANNOTATION)).orElse(null);
-    if (text == null || text.isBlank()) {
-      throw OutboundException.refused("the node has no " + BMC_URL_ANNOTATION + " annotation");
-    }
-    try {
-      URI u = new URI(text.strip());
-      if ("https".equals(u.getScheme()) && u.getHost() != null && u.getUserInfo() == null) {
-        return u;
-      }
-    } catch (URISyntaxException e) {
-      // refused below
-    }
-    throw OutboundException.refused("its " + BMC_URL_ANNOTATION + " annotation is not an https URL without credentials");
-  }
-
-  private static String bootOf(String handle) {
-    int space = handle.indexOf(' ');
-    return handle.substring("boot=".length(), space < 0 ? handle.length() : space);
   }
 }

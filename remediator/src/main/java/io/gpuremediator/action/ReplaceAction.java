@@ -6,6 +6,7 @@ import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.ReplaceProvider;
+import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Stage;
@@ -25,10 +26,27 @@ import java.util.regex.Pattern;
  * look finds it not asked yet; the step ends when the Node object is gone, or fails at {@code timeout}. The task's
  * handle is empty until the replacement was asked, then names what was asked of.
  */
-public final class ReplaceAction extends BackgroundKind<ReplaceSpec> {
+public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpec> {
   /** The providers, as {@code provider} names them. */
   static final List<String> PROVIDERS = ReplaceProvider.names();
   private static final Pattern INSTANCE_ID = Pattern.compile("i-[0-9a-f]+");
+
+  /**
+   * Has the node replaced by {@code provider}; the step ends when the Node object is gone, or fails at {@code timeout}.
+   *
+   * @param via what a cluster-api replacement does to the Machine ({@code delete} for every other provider)
+   */
+  public record ReplaceSpec(String provider, ReplaceVia via, Duration timeout, boolean dryRun) implements LongStepSpec {
+    @Override
+    public Optional<Needs> needs() {
+      return Optional.of(new Needs(Port.CLOUD, provider));
+    }
+
+    /** What the provider is asked. */
+    ReplaceRequest request() {
+      return new ReplaceRequest(provider, via, timeout);
+    }
+  }
 
   private static final StepStages STAGES = new StepStages(Stage.REPLACING, Optional.empty(), Stage.NEEDS_HUMAN,
       Reason.REPLACE_STARTED, Reason.REPLACED, Reason.REPLACE_FAILED);
@@ -70,7 +88,7 @@ public final class ReplaceAction extends BackgroundKind<ReplaceSpec> {
   /** Applied to a draft it only says what will happen; the episode engine replaces the node in the background. */
   @Override
   public Step prepare(ReplaceSpec spec, TemplateContext ctx) {
-    String what = ReplaceProviders.of(spec.provider()).what(spec, ctx.node());
+    String what = ReplaceProviders.of(spec.provider()).what(spec.request(), ctx.node());
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
@@ -89,7 +107,7 @@ public final class ReplaceAction extends BackgroundKind<ReplaceSpec> {
     Optional<StepStart.Impossible> impossible = provider.owner().isPresent() ? ReplaceSteps.notConfigured(run, provider)
         : Optional.empty();
     if (impossible.isEmpty()) {
-      impossible = ReplaceProviders.of(provider.name()).check(run);
+      impossible = ReplaceProviders.of(provider.name()).check(run, run.spec().request());
     }
     if (impossible.isPresent()) {
       return impossible.get();
@@ -105,7 +123,7 @@ public final class ReplaceAction extends BackgroundKind<ReplaceSpec> {
   @Override
   public StepResult look(LongStepRun<ReplaceSpec> run) throws ClusterException {
     if (run.task().handle().isEmpty()) {
-      return ReplaceProviders.of(run.spec().provider()).ask(run);
+      return ReplaceProviders.of(run.spec().provider()).ask(run, run.spec().request());
     }
     if (run.now().isAfter(run.task().started().plus(run.spec().timeout()))) {
       return new StepResult.Failed(Reason.REPLACE_TIMEOUT, named(run.task().handle()) + " was asked to be replaced,"

@@ -11,13 +11,13 @@ final class ReplaceSteps {
   private ReplaceSteps() {}
 
   /** The replacement was asked (now, or before): the task records {@code handle}; the step waits for the node to go. */
-  static StepResult asked(LongStepRun<ReplaceSpec> run, String handle, String note) {
+  static StepResult asked(LongStepRun<?> run, ReplaceRequest spec, String handle, String note) {
     return new StepResult.Started(handle, note + "; waiting for the Node object to go", note + "; the episode ends"
-        + " when the Node object is gone (timeout " + Durations.format(run.spec().timeout()) + ")");
+        + " when the Node object is gone (timeout " + Durations.format(spec.timeout()) + ")");
   }
 
   /** A transient failure (throttled, busy, no answer): asked again after the retry delay. */
-  static StepResult retried(LongStepRun<ReplaceSpec> run, String doing, String why) {
+  static StepResult retried(LongStepRun<?> run, String doing, String why) {
     Instant again = run.now().plus(run.ports().retryDelay());
     return new StepResult.Running(doing + ": " + why + "; retried at " + again, Optional.of(again));
   }
@@ -26,7 +26,7 @@ final class ReplaceSteps {
    * A provider that works through the Kubernetes API needs its RBAC, which the service config says is deployed
    * ({@code cloud.<key>}, set by the provider's overlay); without it nothing is called.
    */
-  static Optional<StepStart.Impossible> notConfigured(LongStepRun<ReplaceSpec> run, ReplaceProvider provider) {
+  static Optional<StepStart.Impossible> notConfigured(LongStepRun<?> run, ReplaceProvider provider) {
     if (run.ports().replaceProviders().contains(provider.name())) {
       return Optional.empty();
     }

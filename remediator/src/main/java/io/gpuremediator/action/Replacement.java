@@ -10,16 +10,16 @@ import java.util.Optional;
  */
 interface Replacement {
   /** What a dry run or {@code explain} says will happen. */
-  String what(ReplaceSpec spec, String node);
+  String what(ReplaceRequest spec, String node);
 
   /** Why the node cannot be replaced this way, if it cannot (a {@code provider_unsupported} or not configured). */
-  Optional<StepStart.Impossible> check(LongStepRun<ReplaceSpec> run) throws ClusterException;
+  Optional<StepStart.Impossible> check(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException;
 
   /** What the provider says while the step waits for the Node object to go (a look at what was asked of), if anything. */
-  default Optional<String> whileWaiting(LongStepRun<ReplaceSpec> run) throws ClusterException {
+  default Optional<String> whileWaiting(LongStepRun<?> run) throws ClusterException {
     return Optional.empty();
   }
 
   /** Looks fresh and asks for the replacement unless it was asked already; the task's handle is empty until then. */
-  StepResult ask(LongStepRun<ReplaceSpec> run) throws ClusterException;
+  StepResult ask(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException;
 }

@@ -1,10 +1,15 @@
 package io.gpuremediator.backtest;
 
+import io.gpuremediator.action.DrainAction;
+import io.gpuremediator.action.GpuResetAction;
+import io.gpuremediator.action.RebootAction;
+import io.gpuremediator.action.ReplaceAction;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
+import io.gpuremediator.playbook.ActionSpec;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -21,7 +26,10 @@ import java.util.TreeSet;
  * reason code; the alerts left alone, by reason; and the storms the breaker would have stopped.
  */
 public final class BacktestReport {
-  private static final Set<String> REPAIRS = Set.of("gpu_reset", "reboot");
+  private static final String DRAIN = ActionSpec.kindOf(DrainAction.DrainSpec.class);
+  private static final Set<String> REPAIRS = Set.of(ActionSpec.kindOf(GpuResetAction.GpuResetSpec.class),
+      ActionSpec.kindOf(RebootAction.RebootSpec.class));
+  private static final String REPLACE = ActionSpec.kindOf(ReplaceAction.ReplaceSpec.class);
   /** What was done first, then what was refused, then what was left alone. */
   private static final List<String> ORDER = List.of("quarantined", "drained", "repaired", "replaced", "refused ");
 
@@ -41,11 +49,11 @@ public final class BacktestReport {
       if (d.outcome() == Outcome.DRY_RUN && d.wouldBeRefused().isEmpty()) {
         r.add(day, "quarantined", node);
         for (ActionRecord a : d.actions()) {
-          if (a.type().equals("drain")) {
+          if (a.type().equals(DRAIN)) {
             r.add(day, "drained", node);
           } else if (REPAIRS.contains(a.type())) {
             r.add(day, "repaired", node);
-          } else if (a.type().equals("replace")) {
+          } else if (a.type().equals(REPLACE)) {
             r.add(day, "replaced", node);
           }
         }

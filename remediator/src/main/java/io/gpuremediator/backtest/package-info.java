@@ -6,7 +6,7 @@
  * day, what would have been quarantined, drained, repaired or replaced, what each limit would have refused, and the
  * storms the breaker would have stopped. Nothing here writes to Kubernetes.
  *
- * <p>Uses: {@code alert}, {@code config}, {@code decision}, {@code episode}, {@code node}, {@code playbook},
- * {@code safety}; libraries: {@code com.fasterxml.jackson}.
+ * <p>Uses: {@code action}, {@code alert}, {@code config}, {@code decision}, {@code episode}, {@code node},
+ * {@code playbook}, {@code safety}; libraries: {@code com.fasterxml.jackson}.
  */
 package io.gpuremediator.backtest;

@@ -102,7 +102,7 @@ final class AlertWrite {
       events.queueActions(applied.events(), records, listener);
       String detail = note + applied.later();
       for (ActionRecord r : records) {
-        if (!r.type().equals("event")) {
+        if (!r.type().equals(StepRecords.EVENT)) {
           listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
         }
       }
@@ -112,7 +112,7 @@ final class AlertWrite {
           HumanOverride.detail(e, what), List.of(), Optional.of(Stage.RELEASED)));
       applied.sincePrevious().ifPresent(d -> listener.incidentInterval(d.toMillis() / 1000.0));
       boolean changed = records.stream().anyMatch(r -> r.outcome() == StepOutcome.APPLIED
-          || r.type().equals("event") && r.outcome() == StepOutcome.PENDING); // an Event queued is a change to come
+          || r.type().equals(StepRecords.EVENT) && r.outcome() == StepOutcome.PENDING); // an Event queued is a change to come
       Reason reason = applied.releaseWaits() ? Reason.RELEASE_PENDING : phase == Phase.RESOLVED ? Reason.RESOLVED_ACTIONS_APPLIED
           : changed ? Reason.ACTIONS_APPLIED : Reason.NO_CHANGE;
       return decisions.decision(alert, nodeName, playbook.name(), reason, detail, records);
@@ -213,7 +213,7 @@ final class AlertWrite {
       return ledger;
     }
     Transition.OPENED.check(Optional.empty(), Stage.QUARANTINED, Optional.empty());
-    Progress progress = new Progress(Stage.QUARANTINED, now, false, false, next, Optional.empty(), "");
+    Progress progress = Progress.startingIn(Stage.QUARANTINED, now, next, "");
     boolean later = Episodes.hasBackgroundSteps(playbook);
     // The same alert firing again with a new start is a new episode; the old one goes to history, so a late
     // re-send of it stays a duplicate.

@@ -99,7 +99,7 @@ final class NodeEvents {
   private static int mark(List<ActionRecord> records, int from, StepOutcome outcome) {
     for (int i = from; i < records.size(); i++) {
       ActionRecord r = records.get(i);
-      if (r.type().equals("event") && r.outcome() == StepOutcome.APPLIED) {
+      if (r.type().equals(StepRecords.EVENT) && r.outcome() == StepOutcome.APPLIED) {
         records.set(i, new ActionRecord(r.type(), outcome, r.change()));
         return i + 1;
       }

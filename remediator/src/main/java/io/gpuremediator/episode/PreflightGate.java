@@ -76,7 +76,7 @@ final class PreflightGate {
           ledger = ledger.hold(ClaimKey.taint(t.key(), t.effect().apiName()), fp, false);
         }
       }
-      Progress p = new Progress(Stage.PREFLIGHT, now, false, false, 0, Optional.empty(), "registered with "
+      Progress p = Progress.startingIn(Stage.PREFLIGHT, now, 0, "registered with "
           + settings.get().taint() + ": it proves itself before it takes work");
       Episode e = new Episode(fp, ALERTNAME, PLAYBOOK, now, now, p, Map.of("node", node), Map.of(), Map.of(), PLAYBOOK);
       return Optional.of(ledger.withEpisode(e));

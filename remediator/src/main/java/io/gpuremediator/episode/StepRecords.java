@@ -1,6 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
+import io.gpuremediator.action.EventAction;
 import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
@@ -18,6 +19,8 @@ import java.util.List;
  * here ({@code not_run}, with the note saying why), and without an episode to carry it not even as a dry-run.
  */
 final class StepRecords {
+  /** The type an Event step's record carries (its kind's name). */
+  static final String EVENT = ActionSpec.kindOf(EventAction.EventSpec.class);
   /** Why a long step of a resolution with no episode on the node does not run. */
   static final String NO_EPISODE = "no episode of this alert is active on the node";
   private StepRecords() {}

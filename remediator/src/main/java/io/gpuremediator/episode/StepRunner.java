@@ -265,7 +265,7 @@ final class StepRunner {
     gone.forget(node);
     Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
     if (to.isPresent()) {
-      Progress escalated = new Progress(Stage.ESCALATED, now, false, false, 0, Optional.empty(), f.note());
+      Progress escalated = Progress.startingIn(Stage.ESCALATED, now, 0, f.note());
       return moves.move(node, e, Transition.ESCALATED, e.escalatedTo(to.get(), escalated), Optional.empty(),
           kind.escalationReason().orElse(null), f.note() + "; escalated to " + to.get()).orElse(null);
     }

@@ -32,9 +32,14 @@ public record Progress(Stage stage, Instant stageSince, boolean resolved, boolea
     }
   }
 
+  /** A new start in {@code stage}: firing, at step {@code next} of {@code actions}, no step under way. */
+  public static Progress startingIn(Stage stage, Instant now, int next, String note) {
+    return new Progress(stage, now, false, false, next, Optional.empty(), note);
+  }
+
   /** An episode whose firing steps all ran. */
   public static Progress settled(Instant since) {
-    return new Progress(Stage.QUARANTINED, since, false, false, DONE, Optional.empty(), "");
+    return startingIn(Stage.QUARANTINED, since, DONE, "");
   }
 
   /** The same progress in another stage since {@code now} (unchanged when the stage is the same). */
