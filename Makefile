@@ -49,7 +49,7 @@ demo: build
 test: deps test-signals test-deploy test-java
 
 # The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files. The Helm chart's
-# test (demo/) validates its renders with the offline schema validator, hence its modules.
+# test (rules-and-deploy/) validates its renders with the offline schema validator, hence its modules.
 test-java: deps $(VALIDATOR)/node_modules/.installed
 	$(MVN) verify
 	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml deploy/base/remediator.yaml deploy/aws/remediator.yaml \
