@@ -43,12 +43,22 @@ public interface LongStep<S extends ActionSpec> {
     return false;
   }
 
+  /** What the Node object going away means to a step under way, once it has a handle. */
+  enum WhenNodeGone {
+    /** Nothing of its own: a Job lost with its node fails as a Job would. */
+    NOTHING,
+    /** The episode ends with the node ({@code node_deleted}): a reboot, a pre-flight. */
+    ENDS_EPISODE,
+    /** The step has done its work ({@code replaced}): a replacement. */
+    PASSES
+  }
+
   /**
-   * Whether the step, once it has a handle, ends when the Node object is gone (a replacement succeeds so, a reboot
-   * fails so): the episode engine then remembers the node's last ledger to close the episode with.
+   * What the Node object going away means to this step once it has a handle: anything but {@code NOTHING} has the
+   * episode engine remember the node's last ledger to close the episode with.
    */
-  default boolean endsWithTheNode() {
-    return false;
+  default WhenNodeGone whenNodeGone() {
+    return WhenNodeGone.NOTHING;
   }
 
   /**

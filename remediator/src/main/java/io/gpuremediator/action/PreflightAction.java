@@ -95,8 +95,8 @@ public final class PreflightAction extends BackgroundKind<PreflightAction.Prefli
 
   /** A node deleted while its Job runs ends the episode ({@code node_deleted}) rather than failing the Job. */
   @Override
-  public boolean endsWithTheNode() {
-    return true;
+  public WhenNodeGone whenNodeGone() {
+    return WhenNodeGone.ENDS_EPISODE;
   }
 
   @Override

@@ -119,8 +119,8 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
   }
 
   @Override
-  public boolean endsWithTheNode() {
-    return true;
+  public WhenNodeGone whenNodeGone() {
+    return WhenNodeGone.ENDS_EPISODE;
   }
 
   @Override

@@ -93,8 +93,8 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
   }
 
   @Override
-  public boolean endsWithTheNode() {
-    return true;
+  public WhenNodeGone whenNodeGone() {
+    return WhenNodeGone.PASSES;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.LongStep;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress.Task;
@@ -12,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * said: once the Node is gone the ledger is too, and the episode is closed from this.
  */
 final class GoneNodes {
-  /** A node being replaced, as last seen: its episode and its last ledger. */
-  record Last(Episode episode, NodeLedger ledger) {
+  /** A node whose step ends with it, as last seen: its episode, its last ledger, and what its going means. */
+  record Last(Episode episode, NodeLedger ledger, LongStep.WhenNodeGone means) {
     /** The handle of what its step started outside (the instance marked). */
     String handle() {
       return episode.progress().task().map(Task::handle).orElse("");
@@ -23,8 +24,8 @@ final class GoneNodes {
   private final Map<String, Last> tracked = new ConcurrentHashMap<>();
 
   /** Remembers the node as its episode is now. */
-  void track(String node, Episode e, NodeLedger ledger) {
-    tracked.put(node, new Last(e, ledger));
+  void track(String node, Episode e, NodeLedger ledger, LongStep.WhenNodeGone means) {
+    tracked.put(node, new Last(e, ledger, means));
   }
 
   /** What the node last showed, if it is tracked. */

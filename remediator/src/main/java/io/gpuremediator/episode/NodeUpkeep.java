@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.LongStep;
 import io.gpuremediator.action.ReplaceAction;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -8,7 +9,6 @@ import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress.Task;
-import io.gpuremediator.state.Stage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +94,7 @@ final class NodeUpkeep {
     List<String> silences = new ArrayList<>(last.ledger().expiring());
     last.ledger().episodes().values().forEach(e -> silences.addAll(e.silenceIds()));
     outbound.expireNow(node, silences);
-    if (last.episode().progress().stage() == Stage.REPLACING) {
+    if (last.means() == LongStep.WhenNodeGone.PASSES) {
       moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: " + ReplaceAction.named(last.handle())
           + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));
     } else {

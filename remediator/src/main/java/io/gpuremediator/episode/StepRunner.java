@@ -190,8 +190,8 @@ final class StepRunner {
           + " longer the " + task.kind() + " step under way (the playbook changed); a human retries or releases");
       return null;
     }
-    if (kind.get().endsWithTheNode() && !task.handle().isEmpty()) {
-      gone.track(node, e, ledgerOf(node));
+    if (kind.get().whenNodeGone() != LongStep.WhenNodeGone.NOTHING && !task.handle().isEmpty()) {
+      gone.track(node, e, ledgerOf(node), kind.get().whenNodeGone());
     }
     StepResult result = kind.get().look(run(node, e, playbook, spec.get(), task, now));
     return settle(node, e, spec.get(), kind.get(), task, result, set, now);
@@ -223,8 +223,8 @@ final class StepRunner {
       Episode next = e.with(p.running(task.withHandle(s.handle())).noted(s.note()));
       Optional<Episode> written = moves.move(node, e, Transition.STEP_RUNNING, next, stages, kind.stages().started(),
           s.detail());
-      if (written.isPresent() && kind.endsWithTheNode()) {
-        gone.track(node, written.get(), ledgerOf(node));
+      if (written.isPresent() && kind.whenNodeGone() != LongStep.WhenNodeGone.NOTHING) {
+        gone.track(node, written.get(), ledgerOf(node), kind.whenNodeGone());
       }
       return written.orElse(null);
     }
