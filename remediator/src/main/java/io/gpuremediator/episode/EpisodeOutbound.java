@@ -17,6 +17,7 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.HeldSilence;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.time.Instant;
@@ -38,7 +39,6 @@ import org.slf4j.LoggerFactory;
 final class EpisodeOutbound {
   private static final Logger LOGGER = LoggerFactory.getLogger(EpisodeOutbound.class);
   private static final String CREATED_BY = "gpu-remediator";
-  private static final String SENT = "sent";
 
   /** Says what happened, as a decision of the episode. */
   @FunctionalInterface
@@ -86,7 +86,7 @@ final class EpisodeOutbound {
         continue;
       }
       if (ActionRegistry.silence(r.spec()).filter(s -> silenceDue(e, r.key(), s, now)).isPresent()
-          || ActionRegistry.notification(r.spec()).isPresent() && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
+          || ActionRegistry.notification(r.spec()).isPresent() && !e.notified(r.key())) {
         return true;
       }
     }
@@ -94,32 +94,16 @@ final class EpisodeOutbound {
   }
 
   private boolean silenceDue(Episode e, String key, SilenceSpec s, Instant now) {
-    String held = e.outbound().get(Episode.SILENCE_PREFIX + key);
-    if (held == null) {
+    Optional<HeldSilence> held = e.silence(key);
+    if (held.isEmpty()) {
       return !backoffs.waiting(e.fingerprint() + "/" + key, now);
     }
-    return renewAt(held, s).isBefore(now) && !backoffs.waiting(e.fingerprint() + "/" + key, now);
+    return renewAt(held.get(), s).isBefore(now) && !backoffs.waiting(e.fingerprint() + "/" + key, now);
   }
 
   /** Renewed once two thirds of its time have passed. */
-  private static Instant renewAt(String held, SilenceSpec s) {
-    return Held.parse(held).endsAt().minus(s.duration().dividedBy(3));
-  }
-
-  /** A held silence as the ledger keeps it: {@code "<id> <startsAt> <endsAt>"}. */
-  private record Held(String id, Instant startsAt, Instant endsAt) {
-    static Held parse(String value) {
-      String[] parts = value.split(" ");
-      try {
-        return new Held(parts[0], Instant.parse(parts[1]), Instant.parse(parts[2]));
-      } catch (RuntimeException e) {
-        return new Held(parts[0], Instant.EPOCH, Instant.EPOCH); // unreadable: renewed at once
-      }
-    }
-
-    String value() {
-      return id + " " + startsAt + " " + endsAt;
-    }
+  private static Instant renewAt(HeldSilence held, SilenceSpec s) {
+    return held.endsAt().minus(s.duration().dividedBy(3));
   }
 
   /** Creates or renews the episode's silences and sends its notifications; returns the episode as now written. */
@@ -138,7 +122,7 @@ final class EpisodeOutbound {
       Optional<NotifySpec> notify = ActionRegistry.notification(r.spec());
       if (silence.isPresent() && silenceDue(e, r.key(), silence.get(), now)) {
         e = holdSilence(node, e, r.key(), silence.get(), ctx, now);
-      } else if (notify.isPresent() && !e.outbound().containsKey(Episode.NOTIFY_PREFIX + r.key())) {
+      } else if (notify.isPresent() && !e.notified(r.key())) {
         e = notifyOnce(node, e, r.key(), notify.get(), ctx);
       }
     }
@@ -147,22 +131,21 @@ final class EpisodeOutbound {
 
   private Episode holdSilence(String node, Episode e, String key, SilenceSpec s, TemplateContext ctx, Instant now)
       throws ClusterException {
-    String entry = Episode.SILENCE_PREFIX + key;
-    String held = e.outbound().get(entry);
+    HeldSilence held = e.silence(key).orElse(null);
     String marker = "[" + CREATED_BY + " " + EpisodeNames.episodeHash(node, e) + " " + key + "]";
     String retryKey = e.fingerprint() + "/" + key;
     try {
       Instant endsAt = now.plus(s.duration());
       // A renewal keeps the start it was created with: Alertmanager updates an active silence in place only then
       // (else it expires it and answers a new one, starting now).
-      Instant startsAt = held == null ? now : Held.parse(held).startsAt();
+      Instant startsAt = held == null ? now : held.startsAt();
       SilenceRequest request = new SilenceRequest(ActionRegistry.silenceMatchers(s, ctx), startsAt, endsAt, CREATED_BY,
           ActionRegistry.silenceComment(s, ctx) + " " + marker);
       // One the ledger lost (its write failed after Alertmanager answered) is found by its marker and updated.
-      Optional<String> id = held == null ? ports.silences().findByMarker(marker) : Optional.of(Held.parse(held).id());
+      Optional<String> id = held == null ? ports.silences().findByMarker(marker) : Optional.of(held.id());
       String given = ports.silences().put(id, request);
       backoffs.succeeded(retryKey);
-      Episode next = e.withOutbound(entry, new Held(given, startsAt, endsAt).value());
+      Episode next = e.withSilence(key, new HeldSilence(given, startsAt, endsAt));
       Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
       if (written != null && held == null) {
         decider.decide(node, next, Reason.SILENCE_CREATED, "Alertmanager silence " + given + " holds "
@@ -190,7 +173,7 @@ final class EpisodeOutbound {
   }
 
   private Episode notifyOnce(String node, Episode e, String key, NotifySpec n, TemplateContext ctx) throws ClusterException {
-    Episode next = e.withOutbound(Episode.NOTIFY_PREFIX + key, SENT);
+    Episode next = e.withNotified(key);
     Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
     if (written != null) {
       send(new Notification(n.receiver(), ActionRegistry.notifyMessage(n, ctx), node, e.progress().stage().code(),

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -15,17 +16,19 @@ import java.util.TreeMap;
  * @param progress where it is in the closed loop
  * @param labels the alert's labels, kept (capped) so steps run later render the same templates
  * @param annotations the alert's annotations, likewise
- * @param outbound what the episode did outside Kubernetes, by step key ({@link #SILENCE_PREFIX} keys hold an
- *     Alertmanager silence as {@code "<id> <startsAt> <endsAt>"}; {@link #NOTIFY_PREFIX} keys mark a notification sent)
+ * @param outbound what the episode did outside Kubernetes, by step key, as the ledger keeps it: read and written
+ *     through {@link #silence} and {@link #notified} ({@code silence/<key>} holds a {@link HeldSilence},
+ *     {@code notify/<key>} marks a notification sent)
  * @param matched the playbook the alert matched; {@code playbook} runs it (another after an escalation)
  */
 public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
     Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations,
     SortedMap<String, String> outbound, String matched) {
   /** The key prefix of a held silence. */
-  public static final String SILENCE_PREFIX = "silence/";
+  static final String SILENCE_PREFIX = "silence/";
   /** The key prefix of a notification sent. */
-  public static final String NOTIFY_PREFIX = "notify/";
+  static final String NOTIFY_PREFIX = "notify/";
+  private static final String SENT = "sent";
   /** The most labels or annotations an episode keeps, and the most characters of each value. */
   public static final int CONTEXT_ENTRIES = 64;
   /** The most characters of a kept label or annotation value. */
@@ -75,7 +78,7 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
   }
 
   /** The same episode with an outbound entry set (a value) or removed (null). */
-  public Episode withOutbound(String key, String value) {
+  private Episode withOutbound(String key, String value) {
     TreeMap<String, String> next = new TreeMap<>(outbound);
     if (value == null) {
       next.remove(key);
@@ -84,6 +87,26 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
     }
     return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, next,
         matched);
+  }
+
+  /** The silence the episode's step {@code stepKey} holds, if any. */
+  public Optional<HeldSilence> silence(String stepKey) {
+    return Optional.ofNullable(outbound.get(SILENCE_PREFIX + stepKey)).map(HeldSilence::parse);
+  }
+
+  /** The same episode holding this silence for its step {@code stepKey}, or none (null: it was lost). */
+  public Episode withSilence(String stepKey, HeldSilence held) {
+    return withOutbound(SILENCE_PREFIX + stepKey, held == null ? null : held.value());
+  }
+
+  /** Whether the notification of the episode's step {@code stepKey} was sent (recorded before it is queued). */
+  public boolean notified(String stepKey) {
+    return outbound.containsKey(NOTIFY_PREFIX + stepKey);
+  }
+
+  /** The same episode with its step {@code stepKey}'s notification recorded as sent. */
+  public Episode withNotified(String stepKey) {
+    return withOutbound(NOTIFY_PREFIX + stepKey, SENT);
   }
 
   /** The ids of the silences the episode holds. */
