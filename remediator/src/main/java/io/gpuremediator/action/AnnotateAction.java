@@ -12,21 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code annotate: {key, value}}: sets an annotation of ours; never overwrites one we did not set. */
-public final class AnnotateAction implements ActionKind<AnnotateAction.AnnotateSpec> {
+public final class AnnotateAction extends KindBase<AnnotateAction.AnnotateSpec> {
   /** Sets an annotation. */
   public record AnnotateSpec(String key, Template value, boolean dryRun) implements ActionSpec {
   }
 
-  AnnotateAction() {}
-
-  @Override
-  public Class<AnnotateSpec> specType() {
-    return AnnotateSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
+  AnnotateAction() {
+    super(AnnotateSpec.class, Set.of(Phase.FIRING));
   }
 
   @Override

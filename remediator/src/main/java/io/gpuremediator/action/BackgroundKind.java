@@ -11,25 +11,12 @@ import java.util.Set;
  *
  * @param <S> the spec record of the kind
  */
-abstract class BackgroundKind<S extends LongStepSpec> implements ActionKind<S>, LongStep<S> {
-  private final Class<S> specType;
-  private final Set<Phase> phases;
+abstract class BackgroundKind<S extends LongStepSpec> extends KindBase<S> implements LongStep<S> {
   private final StepStages stages;
 
   BackgroundKind(Class<S> specType, Set<Phase> phases, StepStages stages) {
-    this.specType = specType;
-    this.phases = Set.copyOf(phases);
+    super(specType, phases);
     this.stages = stages;
-  }
-
-  @Override
-  public final Class<S> specType() {
-    return specType;
-  }
-
-  @Override
-  public final Set<Phase> phases() {
-    return phases;
   }
 
   @Override

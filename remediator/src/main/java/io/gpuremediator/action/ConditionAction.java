@@ -18,7 +18,7 @@ import java.util.Set;
  * {@code condition: {type, status, reason, message}}: sets a node status condition. In on_resolved it
  * sets the condition only when this alert set it and no other alert still needs it.
  */
-public final class ConditionAction implements ActionKind<ConditionAction.ConditionSpec> {
+public final class ConditionAction extends KindBase<ConditionAction.ConditionSpec> {
   /** Sets a node status condition. */
   public record ConditionSpec(String type, String status, Template reason, Template message, boolean dryRun)
       implements ActionSpec {
@@ -28,17 +28,8 @@ public final class ConditionAction implements ActionKind<ConditionAction.Conditi
       Set.of("Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable");
   private static final Set<String> CONDITION_STATUSES = Set.of("True", "False", "Unknown");
 
-
-  ConditionAction() {}
-
-  @Override
-  public Class<ConditionSpec> specType() {
-    return ConditionSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  ConditionAction() {
+    super(ConditionSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED));
   }
 
   @Override

@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code cordon: {}}: marks the node unschedulable, remembering whether it already was. */
-public final class CordonAction implements ActionKind<CordonAction.CordonSpec> {
+public final class CordonAction extends KindBase<CordonAction.CordonSpec> {
   /** Marks the node unschedulable. */
   public record CordonSpec(boolean dryRun) implements ActionSpec {
     @Override
@@ -20,16 +20,8 @@ public final class CordonAction implements ActionKind<CordonAction.CordonSpec> {
     }
   }
 
-  CordonAction() {}
-
-  @Override
-  public Class<CordonSpec> specType() {
-    return CordonSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
+  CordonAction() {
+    super(CordonSpec.class, Set.of(Phase.FIRING));
   }
 
   @Override

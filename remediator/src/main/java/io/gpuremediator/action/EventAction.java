@@ -13,24 +13,15 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code event: {reason, message[, type]}}: records a core/v1 Event on the node once the node write succeeded. */
-public final class EventAction implements ActionKind<EventAction.EventSpec> {
+public final class EventAction extends KindBase<EventAction.EventSpec> {
   /** Records a core/v1 Event on the node. */
   public record EventSpec(String type, Template reason, Template message, boolean dryRun) implements ActionSpec {
   }
 
   private static final Set<String> EVENT_TYPES = Set.of("Normal", "Warning");
 
-
-  EventAction() {}
-
-  @Override
-  public Class<EventSpec> specType() {
-    return EventSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  EventAction() {
+    super(EventSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED));
   }
 
   @Override

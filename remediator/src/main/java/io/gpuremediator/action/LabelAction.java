@@ -12,21 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code label: {key, value}}: sets a label of ours; never overwrites one we did not set. */
-public final class LabelAction implements ActionKind<LabelAction.LabelSpec> {
+public final class LabelAction extends KindBase<LabelAction.LabelSpec> {
   /** Sets a label. */
   public record LabelSpec(String key, Template value, boolean dryRun) implements ActionSpec {
   }
 
-  LabelAction() {}
-
-  @Override
-  public Class<LabelSpec> specType() {
-    return LabelSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
+  LabelAction() {
+    super(LabelSpec.class, Set.of(Phase.FIRING));
   }
 
   @Override

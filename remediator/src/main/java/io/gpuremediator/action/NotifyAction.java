@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * {@code notify: {receiver, message[, stage_changes]}}: applied to a draft it only says what will be sent; the closed
  * loop (the episode engine) queues it once the step is reached, off the decision path.
  */
-public final class NotifyAction implements ActionKind<NotifyAction.NotifySpec> {
+public final class NotifyAction extends KindBase<NotifyAction.NotifySpec> {
   /**
    * Sends a message to a configured receiver when the step is reached.
    *
@@ -36,16 +36,8 @@ public final class NotifyAction implements ActionKind<NotifyAction.NotifySpec> {
 
   private static final Pattern RECEIVER = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
-  NotifyAction() {}
-
-  @Override
-  public Class<NotifySpec> specType() {
-    return NotifySpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  NotifyAction() {
+    super(NotifySpec.class, Set.of(Phase.FIRING, Phase.RESOLVED));
   }
 
   @Override
@@ -65,7 +57,6 @@ public final class NotifyAction implements ActionKind<NotifyAction.NotifySpec> {
     }
     return Optional.of(new NotifySpec(receiver.get(), message.get(), stageChanges, dryRun));
   }
-
 
   @Override
   public Step prepare(NotifySpec spec, TemplateContext ctx) {

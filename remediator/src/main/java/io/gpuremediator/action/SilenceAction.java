@@ -26,7 +26,7 @@ import org.yaml.snakeyaml.nodes.Node;
  * {@code silence: {matchers, duration, comment}}: applied to a draft it only says what will be held; the closed loop
  * (the episode engine) creates, renews and expires the silence, off the decision path.
  */
-public final class SilenceAction implements ActionKind<SilenceAction.SilenceSpec> {
+public final class SilenceAction extends KindBase<SilenceAction.SilenceSpec> {
   /**
    * Holds an Alertmanager silence while the episode lasts: created when the step is reached, renewed before it
    * ends, expired when the episode ends. Never a gate: the steps after it do not wait for Alertmanager.
@@ -46,7 +46,6 @@ public final class SilenceAction implements ActionKind<SilenceAction.SilenceSpec
       matchers = List.copyOf(matchers);
     }
 
-
     @Override
     public boolean runsInBackground() {
       return true;
@@ -59,16 +58,8 @@ public final class SilenceAction implements ActionKind<SilenceAction.SilenceSpec
   /** A regex matcher ({@code =~}, {@code !~}) whose value holds a template. */
   private static final Pattern REGEX_TEMPLATE = Pattern.compile("^\\s*[a-zA-Z_][a-zA-Z0-9_]*\\s*[=!]~.*\\{\\{.*");
 
-  SilenceAction() {}
-
-  @Override
-  public Class<SilenceSpec> specType() {
-    return SilenceSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING, Phase.RESOLVED);
+  SilenceAction() {
+    super(SilenceSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED));
   }
 
   @Override
@@ -144,8 +135,6 @@ public final class SilenceAction implements ActionKind<SilenceAction.SilenceSpec
     }
     return Optional.of(new SilenceMatcher(m.label(), m.op(), value.value()));
   }
-
-
 
   @Override
   public Step prepare(SilenceSpec spec, TemplateContext ctx) throws RenderException {

@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code taint: {key, value, effect}}: adds the taint, or updates the value of one we added. */
-public final class TaintAction implements ActionKind<TaintAction.TaintSpec> {
+public final class TaintAction extends KindBase<TaintAction.TaintSpec> {
   /** Adds (or updates the value of) a taint. */
   public record TaintSpec(String key, Template value, TaintEffect effect, boolean dryRun) implements ActionSpec {
     @Override
@@ -30,16 +30,8 @@ public final class TaintAction implements ActionKind<TaintAction.TaintSpec> {
     }
   }
 
-  TaintAction() {}
-
-  @Override
-  public Class<TaintSpec> specType() {
-    return TaintSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.FIRING);
+  TaintAction() {
+    super(TaintSpec.class, Set.of(Phase.FIRING));
   }
 
   @Override

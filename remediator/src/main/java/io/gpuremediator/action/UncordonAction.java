@@ -11,21 +11,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code uncordon: {}}: makes the node schedulable, only if we cordoned it and no other alert needs the cordon. */
-public final class UncordonAction implements ActionKind<UncordonAction.UncordonSpec> {
+public final class UncordonAction extends KindBase<UncordonAction.UncordonSpec> {
   /** Makes the node schedulable again, if we cordoned it. */
   public record UncordonSpec(boolean dryRun) implements ActionSpec {
   }
 
-  UncordonAction() {}
-
-  @Override
-  public Class<UncordonSpec> specType() {
-    return UncordonSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.RESOLVED);
+  UncordonAction() {
+    super(UncordonSpec.class, Set.of(Phase.RESOLVED));
   }
 
   @Override

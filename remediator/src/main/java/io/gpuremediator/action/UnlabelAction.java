@@ -10,21 +10,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code unlabel: {key}}: removes a label we set, once no other alert needs it. */
-public final class UnlabelAction implements ActionKind<UnlabelAction.UnlabelSpec> {
+public final class UnlabelAction extends KindBase<UnlabelAction.UnlabelSpec> {
   /** Removes a label we set. */
   public record UnlabelSpec(String key, boolean dryRun) implements ActionSpec {
   }
 
-  UnlabelAction() {}
-
-  @Override
-  public Class<UnlabelSpec> specType() {
-    return UnlabelSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.RESOLVED);
+  UnlabelAction() {
+    super(UnlabelSpec.class, Set.of(Phase.RESOLVED));
   }
 
   @Override

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code untaint: {key[, effect]}}: removes a taint we added, once no other alert needs it. */
-public final class UntaintAction implements ActionKind<UntaintAction.UntaintSpec> {
+public final class UntaintAction extends KindBase<UntaintAction.UntaintSpec> {
   /** Removes a taint we added; with no effect, every effect of the key. */
   public record UntaintSpec(String key, Optional<TaintEffect> effect, boolean dryRun) implements ActionSpec {
     @Override
@@ -23,16 +23,8 @@ public final class UntaintAction implements ActionKind<UntaintAction.UntaintSpec
     }
   }
 
-  UntaintAction() {}
-
-  @Override
-  public Class<UntaintSpec> specType() {
-    return UntaintSpec.class;
-  }
-
-  @Override
-  public Set<Phase> phases() {
-    return Set.of(Phase.RESOLVED);
+  UntaintAction() {
+    super(UntaintSpec.class, Set.of(Phase.RESOLVED));
   }
 
   @Override
