@@ -55,7 +55,7 @@ final class AwsReplacement implements Replacement {
         return new StepResult.Failed(Reason.REPLACE_FAILED, "instance " + aws.instanceId() + " of " + node
             + " not replaced: " + e.getMessage());
       }
-      return ReplaceSteps.retried(run, "marking " + aws.instanceId() + " unhealthy", e.getMessage());
+      return ReplaceSteps.retried(run, "marking " + aws.instanceId() + " unhealthy", e.getMessage(), e.notBefore());
     }
   }
 }

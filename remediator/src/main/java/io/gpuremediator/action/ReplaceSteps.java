@@ -3,6 +3,7 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.value.Durations;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -18,7 +19,13 @@ final class ReplaceSteps {
 
   /** A transient failure (throttled, busy, no answer): asked again after the retry delay. */
   static StepResult retried(LongStepRun<?> run, String doing, String why) {
-    Instant again = run.now().plus(run.ports().retryDelay());
+    return retried(run, doing, why, Optional.empty());
+  }
+
+  /** The same, not before {@code notBefore} when the other side said when asking again can work. */
+  static StepResult retried(LongStepRun<?> run, String doing, String why, Optional<Duration> notBefore) {
+    Duration wait = notBefore.filter(d -> d.compareTo(run.ports().retryDelay()) > 0).orElse(run.ports().retryDelay());
+    Instant again = run.now().plus(wait);
     return new StepResult.Running(doing + ": " + why + "; retried at " + again, Optional.of(again));
   }
 

@@ -1,5 +1,8 @@
 package io.gpuremediator.outbound;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * An outbound call that did not do what was asked.
  *
@@ -9,21 +12,31 @@ public final class OutboundException extends Exception {
   private static final long serialVersionUID = 1L;
   private final boolean retriable;
   private final boolean maybeApplied;
+  private final transient Optional<Duration> notBefore;
 
-  private OutboundException(String message, boolean retriable, boolean maybeApplied) {
+  private OutboundException(String message, boolean retriable, boolean maybeApplied, Optional<Duration> notBefore) {
     super(message);
     this.retriable = retriable;
     this.maybeApplied = maybeApplied;
+    this.notBefore = notBefore;
   }
 
   /** The other side is down, slow, throttling or busy: asking again later may work. */
   public static OutboundException transientFailure(String message) {
-    return new OutboundException(message, true, false);
+    return new OutboundException(message, true, false, Optional.empty());
+  }
+
+  /**
+   * The other side says when asking again can work, and not before (an Auto Scaling instance younger than its group's
+   * health-check grace period): asking again after {@code wait} may work.
+   */
+  public static OutboundException notYet(String message, Duration wait) {
+    return new OutboundException(message, true, false, Optional.of(wait));
   }
 
   /** The other side refused the request as it is: asking again would be refused again. */
   public static OutboundException refused(String message) {
-    return new OutboundException(message, false, false);
+    return new OutboundException(message, false, false, Optional.empty());
   }
 
   /**
@@ -31,7 +44,12 @@ public final class OutboundException extends Exception {
    * must not be applied twice (a reboot) is then treated as sent, never sent again.
    */
   public static OutboundException unanswered(String message) {
-    return new OutboundException(message, false, true);
+    return new OutboundException(message, false, true, Optional.empty());
+  }
+
+  /** How long asking again must wait at least, when the other side said so. */
+  public Optional<Duration> notBefore() {
+    return notBefore;
   }
 
   /** Whether the request may have been applied although no answer said so. */

@@ -10,7 +10,11 @@ import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
 import io.gpuremediator.node.ReplaceProvider;
+import io.gpuremediator.outbound.InstanceHealth;
+import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.testing.ForwardingCluster;
 import java.time.Duration;
@@ -43,6 +47,11 @@ class ReplaceActionTest {
     @Override
     public Optional<NodeOwner> ownerOf(NodeOwner.Kind kind, String node) {
       return Optional.ofNullable(byNode.get(node)).filter(o -> o.kind().equals(kind));
+    }
+
+    @Override
+    public Optional<String> providerId(String name) {
+      return Optional.of("aws:///us-west-2a/i-0123456789abcdef0");
     }
 
     @Override
@@ -136,5 +145,21 @@ class ReplaceActionTest {
     assertThat(way.ask(run, request)).isInstanceOfSatisfying(StepResult.Started.class, s -> assertThat(s.handle())
         .isEqualTo("PoolMember team-a/member-1"));
     assertThat(cluster.deleted).containsExactly("PoolMember team-a/member-1");
+  }
+
+  @Test
+  void anInstanceInsideItsGracePeriodIsAskedAgainWhenTheGracePeriodEndsNotBefore() throws Exception {
+    InstanceHealth young = instance -> {
+      throw OutboundException.notYet("ValidationError: The age of the instance (986 seconds) is less than the configured"
+          + " grace period of 1500 seconds", Duration.ofSeconds(514));
+    };
+    StepPorts ports = Runs.ports(cluster, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, young),
+        node -> Optional.empty(), Set.of());
+    ReplaceSpec aws = new ReplaceSpec("aws", ReplaceVia.DELETE, Duration.ofHours(1), false);
+    StepResult look = KIND.look(Runs.run("gpu-node-0", aws, "", Runs.T, ports, warnings));
+    assertThat(look).isInstanceOfSatisfying(StepResult.Running.class, r -> {
+      assertThat(r.retryAt()).contains(Runs.T.plusSeconds(514));
+      assertThat(r.note()).contains("grace period");
+    });
   }
 }

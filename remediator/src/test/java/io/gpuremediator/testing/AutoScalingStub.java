@@ -1,10 +1,16 @@
 package io.gpuremediator.testing;
 
 import io.vertx.core.http.HttpServerRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A local EC2 Auto Scaling endpoint: answers the query protocol (form POST, XML answers) for
@@ -43,6 +49,22 @@ public final class AutoScalingStub extends AwsQueryStub {
     return List.copyOf(applied);
   }
 
+  /** Auto Scaling's words for an instance inside its grace period, as recorded (tests/real/aws). */
+  static final String GRACE_PERIOD_MESSAGE = graceMessage();
+
+  private static String graceMessage() {
+    try {
+      String text = Files.readString(Path.of("../tests/real/aws/autoscaling-set-instance-health-grace-period.txt"));
+      Matcher m = Pattern.compile("occurred: (.*)").matcher(text);
+      if (!m.find()) {
+        throw new IllegalStateException("no message in the recorded answer");
+      }
+      return m.group(1).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   @Override
   void handle(HttpServerRequest req, String action, Map<String, String> params) {
     switch (action) {
@@ -71,6 +93,7 @@ public final class AutoScalingStub extends AwsQueryStub {
       case THROTTLED -> error(req, 400, "Sender", "Throttling", "Rate exceeded");
       case RESOURCE_CONTENTION -> error(req, 500, "Sender", "ResourceContention",
           "You already have a pending update to an Auto Scaling resource.");
+      case GRACE_PERIOD -> error(req, 400, "Sender", "ValidationError", GRACE_PERIOD_MESSAGE);
       default -> {
         String[] known = instances.get(id);
         if (known == null) {

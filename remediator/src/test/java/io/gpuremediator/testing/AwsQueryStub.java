@@ -20,7 +20,13 @@ import java.util.concurrent.TimeUnit;
  */
 public abstract class AwsQueryStub implements AutoCloseable {
   /** How the next scripted request is answered. */
-  public enum Answer { OK, THROTTLED, RESOURCE_CONTENTION, APPLIED_ANSWER_LOST }
+  public enum Answer {
+    OK, THROTTLED, RESOURCE_CONTENTION, APPLIED_ANSWER_LOST,
+    /** Auto Scaling: the instance is younger than its group's grace period (the message recorded in tests/real/aws). */
+    GRACE_PERIOD,
+    /** EC2: the request's signature has expired (a clock the service disagrees with, credentials being refreshed). */
+    REQUEST_EXPIRED
+  }
 
   /** One request: its action and parameters. */
   public record Call(String action, Map<String, String> params) {}

@@ -51,6 +51,10 @@ public final class Ec2Stub extends AwsQueryStub {
       error(req, 503, "RequestLimitExceeded", "Request limit exceeded.");
       return;
     }
+    if (answer == Answer.REQUEST_EXPIRED) {
+      error(req, 400, "RequestExpired", "Request has expired.");
+      return;
+    }
     String id = params.getOrDefault("InstanceId.1", "");
     if (!instances.contains(id)) {
       error(req, 400, "InvalidInstanceID.NotFound", "The instance ID '" + id + "' does not exist");
