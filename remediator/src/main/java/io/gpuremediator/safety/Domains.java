@@ -28,8 +28,8 @@ final class Domains {
   }
 
   /** Every value of every domain as the cache shows the fleet (for {@code GET /api/v1/safety}: no reservation counted). */
-  static List<DomainBudget.Usage> usage(List<DomainBudget> domains, List<NodeInfo> selected, Set<String> unavailable) {
-    Map<String, Map<String, List<String>>> byValue = byValue(domains, selected);
+  static List<DomainBudget.Usage> usage(List<DomainBudget> domains, Map<String, Map<String, List<String>>> byValue,
+      Set<String> unavailable) {
     List<DomainBudget.Usage> out = new ArrayList<>();
     for (DomainBudget d : domains) {
       for (String value : byValue.get(d.label()).keySet()) {

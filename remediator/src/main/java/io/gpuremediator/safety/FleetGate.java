@@ -171,8 +171,8 @@ public final class FleetGate implements SafetyGate {
         .collect(Collectors.toSet());
     Map<String, Integer> perPlaybook = new HashMap<>();
     now.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, at, limits.rate().window())));
-    FleetView fleet = new FleetView(at, now, limits, selected.size(), unavailable, Domains.byValue(limits.domains(), selected),
-        List.of());
+    Map<String, Map<String, List<String>>> byValue = Domains.byValue(limits.domains(), selected);
+    FleetView fleet = new FleetView(at, now, limits, selected.size(), unavailable, byValue, List.of());
     List<LimitUsage> usage = new ArrayList<>();
     FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
     usage.addAll(ReplaceRateLimit.usage(fleet));
@@ -180,6 +180,6 @@ public final class FleetGate implements SafetyGate {
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
         limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)),
-        Domains.usage(limits.domains(), selected, unavailable), usage);
+        Domains.usage(limits.domains(), byValue, unavailable), usage);
   }
 }
