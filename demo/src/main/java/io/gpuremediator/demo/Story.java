@@ -55,7 +55,7 @@ public final class Story {
   /** The reasons of the closed loop's own decisions (stage changes), as opposed to the webhook's. */
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
-      "repair_started", "repaired", "repair_failed", "reboot_timeout", "replace_started", "replaced",
+      "repair_started", "repaired", "repair_failed", "reboot_timeout", "reboot_unsupported", "replace_started", "replaced",
       "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 
   private final Pipeline p;

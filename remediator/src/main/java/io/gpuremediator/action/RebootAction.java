@@ -38,7 +38,7 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
     JOB(new JobReboot()),
     /** EC2 {@code RebootInstances} for the node's providerID. */
     AWS(new Ec2Reboot()),
-    /** The node's BMC ({@code gpu-remediator.io/bmc-url}): Redfish {@code ComputerSystem.Reset ForceRestart}. */
+    /** The node's BMC ({@code gpu-remediator.io/bmc-url}): Redfish {@code ComputerSystem.Reset}, its strongest restart. */
     REDFISH(new RedfishReboot());
 
     private final RebootWay way;
@@ -191,7 +191,8 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
             + run.spec().method().code() + ", its answer lost: " + e.getMessage());
       }
       if (!e.retriable()) {
-        return new StepResult.Failed(Reason.REPAIR_FAILED, "reboot of " + node + " refused: " + e.getMessage());
+        return new StepResult.Failed(e.unsupported() ? Reason.REBOOT_UNSUPPORTED : Reason.REPAIR_FAILED, "reboot of "
+            + node + " refused: " + e.getMessage());
       }
       Instant again = run.now().plus(run.ports().retryDelay());
       run.warn().accept("RebootNotAsked", "reboot of " + node + " not applied: " + e.getMessage() + "; asked again later");

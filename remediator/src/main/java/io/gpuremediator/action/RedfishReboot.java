@@ -1,26 +1,31 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.OutboundException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 
-/** {@code method: redfish}: the node's BMC ({@code gpu-remediator.io/bmc-url}), {@code ComputerSystem.Reset}. */
+/**
+ * {@code method: redfish}: the node's BMC ({@code gpu-remediator.io/bmc-url}), {@code ComputerSystem.Reset} with the
+ * strongest restarting type its system allows; a system that allows none is {@code reboot_unsupported}.
+ */
 final class RedfishReboot implements RebootWay {
   /** The node annotation that holds its BMC's address. */
   static final String BMC_URL_ANNOTATION = NodeKeys.DOMAIN + "bmc-url";
 
   @Override
   public String description() {
-    return "its BMC (Redfish ComputerSystem.Reset ForceRestart)";
+    return "its BMC (Redfish ComputerSystem.Reset, the strongest restart it allows)";
   }
 
   @Override
   public String ask(LongStepRun<?> run, String image, Duration timeout) throws OutboundException {
     URI bmc = bmcOf(run);
-    run.ports().outside().bmcs().forceRestart(bmc);
-    return "BMC " + bmc.getHost() + " of " + run.node() + " asked to force-restart (Redfish ComputerSystem.Reset)";
+    BmcResets.Reset reset = run.ports().outside().bmcs().restart(bmc);
+    return "BMC " + bmc.getHost() + " of " + run.node() + " asked to reset " + reset.system() + " with " + reset.type()
+        + " (Redfish ComputerSystem.Reset; it allows " + reset.offered() + ")";
   }
 
   private static URI bmcOf(LongStepRun<?> run) throws OutboundException {

@@ -92,6 +92,11 @@ public enum Reason {
   NODE_DELETED(Outcome.FAILED),
   /** The rebooted node did not come back Ready with a new bootID within the step's timeout. */
   REBOOT_TIMEOUT(Outcome.FAILED),
+  /**
+   * The reboot cannot be asked as the node's BMC is built: its system offers no reset, or no type that restarts it;
+   * nothing was sent, and on_fail decides what next.
+   */
+  REBOOT_UNSUPPORTED(Outcome.FAILED),
   /** A new node's pre-flight Job was created: the node takes no work until it passes. */
   PREFLIGHT_STARTED(Outcome.APPLIED),
   /** More nodes run a pre-flight Job than preflight.max_concurrent allows; this one waits, keeping its taint. */

@@ -12,18 +12,21 @@ public final class OutboundException extends Exception {
   private static final long serialVersionUID = 1L;
   private final boolean retriable;
   private final boolean maybeApplied;
+  private final boolean unsupported;
   private final transient Optional<Duration> notBefore;
 
-  private OutboundException(String message, boolean retriable, boolean maybeApplied, Optional<Duration> notBefore) {
+  private OutboundException(String message, boolean retriable, boolean maybeApplied, boolean unsupported,
+      Optional<Duration> notBefore) {
     super(message);
     this.retriable = retriable;
     this.maybeApplied = maybeApplied;
+    this.unsupported = unsupported;
     this.notBefore = notBefore;
   }
 
   /** The other side is down, slow, throttling or busy: asking again later may work. */
   public static OutboundException transientFailure(String message) {
-    return new OutboundException(message, true, false, Optional.empty());
+    return new OutboundException(message, true, false, false, Optional.empty());
   }
 
   /**
@@ -31,12 +34,20 @@ public final class OutboundException extends Exception {
    * health-check grace period): asking again after {@code wait} may work.
    */
   public static OutboundException notYet(String message, Duration wait) {
-    return new OutboundException(message, true, false, Optional.of(wait));
+    return new OutboundException(message, true, false, false, Optional.of(wait));
   }
 
   /** The other side refused the request as it is: asking again would be refused again. */
   public static OutboundException refused(String message) {
-    return new OutboundException(message, false, false, Optional.empty());
+    return new OutboundException(message, false, false, false, Optional.empty());
+  }
+
+  /**
+   * The other side cannot do what was asked at all, as it is built (a BMC whose system offers no reset that restarts
+   * it): refused, and nothing was sent that would change anything.
+   */
+  public static OutboundException unsupported(String message) {
+    return new OutboundException(message, false, false, true, Optional.empty());
   }
 
   /**
@@ -44,7 +55,7 @@ public final class OutboundException extends Exception {
    * must not be applied twice (a reboot) is then treated as sent, never sent again.
    */
   public static OutboundException unanswered(String message) {
-    return new OutboundException(message, false, true, Optional.empty());
+    return new OutboundException(message, false, true, false, Optional.empty());
   }
 
   /** How long asking again must wait at least, when the other side said so. */
@@ -55,6 +66,11 @@ public final class OutboundException extends Exception {
   /** Whether the request may have been applied although no answer said so. */
   public boolean maybeApplied() {
     return maybeApplied;
+  }
+
+  /** Whether the other side cannot do this at all ({@link #unsupported(String)}), a kind of refusal. */
+  public boolean unsupported() {
+    return unsupported;
   }
 
   /** Whether asking again later may work. */

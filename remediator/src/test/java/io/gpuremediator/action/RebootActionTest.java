@@ -109,6 +109,6 @@ class RebootActionTest {
   void theHandleKeepsTheBootIdAndHowFarTheAskingWent() {
     assertThat(RebootHandle.parse("boot=abc")).isEqualTo(new RebootHandle("abc", RebootHandle.State.RECORDED));
     assertThat(RebootHandle.parse("boot=abc asked").at(RebootHandle.State.SENT).value()).isEqualTo("boot=abc sent");
-    assertThat(Method.REDFISH.way().description()).isEqualTo("its BMC (Redfish ComputerSystem.Reset ForceRestart)");
+    assertThat(Method.REDFISH.way().description()).isEqualTo("its BMC (Redfish ComputerSystem.Reset, the strongest restart it allows)");
   }
 }

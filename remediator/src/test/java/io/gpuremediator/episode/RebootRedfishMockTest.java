@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The reboot step through a BMC's Redfish API, against the emulated API server and a stub BMC over HTTPS with a test
- * CA: rejected credentials are not tried again until they change, a 5xx is retried, the reset is applied once, and a
- * BMC whose certificate the configured CA did not sign is never sent a request.
+ * CA serving real BMCs' recorded resources: rejected credentials are not tried again until they change, a 5xx is
+ * retried, the reset is applied once, a GB200 tray's host is power-cycled and its HGX baseboard never, and a BMC whose
+ * certificate the configured CA did not sign is never sent a request.
  */
 class RebootRedfishMockTest {
   private static final String NODE = "gpu-node-0";
@@ -98,7 +99,7 @@ class RebootRedfishMockTest {
     assertThat(bmc.requests()).filteredOn(r -> r.method().equals("POST")).hasSize(2)
         .allSatisfy(r -> assertThat(r.path()).isEqualTo("/redfish/v1/Systems/437XR1138R2/Actions/ComputerSystem.Reset"));
     assertThat(h.decisions(Reason.REPAIR_STARTED)).singleElement()
-        .satisfies(d -> assertThat(d.detail()).contains("asked to force-restart"));
+        .satisfies(d -> assertThat(d.detail()).contains("asked to reset /redfish/v1/Systems/437XR1138R2 with ForceRestart"));
 
     h.clock.advance(Duration.ofMinutes(2));
     h.look(NODE);
@@ -120,6 +121,39 @@ class RebootRedfishMockTest {
     assertThat(bmc.requests()).as("the URL named the system: no listing").noneMatch(r -> r.path().equals("/redfish/v1/Systems"));
     assertThat(h.decisions(Reason.REPAIR_STARTED)).singleElement()
         .satisfies(d -> assertThat(d.detail()).contains("its answer lost"));
+  }
+
+  @Test
+  void aGb200TraysBmcGetsAPowerCycleOfItsHostSystemNotOfTheHgxBaseboardItAlsoLists() throws Exception {
+    gb200();
+    harness("ca.pem", bmc.url().toString());
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    assertThat(bmc.resets()).containsExactly("PowerCycle");
+    assertThat(bmc.requests()).filteredOn(r -> r.method().equals("POST")).singleElement()
+        .satisfies(r -> assertThat(r.path()).isEqualTo("/redfish/v1/Systems/System_0/Actions/ComputerSystem.Reset"));
+    assertThat(h.decisions(Reason.REPAIR_STARTED)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("asked to reset /redfish/v1/Systems/System_0 with PowerCycle").contains("it allows [ForceOff, PowerCycle"));
+  }
+
+  @Test
+  void theHgxBaseboardNamedAsTheNodesSystemIsRebootUnsupportedAndNothingIsPosted() throws Exception {
+    gb200();
+    harness("ca.pem", bmc.url() + "/redfish/v1/Systems/HGX_Baseboard_0");
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIR_FAILED, 3);
+    assertThat(bmc.requests()).noneMatch(r -> r.method().equals("POST"));
+    assertThat(h.decisions(Reason.REBOOT_UNSUPPORTED)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("HGX_Baseboard_0 offers no #ComputerSystem.Reset action").contains("nothing was sent"));
+    assertThat(h.events("RebootUnsupported")).singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("HGX_Baseboard_0"));
+  }
+
+  /** A GB200 compute tray's BMC, as recorded: System_0 and HGX_Baseboard_0, the reset types in an ActionInfo. */
+  private void gb200() throws Exception {
+    bmc.close();
+    bmc = new RedfishBmcStub("admin:rotated-secret", RedfishBmcStub.RECORDED.resolve("libredfish-nvidia-gb200"));
+    Files.writeString(credentials, "admin:rotated-secret\n");
   }
 
   @Test

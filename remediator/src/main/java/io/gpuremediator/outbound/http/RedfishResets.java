@@ -7,7 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.HttpRequest;
@@ -33,9 +32,8 @@ import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
 /**
- * {@link BmcResets} through Redfish: the system is the one the BMC URL names ({@code .../redfish/v1/Systems/<id>}), or
- * the only member of {@code /redfish/v1/Systems}; its {@code Actions["#ComputerSystem.Reset"].target} (the
- * conventional path when it names none) gets {@code {"ResetType": "ForceRestart"}}. HTTPS only, the BMC's certificate
+ * {@link BmcResets} through Redfish: the host's system and the strongest restarting reset it allows ({@link HostReset}),
+ * sent to its {@code Actions["#ComputerSystem.Reset"].target}. HTTPS only, the BMC's certificate
  * and host name verified against the configured CA; Basic authentication with {@code user:password} read from the
  * credentials file at each reset (a rotated Secret needs no restart).
  *
@@ -47,7 +45,6 @@ public final class RedfishResets implements BmcResets {
   private static final String TARGET = "redfish";
   private static final long TIMEOUT_MILLIS = 15_000;
   private static final Pattern SYSTEM_PATH = Pattern.compile("/redfish/v1/Systems/[^/]+/?");
-  private static final String RESET_ACTION = "#ComputerSystem.Reset";
 
   private final WebClient client;
   private final Path credentialsFile;
@@ -70,7 +67,7 @@ public final class RedfishResets implements BmcResets {
   }
 
   @Override
-  public void forceRestart(URI bmc) throws OutboundException {
+  public Reset restart(URI bmc) throws OutboundException {
     String[] credentials = credentials();
     String digest = digest(credentials[0] + ":" + credentials[1]);
     String host = bmc.getHost() + ":" + port(bmc);
@@ -79,32 +76,14 @@ public final class RedfishResets implements BmcResets {
       throw OutboundException.transientFailure("BMC " + bmc.getHost() + " rejected these credentials before; not asked"
           + " again until " + credentialsFile + " changes (a BMC locks accounts out after failed logins)");
     }
-    String system = SYSTEM_PATH.matcher(bmc.getPath() == null ? "" : bmc.getPath()).matches()
-        ? bmc.getPath().replaceAll("/$", "") : onlySystem(bmc, credentials, host, digest);
-    JsonObject found = json(expectOk(send(request(HttpMethod.GET, bmc, system, credentials).send(), false), bmc, host,
-        digest, "reading " + system), "system " + system);
-    JsonObject reset = found.getJsonObject("Actions", new JsonObject()).getJsonObject(RESET_ACTION, new JsonObject());
-    JsonArray allowed = reset.getJsonArray("ResetType@Redfish.AllowableValues");
-    if (allowed != null && !allowed.contains("ForceRestart")) {
-      throw OutboundException.refused("BMC " + bmc.getHost() + " does not offer ResetType ForceRestart for " + system
-          + " (it offers " + allowed.encode() + ")");
-    }
-    String target = reset.getString("target", system + "/Actions/ComputerSystem.Reset");
-    expectOk(send(request(HttpMethod.POST, bmc, target, credentials)
-        .sendJsonObject(new JsonObject().put("ResetType", "ForceRestart")), true), bmc, host, digest, "resetting " + system);
-  }
-
-  /** The one system the BMC manages; a BMC of several must be named by its system's URL. */
-  private String onlySystem(URI bmc, String[] credentials, String host, String digest) throws OutboundException {
-    JsonObject systems = json(expectOk(send(request(HttpMethod.GET, bmc, "/redfish/v1/Systems", credentials).send(), false),
-        bmc, host, digest, "listing systems"), "the Systems collection");
-    JsonArray members = systems.getJsonArray("Members", new JsonArray());
-    if (members.size() != 1 || !(members.getValue(0) instanceof JsonObject only)
-        || only.getString("@odata.id", "").isEmpty()) {
-      throw OutboundException.refused("BMC " + bmc.getHost() + " lists " + members.size() + " systems: name the node's"
-          + " system in its bmc-url (https://<bmc>/redfish/v1/Systems/<id>)");
-    }
-    return only.getString("@odata.id");
+    Optional<String> named = SYSTEM_PATH.matcher(bmc.getPath() == null ? "" : bmc.getPath()).matches()
+        ? Optional.of(bmc.getPath().replaceAll("/$", "")) : Optional.empty();
+    HostReset.Plan plan = HostReset.plan(named, bmc.getHost(), (path, what) -> json(expectOk(send(
+        request(HttpMethod.GET, bmc, path, credentials).send(), false), bmc, host, digest, "reading " + what), what));
+    expectOk(send(request(HttpMethod.POST, bmc, plan.target(), credentials)
+        .sendJsonObject(new JsonObject().put("ResetType", plan.type())), true), bmc, host, digest,
+        "resetting " + plan.system());
+    return new Reset(plan.system(), plan.type(), plan.offered());
   }
 
   private String[] credentials() throws OutboundException {
