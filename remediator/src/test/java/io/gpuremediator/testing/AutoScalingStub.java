@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +25,7 @@ public final class AutoScalingStub extends AwsQueryStub {
 
   private final Map<String, String[]> instances = new ConcurrentHashMap<>();
   private final List<String> applied = new CopyOnWriteArrayList<>();
+  private final Deque<String[]> documented = new ArrayDeque<>();
 
   /** Starts on 127.0.0.1 and an ephemeral port. */
   public AutoScalingStub() throws Exception {
@@ -86,7 +89,24 @@ public final class AutoScalingStub extends AwsQueryStub {
         + "</DescribeAutoScalingInstancesResponse>");
   }
 
+  /**
+   * Answers the next SetInstanceHealth with this error, in the query protocol's error body (Sender for a 4xx, Receiver
+   * for a 5xx), before any scripted answer.
+   */
+  public synchronized void nextError(int status, String code, String message) {
+    documented.add(new String[] {Integer.toString(status), code, message});
+  }
+
   private void setHealth(HttpServerRequest req, Map<String, String> params) {
+    String[] error;
+    synchronized (this) {
+      error = documented.poll();
+    }
+    if (error != null) {
+      int status = Integer.parseInt(error[0]);
+      error(req, status, status >= 500 ? "Receiver" : "Sender", error[1], error[2]);
+      return;
+    }
     Answer answer = nextAnswer();
     String id = params.get("InstanceId");
     switch (answer) {
