@@ -113,6 +113,11 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return freshNode(name);
   }
 
+  @Override
+  public boolean holdsEveryNode() {
+    return !watch.isFiltered();
+  }
+
   /** Ready once every node watch is up and every node of their initial lists reached the cache. */
   @Override
   public boolean isReady() {

@@ -66,6 +66,11 @@ public interface Cluster {
     return Optional.empty();
   }
 
+  /** Whether the cache holds every node of the cluster (the watch is not filtered): a node it misses does not exist. */
+  default boolean holdsEveryNode() {
+    return true;
+  }
+
   /** Every cached node. */
   List<NodeInfo> nodes();
 

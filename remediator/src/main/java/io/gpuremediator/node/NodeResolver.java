@@ -1,6 +1,7 @@
 package io.gpuremediator.node;
 
 import io.gpuremediator.decision.Reason;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,12 +18,19 @@ public final class NodeResolver {
   private final List<String> chain;
   private final LabelSelector selector;
   private final Cluster cluster;
+  private final UnwatchedNodes unwatched;
 
-  /** Creates a resolver. */
+  /** A resolver that reads a node the cache misses where it is asked (a command: explain, backtest). */
   public NodeResolver(List<String> chain, LabelSelector selector, Cluster cluster) {
+    this(chain, selector, cluster, UnwatchedNodes.inline(cluster, selector, Clock.systemUTC()));
+  }
+
+  /** A resolver that names the refusal of a node the cache misses by what {@code unwatched} found. */
+  public NodeResolver(List<String> chain, LabelSelector selector, Cluster cluster, UnwatchedNodes unwatched) {
     this.chain = List.copyOf(chain);
     this.selector = selector;
     this.cluster = cluster;
+    this.unwatched = unwatched;
   }
 
   /** Resolves the alert with these labels. */
@@ -43,28 +51,7 @@ public final class NodeResolver {
           "label " + label + ": " + invalid.get() + ", so it names no node");
     }
     Optional<NodeInfo> cached = cluster.node(value);
-    return cached.isPresent() ? eligibility(cached.get()) : outsideCache(value);
-  }
-
-  /**
-   * A node the cache does not hold: when the watch covers only the selected nodes, one read tells a node outside the
-   * selector from one that does not exist. Nothing is acted on either way.
-   */
-  private Resolution outsideCache(String name) {
-    try {
-      Optional<NodeInfo> node = cluster.unwatchedNode(name);
-      if (node.isEmpty()) {
-        return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "no node named " + name);
-      }
-      if (!selector.matches(node.get().labels())) {
-        return eligibility(node.get());
-      }
-      return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "node " + name + " exists but is not in the watch"
-          + " cache yet (a node that just registered); Alertmanager's next send will find it");
-    } catch (ClusterException e) {
-      return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "no node named " + name + " in the watch cache, and"
-          + " it could not be read: " + e.getMessage());
-    }
+    return cached.isPresent() ? eligibility(cached.get()) : unwatched.refusal(value);
   }
 
   private Resolution byInstance(String value) {

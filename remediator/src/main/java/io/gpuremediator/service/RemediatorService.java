@@ -24,6 +24,7 @@ import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.node.UnwatchedNodes;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookReloader;
 import io.gpuremediator.safety.BudgetWarnings;
@@ -77,6 +78,7 @@ public final class RemediatorService implements AutoCloseable {
   private EpisodeLoop loop;
   /** A multi-node webhook's nodes, written side by side up to kubernetes.writes_in_flight. */
   private NodeFanOut fanOut;
+  private UnwatchedNodes unwatched;
   private OutsideWiring outside;
   private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
@@ -183,8 +185,9 @@ public final class RemediatorService implements AutoCloseable {
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
+    unwatched = UnwatchedNodes.background(cluster, config.nodeSelector(), clock);
     RemediationEngine engine = EngineBuilder.of(reloader::current, cluster,
-        new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster), clock).dryRun(config.dryRun()).gate(gate)
+        new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster, unwatched), clock).dryRun(config.dryRun()).gate(gate)
         .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts())
         .fanOut(fanOut).build();
     decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
@@ -257,6 +260,9 @@ public final class RemediatorService implements AutoCloseable {
     }
     if (fanOut != null) {
       fanOut.close();
+    }
+    if (unwatched != null) {
+      unwatched.close();
     }
     if (vertx != null) {
       try {

@@ -11,20 +11,25 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.episode.EngineBuilder;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeResolver;
+import io.gpuremediator.node.UnwatchedNodes;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.ForwardingCluster;
 import io.gpuremediator.testing.Nodes;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +38,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The node watch filtered by {@code node_selector}, against the fabric8 mock API server in CRUD mode over HTTP: only
  * selected nodes and nodes carrying our state are cached, and a node outside the selector is told apart from one that
- * does not exist.
+ * does not exist: where it is asked by a command, and by the service in the background, its refusals never waiting on
+ * the read.
  */
 @EnableKubernetesMockClient(crud = true)
 class SelectedNodeWatchMockTest {
@@ -79,6 +85,34 @@ class SelectedNodeWatchMockTest {
     assertThat(unknown.reason()).isEqualTo(Reason.NODE_NOT_FOUND);
     assertThat(unknown.detail()).isEqualTo("no node named no-such-node");
     assertThat(client.nodes().withName("cpu-1").get().getMetadata().getAnnotations()).isNullOrEmpty();
+  }
+
+  @Test
+  void theServicesRefusalOfANodeOutsideTheWatchNeverWaitsOnItsReadAndTheNextNamesItPrecisely() throws Exception {
+    List<Thread> readers = new CopyOnWriteArrayList<>();
+    Cluster counted = new ForwardingCluster(cluster) {
+      @Override
+      public Optional<NodeInfo> unwatchedNode(String name) throws ClusterException {
+        readers.add(Thread.currentThread());
+        return super.unwatchedNode(name);
+      }
+    };
+    try (UnwatchedNodes unwatched = UnwatchedNodes.background(counted, GPU, Clock.systemUTC())) {
+      PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
+      RemediationEngine service = EngineBuilder.of(() -> set, counted, new NodeResolver(List.of("node"), GPU, counted,
+          unwatched), Clock.systemUTC()).build();
+      for (int i = 0; i < 1000; i++) {
+        assertThat(service.decide(Alerts.xid("absent-" + i, "79")).reason()).isEqualTo(Reason.NODE_NOT_FOUND);
+      }
+      Decision first = service.decide(Alerts.xid("cpu-1", "79"));
+      assertThat(first.reason()).isEqualTo(Reason.NODE_NOT_FOUND);
+      assertThat(first.detail()).contains("is being read");
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.decide(Alerts.xid("cpu-1", "79")).reason()
+          == Reason.NODE_NOT_SELECTED);
+      assertThat(readers).as("reads made on the thread that decides").doesNotContain(Thread.currentThread()).isNotEmpty();
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.decide(Alerts.xid("absent-999", "79")).detail()
+          .equals("no node named absent-999"));
+    }
   }
 
   @Test

@@ -15,6 +15,8 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +31,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,6 +57,12 @@ class WebhookFuzzMockTest {
 
   private static final long SEED = Long.getLong("fuzz.seed", 20261123L);
   private static final int COUNT = Integer.getInteger("fuzz.count", 1500);
+  /**
+   * Set by {@code make fuzz}, which runs this JVM with the image's flags under the Deployment's memory limit
+   * ({@code -XX:MaxRAM}): the answer time and the resident memory are then held to their targets.
+   */
+  private static final boolean DEPLOYED = Boolean.getBoolean("fuzz.deployed");
+  private static final long DEPLOYMENT_LIMIT = deploymentLimit();
   private static final int GPU_NODES = 20;
   private static final int BODY_LIMIT = 1 << 20;
   private static final String TOKEN = "fuzz-token-0123456789abcdef0123456789";
@@ -104,6 +113,8 @@ class WebhookFuzzMockTest {
     List<String> unexpected = new ArrayList<>();
     List<String> oversized = new ArrayList<>();
     long heapBefore = 0;
+    long slowest = 0;
+    String slowestKind = "";
     long started = System.nanoTime();
     for (int i = 0; i < COUNT; i++) {
       if (i == Math.min(100, COUNT / 2)) {
@@ -115,7 +126,13 @@ class WebhookFuzzMockTest {
       }
       Mutation m = mutate(random);
       kinds.merge(m.kind(), 1, Integer::sum);
+      long sent = System.nanoTime();
       HttpResponse<String> r = post(m.body());
+      long answeredIn = System.nanoTime() - sent;
+      if (answeredIn > slowest) {
+        slowest = answeredIn;
+        slowestKind = "#" + i + " " + m.kind() + " (" + m.body().length + " bytes, answered " + r.statusCode() + ")";
+      }
       statuses.merge(r.statusCode(), 1, Integer::sum);
       // What a hostile payload leaves in a decision (kept in the decision log, written in every log line and
       // answer about it) is bounded, whatever the payload carried.
@@ -138,6 +155,15 @@ class WebhookFuzzMockTest {
     System.out.printf(Locale.ROOT, "fuzzed %,d payloads (seed %d) in %.1f s: mutations %s; answers %s; heap after GC %d -> %d MiB;"
         + " cpu-node-1 and gpu-node-excluded touched: %s%n", COUNT, SEED, seconds, kinds, statuses, heapBefore >> 20, heapAfter >> 20,
         !cpuVersion.equals(resourceVersion("cpu-node-1")) || !excludedVersion.equals(resourceVersion("gpu-node-excluded")));
+    long rss = residentBytes();
+    System.out.printf(Locale.ROOT, "fuzzed %,d payloads: slowest answer %.2f s, %s; target < 5 s%s; RSS %d MiB (service, mock API"
+        + " server and fuzzer in one JVM%s)%n", COUNT, slowest / 1e9, slowestKind, DEPLOYED ? slowest < 5_000_000_000L ? " -> MET"
+        : " -> NOT MET" : "", rss >> 20, DEPLOYED ? ", the image's JVM flags under the Deployment's " + (DEPLOYMENT_LIMIT >> 20)
+        + " MiB limit; target under it -> " + (rss < DEPLOYMENT_LIMIT ? "MET" : "NOT MET") : ", the test JVM's flags");
+    if (DEPLOYED) {
+      assertThat(slowest).as("the slowest answer, ns").isLessThan(5_000_000_000L);
+      assertThat(rss).as("resident memory, bytes").isLessThan(DEPLOYMENT_LIMIT);
+    }
     assertThat(unexpected).as("answers other than 200, 400, 413 and 503 not ready").isEmpty();
     assertThat(resourceVersion("cpu-node-1")).as("a node without GPUs is never a target").isEqualTo(cpuVersion);
     assertThat(resourceVersion("gpu-node-excluded")).as("an excluded node is never a target").isEqualTo(excludedVersion);
@@ -165,7 +191,7 @@ class WebhookFuzzMockTest {
       case 4 -> new Mutation("deep-nesting", deepNesting(valid, r));
       case 5 -> {
         String body = valid.encode();
-        yield new Mutation("truncated", body.substring(0, r.nextInt(body.length())));
+        yield new Mutation("truncated", body.substring(0, 1 + r.nextInt(body.length() - 1))); // never empty: no body, no Content-Type
       }
       case 6 -> new Mutation("corrupted", corrupted(valid.encode(), r));
       case 7 -> new Mutation("1000-alerts", r.nextInt(4) == 0 ? Alerts.json(alerts(r, 1000)) : valid.encode());
@@ -265,6 +291,29 @@ class WebhookFuzzMockTest {
     JsonArray alerts = payload.getJsonArray("alerts");
     alerts.getJsonObject(r.nextInt(alerts.size())).getJsonObject("labels").put("node", HOSTILE_NODES.get(r.nextInt(HOSTILE_NODES.size())));
     return payload;
+  }
+
+  /** This JVM's resident set, from /proc. */
+  private static long residentBytes() throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("\\D", "")) << 10;
+      }
+    }
+    throw new IllegalStateException("no VmRSS in /proc/self/status");
+  }
+
+  /** The Deployment's memory limit (deploy/base/deployment.yaml), in bytes. */
+  private static long deploymentLimit() {
+    try {
+      Matcher m = Pattern.compile("limits: \\{memory: (\\d+)Mi\\}").matcher(Files.readString(Path.of("../deploy/base/deployment.yaml")));
+      if (!m.find()) {
+        throw new IllegalStateException("no memory limit in deploy/base/deployment.yaml");
+      }
+      return Long.parseLong(m.group(1)) << 20;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static long heapAfterGc() {

@@ -39,6 +39,11 @@ public class ForwardingCluster implements Cluster {
   }
 
   @Override
+  public boolean holdsEveryNode() {
+    return to.holdsEveryNode();
+  }
+
+  @Override
   public Optional<String> providerId(String name) throws ClusterException {
     return to.providerId(name);
   }
