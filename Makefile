@@ -89,9 +89,14 @@ bench: build
 # The webhook fuzzer of make test (a fixed count there), for as long as you like.
 N    ?= 100000
 SEED ?= 20261123
+# It runs with the image's JVM flags (Dockerfile) under the Deployment's memory limit (-XX:MaxRAM), and holds the
+# slowest answer under 5 s and the resident memory under that limit.
+IMAGE_JVM_FLAGS = $(shell tr -d '\\\n' < Dockerfile | sed -n 's/.*JAVA_TOOL_OPTIONS="\([^"]*\)".*/\1/p')
+MEMORY_LIMIT_MI = $(shell sed -n 's/.*limits: {memory: \([0-9]*\)Mi}.*/\1/p' deploy/base/deployment.yaml)
 fuzz: deps
 	$(MVN) -q -pl remediator test -Dtest=WebhookFuzzMockTest -Dsurefire.failIfNoSpecifiedTests=false \
-	  -Dfuzz.count=$(N) -Dfuzz.seed=$(SEED)
+	  -Dfuzz.count=$(N) -Dfuzz.seed=$(SEED) -Dfuzz.deployed=true \
+	  -DargLine="$(IMAGE_JVM_FLAGS) -XX:MaxRAM=$(MEMORY_LIMIT_MI)m"
 	@grep -h '^fuzzed [0-9,]* payloads' remediator/target/surefire-reports/*WebhookFuzzMockTest-output.txt
 
 clean:

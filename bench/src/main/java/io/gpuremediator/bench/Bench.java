@@ -105,6 +105,12 @@ public final class Bench {
           + " nodes under the API budget (service, mock API server and client in one JVM)");
     }
 
+    if (runs("unknown-nodes")) {
+      System.out.println("\n== a webhook naming nodes the watch cache does not hold (service, mock API server and client in"
+          + " one JVM): its answer never waits on the reads that only name the refusals");
+      UnknownNodes.run(playbooks, work);
+    }
+
     if (runs("storm")) {
       System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes),"
           + " decided and answered after 150 warm-up storms (breaker opened, state stored in its ConfigMap after the answer);"

@@ -14,8 +14,13 @@ final class Payloads {
 
   /** The same, all started at {@code startsAt} (a new time is a new episode of every alert). */
   static String xidStorm(int count, String startsAt) {
+    return xidStorm(0, count, startsAt);
+  }
+
+  /** {@code count} firing hardware-XID alerts on the nodes numbered from {@code first}, started at {@code startsAt}. */
+  static String xidStorm(int first, int count, String startsAt) {
     JsonArray alerts = new JsonArray();
-    for (int i = 0; i < count; i++) {
+    for (int i = first; i < first + count; i++) {
       alerts.add(alert("firing", i, "79").put("startsAt", startsAt));
     }
     return envelope("firing", alerts);
