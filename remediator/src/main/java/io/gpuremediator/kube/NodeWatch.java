@@ -4,10 +4,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeKeys;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,10 +21,11 @@ import org.slf4j.LoggerFactory;
  * selector in the middle of an episode stays in view until the episode is over and its changes undone. Without one, a
  * single informer over every node.
  *
- * <p>A node is cached while any informer holds it. A label-filtered watch reports a node that stops matching as
- * DELETED (as the API server does); that removes it only when the other informer does not hold it too. Each informer
- * removes a node from its own store before its handler runs, so whichever of two deletions is handled last finds
- * both stores without the node and removes it.
+ * <p>A node is cached while any informer holds it and its newest version matches that informer's watch. A
+ * label-filtered watch reports a node that stops matching as DELETED (as the API server does); that removes it unless
+ * the other informer holds it and it still matches the other's watch. Each informer removes a node from its own store
+ * before its handler runs; a copy the other still holds that no longer matches is that watch's DELETED on its way,
+ * so whichever of two deletions is handled first removes the node, and the second finds nothing to do.
  */
 final class NodeWatch implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(NodeWatch.class);
@@ -32,6 +36,8 @@ final class NodeWatch implements AutoCloseable {
   private final Optional<String> selector;
   private final NodeCache cache;
   private final List<SharedIndexInformer<Node>> informers = new ArrayList<>();
+  /** What each informer's watch selects, by the labels of a node, in the order of {@link #informers}. */
+  private final List<Predicate<Map<String, String>>> selects = new ArrayList<>();
   private volatile boolean caughtUp;
 
   /**
@@ -49,9 +55,13 @@ final class NodeWatch implements AutoCloseable {
     // took more heap than the Deployment's limit gives (all of them parsed at once, before any was stored).
     if (selector.isEmpty()) {
       informers.add(client.nodes().withLimit(LIST_PAGE).runnableInformer(0));
+      selects.add(labels -> true);
     } else {
       informers.add(client.nodes().withLabelSelector(selector.get()).withLimit(LIST_PAGE).runnableInformer(0));
+      LabelSelector parsed = LabelSelector.parse(selector.get()).value();
+      selects.add(parsed == null ? labels -> true : parsed::matches);
       informers.add(client.nodes().withLabel(NodeKeys.MANAGED_LABEL, "true").withLimit(LIST_PAGE).runnableInformer(0));
+      selects.add(labels -> "true".equals(labels.get(NodeKeys.MANAGED_LABEL)));
     }
     for (SharedIndexInformer<Node> informer : informers) {
       informer.itemStore(new CanonicalNodeStore());
@@ -78,19 +88,36 @@ final class NodeWatch implements AutoCloseable {
 
       @Override
       public void onDelete(Node node, boolean finalStateUnknown) {
-        String name = node.getMetadata().getName();
-        if (heldByAnother(name, own)) {
-          cache.put(node); // no longer matches this watch (its labels as they are now), still held by the other
+        Optional<Node> kept = heldByAnother(node, own);
+        if (kept.isPresent()) {
+          cache.put(kept.get()); // no longer matches this watch (its labels as they are now), still selected by the other
         } else {
-          cache.remove(name);
+          cache.remove(node.getMetadata().getName());
         }
       }
     };
   }
 
-  /** Whether an informer other than {@code except} holds the node. */
-  private boolean heldByAnother(String name, SharedIndexInformer<Node> except) {
-    return informers.stream().anyMatch(i -> i != except && i.getStore().getByKey(name) != null);
+  /**
+   * The node as another informer than {@code except} holds it, when its newest version known here still matches that
+   * informer's watch. A copy older than {@code deleted} whose labels no longer match is that watch's DELETED still on
+   * its way: the node has left both, whichever deletion is handled first.
+   */
+  private Optional<Node> heldByAnother(Node deleted, SharedIndexInformer<Node> except) {
+    String name = deleted.getMetadata().getName();
+    for (int i = 0; i < informers.size(); i++) {
+      Node held = informers.get(i) == except ? null : informers.get(i).getStore().getByKey(name);
+      if (held == null) {
+        continue;
+      }
+      Node newest = NodeCache.isNewer(deleted.getMetadata().getResourceVersion(), held.getMetadata().getResourceVersion())
+          ? deleted : held;
+      Map<String, String> labels = newest.getMetadata().getLabels() == null ? Map.of() : newest.getMetadata().getLabels();
+      if (selects.get(i).test(labels)) {
+        return Optional.of(newest);
+      }
+    }
+    return Optional.empty();
   }
 
   /** The node as the informers hold it, the latest version when two do. */
