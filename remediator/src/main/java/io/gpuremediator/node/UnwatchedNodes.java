@@ -89,15 +89,16 @@ public final class UnwatchedNodes implements AutoCloseable {
       if (f != null && f.at().plus(KEPT).isAfter(clock.instant())) {
         return f.refusal();
       }
-      if (queued.add(name)) {
-        queue.addFirst(name);
-        if (queue.size() > MAX_QUEUED) {
-          queued.remove(queue.removeLast());
-        }
-        if (!draining) {
-          draining = true;
-          reader.get().execute(this::drain);
-        }
+      if (!queued.add(name)) {
+        queue.remove(name); // asked again: Alertmanager still sends it, so it is read before a flood's names
+      }
+      queue.addFirst(name);
+      if (queue.size() > MAX_QUEUED) {
+        queued.remove(queue.removeLast());
+      }
+      if (!draining) {
+        draining = true;
+        reader.get().execute(this::drain);
       }
     }
     return new Resolution.Ineligible(Reason.NODE_NOT_FOUND, name, "no node named " + name + " among the selected nodes"
