@@ -74,11 +74,33 @@
     text('breaker-detail', b.nodes_in_window + ' nodes in the window of ' + b.window + ' (opens above ' + b.threshold + ')'
       + (b.opened_at ? '; open since ' + b.opened_at : ''));
     text('breaker-reason', b.reason || '');
+    drawIncidents(s.incidents || []);
     const p = s.pause;
     text('pause-state', p.paused ? 'paused' : 'not paused');
     byId('pause-state').className = p.paused ? 'paused' : '';
     text('pause-reason', p.paused ? p.reason : '');
     text('pause-detail', p.paused ? 'since ' + p.since + ', until ' + p.until + (p.by ? ', by ' + p.by : '') : '');
+  }
+
+  /** The open incidents, each with its nodes, its reason and a button that resets it (the reason above required). */
+  function drawIncidents(incidents) {
+    text('incident-state', incidents.length ? incidents.length + ' open' : 'none open');
+    byId('incident-state').className = incidents.length ? 'open' : 'closed';
+    const list = byId('incident-list');
+    list.replaceChildren();
+    for (const i of incidents) {
+      const item = element('li', i.label + '=' + i.value + ' since ' + i.opened_at + ': ' + i.reason + ' ');
+      const reset = element('button', 'Reset ' + i.label + '=' + i.value);
+      reset.type = 'button';
+      reset.addEventListener('click', () => {
+        const reason = reasonFrom('incident-reset-reason');
+        if (reason) {
+          act('POST', '/api/v1/safety/domains/' + i.label + '/' + encodeURIComponent(i.value) + '/reset', { reason: reason });
+        }
+      });
+      item.append(reset);
+      list.append(item);
+    }
   }
 
   /** A duration in seconds, as people read it: 45s, 12m 3s, 2h 5m, 3d 4h. */

@@ -182,7 +182,7 @@ public final class ConfigLoader {
     Budget maxDraining = s.flatMap(r -> r.parsed("max_draining", Budget::parse)).orElse(new Budget(2, false));
     Rate replaceRate = s.flatMap(r -> r.parsed("replace_rate_limit", Rate::parse))
         .orElse(new Rate(2, Duration.ofHours(24)));
-    List<RemediatorConfig.Domain> domains = s.map(r -> domains(r, problems)).orElse(List.of());
+    List<RemediatorConfig.Domain> domains = s.map(r -> DomainsDecoder.domains(r, problems)).orElse(List.of());
     List<String> page = new ArrayList<>();
     s.flatMap(r -> r.list("page").map(items -> {
       items.forEach(n -> r.scalar(n, "page").ifPresent(page::add));
@@ -190,35 +190,6 @@ public final class ConfigLoader {
     }));
     s.ifPresent(MapReader::finish);
     return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining, replaceRate, domains, page);
-  }
-
-  /** {@code safety.domains}: a list of {label, max_unavailable}; a label at most once. */
-  private static List<RemediatorConfig.Domain> domains(MapReader safety, Problems problems) {
-    List<RemediatorConfig.Domain> out = new ArrayList<>();
-    safety.list("domains").ifPresent(items -> {
-      for (Node item : items) {
-        MapReader.of(item, "safety.domains item", problems).ifPresent(d -> {
-          Optional<String> label = d.requiredString("label").filter(l -> {
-            Optional<String> bad = FieldRule.QUALIFIED_NAME.check(l);
-            bad.ifPresent(e -> problems.add(d.at("label"), "\"label\" in safety.domains: " + e));
-            if (bad.isEmpty() && out.stream().anyMatch(o -> o.label().equals(l))) {
-              problems.add(d.at("label"), "\"label\" in safety.domains: " + l + " is listed twice");
-              return false;
-            }
-            return bad.isEmpty();
-          });
-          Optional<Budget> budget = d.parsed("max_unavailable", Budget::parse);
-          if (!d.has("max_unavailable")) {
-            problems.add(d.node(), "safety.domains item: missing required key \"max_unavailable\" (int or percent)");
-          }
-          d.finish();
-          if (label.isPresent() && budget.isPresent()) {
-            out.add(new RemediatorConfig.Domain(label.get(), budget.get()));
-          }
-        });
-      }
-    });
-    return out;
   }
 
   private static LeaderElection leaderElection(MapReader m, Problems problems) {

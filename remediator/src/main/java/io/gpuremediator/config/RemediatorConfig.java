@@ -136,8 +136,20 @@ public record RemediatorConfig(
     }
   }
 
-  /** A failure domain's budget ({@code safety.domains}): per value of the node label, at most this many unavailable. */
-  public record Domain(String label, Budget maxUnavailable) {}
+  /**
+   * A failure domain ({@code safety.domains}): per value of the node label, at most {@code maxUnavailable} unavailable;
+   * with an {@code incident}, more distinct nodes of one value faulting within its window than it allows stop new
+   * episodes in that value until a human resets it.
+   */
+  public record Domain(String label, Budget maxUnavailable, Optional<Incident> incident) {
+    /** A domain without an incident threshold. */
+    public Domain(String label, Budget maxUnavailable) {
+      this(label, maxUnavailable, Optional.empty());
+    }
+  }
+
+  /** {@code incident: {nodes, window}}: more than {@code nodes} distinct nodes faulting within {@code window}. */
+  public record Incident(int nodes, Duration window) {}
 
   /**
    * How the closed loop runs: how often it looks at every episode (watch events look sooner), and how long

@@ -32,6 +32,11 @@ public enum Reason {
    * than its safety.domains budget allows; the decision names the label, the value, used and allowed.
    */
   DOMAIN_BUDGET_EXHAUSTED(Outcome.SUPPRESSED),
+  /**
+   * The node's failure domain value holds an incident (safety.domains[].incident: more of its nodes faulting together
+   * than allowed): no new episode starts in it until a human resets it.
+   */
+  DOMAIN_INCIDENT(Outcome.SUPPRESSED),
   /** The fleet's or the playbook's rate of quarantine starts is used up for the window. */
   RATE_LIMITED(Outcome.SUPPRESSED),
   /** The same playbook released this node too recently. */

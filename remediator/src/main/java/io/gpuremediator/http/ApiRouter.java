@@ -73,6 +73,9 @@ public final class ApiRouter {
         .handler(smallBody).handler(safety::pause);
     router.delete("/api/v1/pause").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resume);
     router.post("/api/v1/breaker/reset").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resetBreaker);
+    // A label's prefix has a slash (nvidia.com/gpu.clique): everything up to the value is the label.
+    router.postWithRegex("/api/v1/safety/domains/(?<label>.+)/(?<value>[^/]+)/reset").handler(r.auth()).handler(ready)
+        .handler(smallBody).handler(safety::resetIncident);
     NodeControlHandlers nodeControls = new NodeControlHandlers(r.controls(), r.workers());
     router.post("/api/v1/nodes/:node/release").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
         .handler(ready).handler(smallBody).handler(nodeControls::release);

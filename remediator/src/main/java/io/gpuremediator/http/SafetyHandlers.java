@@ -19,7 +19,8 @@ import java.util.concurrent.Callable;
 
 /**
  * The operator's safety API: budgets and breaker ({@code GET /api/v1/safety}), pause and resume
- * ({@code POST/DELETE /api/v1/pause}) and the breaker reset ({@code POST /api/v1/breaker/reset}).
+ * ({@code POST/DELETE /api/v1/pause}), the breaker reset ({@code POST /api/v1/breaker/reset}) and a failure domain's
+ * incident reset ({@code POST /api/v1/safety/domains/{label}/{value}/reset}).
  * The gate's calls block (they store the fleet state), so they run on the worker pool.
  */
 final class SafetyHandlers {
@@ -41,6 +42,15 @@ final class SafetyHandlers {
     JsonArray out = new JsonArray();
     s.limits().forEach(u -> out.add(new JsonObject().put("limit", u.limit()).put("used", u.used()).put("allowed", u.allowed())
         .put("left", u.left()).put("detail", u.detail())));
+    return out;
+  }
+
+  /** The failure domains' open incidents: each holds until a human resets it. */
+  private static JsonArray incidents(SafetySnapshot s) {
+    JsonArray out = new JsonArray();
+    s.incidents().forEach(i -> out.add(new JsonObject().put("label", i.label()).put("value", i.value())
+        .put("opened_at", i.openedAt().toString()).put("nodes", new JsonArray(new ArrayList<>(i.nodes())))
+        .put("reason", i.reason()).put("reset", "POST /api/v1/safety/domains/" + i.label() + "/" + i.value() + "/reset")));
     return out;
   }
 
@@ -131,6 +141,28 @@ final class SafetyHandlers {
     }
   }
 
+  /**
+   * Resets a failure domain's incident ({@code POST /api/v1/safety/domains/{label}/{value}/reset}, the label's slash
+   * as it is); an optional JSON body's {@code reason} goes with who reset it into the Event. 404 when none is open there.
+   */
+  void resetIncident(RoutingContext ctx) {
+    String label = ctx.pathParam("label");
+    String value = ctx.pathParam("value");
+    if (gate.snapshot().incidents().stream().noneMatch(i -> i.label().equals(label) && i.value().equals(value))) {
+      JsonAnswers.json(ctx, 404, JsonAnswers.error("no open incident in " + label + "=" + value));
+      return;
+    }
+    Optional<OperatorRequests.OptionalReason> read = OperatorRequests.optionalReason(ctx);
+    if (read.isPresent()) {
+      String who = "POST /api/v1/safety/domains/" + label + "/" + value + "/reset"
+          + read.get().reason().map(r -> " (" + r + ")").orElse("");
+      run(ctx, () -> {
+        gate.resetIncident(label, value, who);
+        return json(gate.snapshot());
+      });
+    }
+  }
+
   /** Runs blocking gate work on the workers; a store failure is a 503 (try again), nothing half-done. */
   private void run(RoutingContext ctx, Callable<JsonObject> work) {
     workers.executeBlocking(work, false).onComplete(done -> {
@@ -164,6 +196,7 @@ final class SafetyHandlers {
             .put("playbook_starts", playbooks))
         .put("domains", domains(s))
         .put("limits", limits(s))
+        .put("incidents", incidents(s))
         .put("breaker", breaker)
         .put("warnings", new JsonArray(new ArrayList<>(s.warnings())))
         .put("pause", s.pause().map(p -> new JsonObject().put("paused", true).put("reason", p.reason())

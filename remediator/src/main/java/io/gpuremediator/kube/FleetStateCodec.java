@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.FleetState.Breaker;
+import io.gpuremediator.safety.FleetState.Incident;
 import io.gpuremediator.safety.FleetState.Pause;
 import io.gpuremediator.safety.FleetState.Sighting;
 import java.io.IOException;
@@ -38,6 +39,14 @@ final class FleetStateCodec {
     s.playbookStarts().forEach((k, v) -> times(byPlaybook.putArray(k), v));
     sightings(root.putObject("firing"), s.firing());
     sightings(root.putObject("acknowledged"), s.acknowledged());
+    if (!s.incidents().isEmpty()) {
+      ArrayNode incidents = root.putArray("incidents");
+      s.incidents().values().forEach(i -> {
+        ObjectNode o = incidents.addObject().put("label", i.label()).put("value", i.value())
+            .put("opened_at", i.openedAt().toString()).put("reason", i.reason());
+        i.nodes().forEach(o.putArray("nodes")::add);
+      });
+    }
     return root.toPrettyString();
   }
 
@@ -77,8 +86,16 @@ final class FleetStateCodec {
         Map.Entry<String, JsonNode> e = it.next();
         byPlaybook.put(e.getKey(), times(e.getValue()));
       }
+      Map<String, Incident> incidents = new TreeMap<>();
+      for (JsonNode i : root.path("incidents")) {
+        List<String> nodes = new ArrayList<>();
+        i.path("nodes").forEach(n -> nodes.add(n.asText()));
+        Incident open = new Incident(i.path("label").asText(), i.path("value").asText(),
+            Instant.parse(i.path("opened_at").asText()), nodes, i.path("reason").asText());
+        incidents.put(Incident.key(open.label(), open.value()), open);
+      }
       return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, sightings(root.path("firing")),
-          sightings(root.path("acknowledged")), times(root.path("replacements")));
+          sightings(root.path("acknowledged")), times(root.path("replacements")), incidents);
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("fleet state is unreadable: " + e.getMessage(), e);
     }

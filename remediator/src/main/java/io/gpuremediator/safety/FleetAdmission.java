@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The admission of new episodes: the pause and the breaker first, then every limit of {@link FleetLimits#ROWS} in its
- * order; the first that refuses names the decision. An admitted episode that takes a node out of service holds its
+ * The admission of new episodes: the pause and the breaker first, then the incidents the candidate's failure domains
+ * now hold are opened ({@link DomainIncidents}), then every limit of {@link FleetLimits#ROWS} in its order; the first
+ * that refuses names the decision. An admitted episode that takes a node out of service holds its
  * place ({@link #reserve}) until it is {@linkplain #settle settled}: two webhooks cannot both take the last unit of a
  * budget, and no lock is held while the node is written.
  */
@@ -26,6 +27,7 @@ final class FleetAdmission {
 
   private final GateState g;
   private final BreakerAndPause stops;
+  private final DomainIncidents incidents;
   private final Supplier<List<NodeInfo>> selectedNodes;
   private final LongSupplier generation;
   /** Admitted episodes whose node write has not settled yet (under the lock). */
@@ -36,9 +38,11 @@ final class FleetAdmission {
   /** Per domain label, per value: the selected nodes of that value (under the lock, with the counts above). */
   private Map<String, Map<String, List<String>>> countedDomains = Map.of();
 
-  FleetAdmission(GateState g, BreakerAndPause stops, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation) {
+  FleetAdmission(GateState g, BreakerAndPause stops, DomainIncidents incidents, Supplier<List<NodeInfo>> selectedNodes,
+      LongSupplier generation) {
     this.g = g;
     this.stops = stops;
+    this.incidents = incidents;
     this.selectedNodes = selectedNodes;
     this.generation = generation;
   }
@@ -101,6 +105,7 @@ final class FleetAdmission {
       return stopped;
     }
     count();
+    incidents.open(c, countedDomains);
     FleetView fleet = new FleetView(now, g.state, g.limits, countedSelected, countedUnavailable, countedDomains,
         reservations);
     if (c.becomesUnavailable()) {

@@ -30,6 +30,7 @@ public final class FleetGate implements SafetyGate {
   private final GateState g;
   private final Supplier<List<NodeInfo>> selectedNodes;
   private final BreakerAndPause stops;
+  private final DomainIncidents incidents;
   private final FleetAdmission admission;
   private final ReplaceRateLimit replacements;
 
@@ -56,7 +57,8 @@ public final class FleetGate implements SafetyGate {
     this.g = new GateState(limits, clock, listener, new FleetStateWriter(store, background));
     this.selectedNodes = selectedNodes;
     this.stops = new BreakerAndPause(g);
-    this.admission = new FleetAdmission(g, stops, selectedNodes, generation);
+    this.incidents = new DomainIncidents(g);
+    this.admission = new FleetAdmission(g, stops, incidents, selectedNodes, generation);
     this.replacements = new ReplaceRateLimit(g, stops);
   }
 
@@ -159,7 +161,18 @@ public final class FleetGate implements SafetyGate {
     stops.resetBreaker(by);
   }
 
-  /** Budgets used and left, the breaker and the pause. */
+  /**
+   * A human resets the incident of a failure domain's value; false when none is open there.
+   *
+   * @throws FleetStoreException when the state is not loaded or cannot be stored (nothing changed)
+   */
+  public boolean resetIncident(String label, String value, String by) throws FleetStoreException {
+    List<String> valueNodes = selectedNodes.get().stream().filter(n -> value.equals(n.labels().get(label)))
+        .map(NodeInfo::name).toList();
+    return incidents.reset(label, value, valueNodes, by);
+  }
+
+  /** Budgets used and left, the breaker, the pause and the open incidents. */
   public SafetySnapshot snapshot() {
     // Without the lock (the status page reads this every second): the state is immutable and published
     // through a volatile field; the fleet is counted afresh from the cache.
@@ -180,6 +193,6 @@ public final class FleetGate implements SafetyGate {
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
         limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)),
-        Domains.usage(limits.domains(), byValue, unavailable), usage);
+        Domains.usage(limits.domains(), byValue, unavailable), usage, List.copyOf(now.incidents().values()));
   }
 }

@@ -9,6 +9,7 @@ import java.util.List;
  */
 final class FleetLimits {
   static final List<FleetLimit> ROWS = List.of(
+      new DomainIncidentLimit(),
       new MaxUnavailableLimit(),
       new DomainLimit(),
       new FleetRateLimit(),

@@ -3,6 +3,7 @@ package io.gpuremediator.safety;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.TreeMap;
  * @param acknowledged per node, the episode that was part of a storm when the breaker was reset: a human has
  *     judged it, so its re-sends never count towards a storm again
  * @param replacements when each instance replacement was admitted, newest last (for safety.replace_rate_limit)
+ * @param incidents the open incidents of failure domains, by {@code label=value}: each holds until a human resets it
  */
 public record FleetState(
     Breaker breaker,
@@ -30,7 +32,8 @@ public record FleetState(
     Map<String, List<Instant>> playbookStarts,
     Map<String, Sighting> firing,
     Map<String, Sighting> acknowledged,
-    List<Instant> replacements) {
+    List<Instant> replacements,
+    Map<String, Incident> incidents) {
 
   /** A fleet with nothing remembered. */
   public static final FleetState EMPTY = new FleetState(Breaker.CLOSED, Optional.empty(), List.of(), Map.of(), Map.of(), Map.of());
@@ -39,6 +42,12 @@ public record FleetState(
   public FleetState(Breaker breaker, Optional<Pause> pause, List<Instant> starts, Map<String, List<Instant>> playbookStarts,
       Map<String, Sighting> firing, Map<String, Sighting> acknowledged) {
     this(breaker, pause, starts, playbookStarts, firing, acknowledged, List.of());
+  }
+
+  /** A state with no incident open. */
+  public FleetState(Breaker breaker, Optional<Pause> pause, List<Instant> starts, Map<String, List<Instant>> playbookStarts,
+      Map<String, Sighting> firing, Map<String, Sighting> acknowledged, List<Instant> replacements) {
+    this(breaker, pause, starts, playbookStarts, firing, acknowledged, replacements, Map.of());
   }
 
   /** Copies the collections. */
@@ -52,13 +61,56 @@ public record FleetState(
     firing = Collections.unmodifiableSortedMap(new TreeMap<>(firing));
     acknowledged = Collections.unmodifiableSortedMap(new TreeMap<>(acknowledged));
     replacements = List.copyOf(replacements);
+    incidents = Collections.unmodifiableSortedMap(new TreeMap<>(incidents));
+  }
+
+  /**
+   * A failure domain's open incident: more distinct nodes of one value faulting within the window than it allows.
+   *
+   * @param nodes the nodes that made it, sorted
+   */
+  public record Incident(String label, String value, Instant openedAt, List<String> nodes, String reason) {
+    /** Copies the nodes. */
+    public Incident {
+      nodes = List.copyOf(nodes);
+    }
+
+    /** How incidents are keyed: {@code label=value}. */
+    public static String key(String label, String value) {
+      return label + "=" + value;
+    }
+  }
+
+  /** The state with this incident open. */
+  public FleetState withIncident(Incident opened) {
+    Map<String, Incident> next = new TreeMap<>(incidents);
+    next.put(Incident.key(opened.label(), opened.value()), opened);
+    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, replacements, next);
+  }
+
+  /**
+   * The state with the incident of {@code label=value} reset by a human: the episodes of its value's nodes seen so far
+   * are acknowledged, as a breaker reset acknowledges a storm's, so their re-sends are decided one by one.
+   */
+  public FleetState withoutIncident(String label, String value, Collection<String> valueNodes) {
+    Map<String, Incident> next = new TreeMap<>(incidents);
+    next.remove(Incident.key(label, value));
+    Map<String, Sighting> live = new TreeMap<>(firing);
+    Map<String, Sighting> acked = new TreeMap<>(acknowledged);
+    for (String node : valueNodes) {
+      Sighting seen = live.remove(node);
+      if (seen != null) {
+        acked.put(node, seen);
+      }
+    }
+    return new FleetState(breaker, pause, starts, playbookStarts, live, acked, replacements, next);
   }
 
   /** The state with an instance replacement admitted at {@code now}. */
   public FleetState withReplacement(Instant now) {
     List<Instant> next = new ArrayList<>(replacements);
     next.add(now);
-    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, next);
+    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, next, incidents);
   }
 
   /**
@@ -103,7 +155,7 @@ public record FleetState(
     List<Instant> own = new ArrayList<>(byPlaybook.getOrDefault(playbook, List.of()));
     own.add(now);
     byPlaybook.put(playbook, own);
-    return new FleetState(breaker, pause, fleet, byPlaybook, firing, acknowledged, replacements);
+    return new FleetState(breaker, pause, fleet, byPlaybook, firing, acknowledged, replacements, incidents);
   }
 
   /**
@@ -121,7 +173,7 @@ public record FleetState(
         next.merge(node, new Sighting(t, now), (a, b) -> b.startedAt().isBefore(a.startedAt()) ? new Sighting(a.startedAt(), now) : b);
       }
     });
-    return new FleetState(breaker, pause, starts, playbookStarts, next, acked, replacements);
+    return new FleetState(breaker, pause, starts, playbookStarts, next, acked, replacements, incidents);
   }
 
   /**
@@ -129,7 +181,18 @@ public record FleetState(
    * (a backlog Alertmanager delivers late is the same storm as a live one), sorted by name.
    */
   public List<String> storm(Duration window) {
-    List<Map.Entry<String, Sighting>> byStart = new ArrayList<>(firing.entrySet());
+    return storm(window, firing.keySet());
+  }
+
+  /** The same storm among {@code nodes} only (a failure domain's value). */
+  public List<String> storm(Duration window, Collection<String> nodes) {
+    List<Map.Entry<String, Sighting>> byStart = new ArrayList<>();
+    for (String node : nodes) {
+      Sighting seen = firing.get(node);
+      if (seen != null) {
+        byStart.add(Map.entry(node, seen));
+      }
+    }
     byStart.sort(Comparator.comparing(e -> e.getValue().startedAt()));
     int bestFrom = 0;
     int bestTo = 0;
@@ -153,16 +216,16 @@ public record FleetState(
    */
   public FleetState withBreaker(Breaker next) {
     if (next.open()) {
-      return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged, replacements);
+      return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged, replacements, incidents);
     }
     Map<String, Sighting> acked = new TreeMap<>(acknowledged);
     acked.putAll(firing);
-    return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked, replacements);
+    return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked, replacements, incidents);
   }
 
   /** The state with another pause. */
   public FleetState withPause(Optional<Pause> next) {
-    return new FleetState(breaker, next, starts, playbookStarts, firing, acknowledged, replacements);
+    return new FleetState(breaker, next, starts, playbookStarts, firing, acknowledged, replacements, incidents);
   }
 
   /**
@@ -182,7 +245,7 @@ public record FleetState(
     });
     Optional<Pause> livePause = pause.filter(p -> p.until().isAfter(now));
     return new FleetState(breaker, livePause, fleet, byPlaybook, seenSince(firing, from), seenSince(acknowledged, from),
-        replacements.stream().filter(t -> t.isAfter(from)).toList());
+        replacements.stream().filter(t -> t.isAfter(from)).toList(), incidents);
   }
 
   private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {

@@ -50,13 +50,18 @@ public record SafetyLimits(
     RemediatorConfig.Safety s = config.safety();
     return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
         s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit(), s.domains().stream()
-        .map(d -> new DomainBudget(d.label(), d.maxUnavailable())).toList());
+        .map(d -> new DomainBudget(d.label(), d.maxUnavailable(), d.incident().map(i ->
+        new DomainBudget.IncidentRule(i.nodes(), i.window())))).toList());
   }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */
   public Duration retention() {
     Duration longest = rate.window().compareTo(breakerWindow) > 0 ? rate.window() : breakerWindow;
     longest = replaceRate.window().compareTo(longest) > 0 ? replaceRate.window() : longest;
+    for (DomainBudget d : domains) {
+      Duration w = d.incident().map(DomainBudget.IncidentRule::window).orElse(Duration.ZERO);
+      longest = w.compareTo(longest) > 0 ? w : longest;
+    }
     return longest.compareTo(Duration.ofDays(1)) > 0 ? longest : Duration.ofDays(1);
   }
 }

@@ -11,6 +11,9 @@ public interface SafetyListener {
   /** The breaker opened just now, for this reason: a human must look (the service pages {@code safety.page}). */
   default void breakerOpened(String reason) {}
 
+  /** A failure domain's value opened an incident just now: a human must look (the service pages {@code safety.page}). */
+  default void incidentOpened(String label, String value, String reason) {}
+
   /** Remediation was paused or resumed. */
   default void paused(boolean paused) {}
 

@@ -7,7 +7,8 @@ import java.util.Optional;
 
 /**
  * What {@code GET /api/v1/safety} shows: every budget used and left, the breaker and the pause; {@code limits}, what
- * every limit that counts the fleet has used of what it allows, each as its own row.
+ * every limit that counts the fleet has used of what it allows, each as its own row; and the failure domains' open
+ * incidents.
  */
 public record SafetySnapshot(
     boolean loaded,
@@ -24,13 +25,15 @@ public record SafetySnapshot(
     Optional<Duration> breakerAutoResetAfter,
     Optional<FleetState.Pause> pause,
     List<DomainBudget.Usage> domains,
-    List<LimitUsage> limits) {
+    List<LimitUsage> limits,
+    List<FleetState.Incident> incidents) {
 
   /** Copies the map and the lists. */
   public SafetySnapshot {
     playbookStarts = Map.copyOf(playbookStarts);
     domains = List.copyOf(domains);
     limits = List.copyOf(limits);
+    incidents = List.copyOf(incidents);
   }
 
   /** What the selected fleet makes of the budget: no node selected, or none of them allowed out ({@link BudgetWarnings}). */

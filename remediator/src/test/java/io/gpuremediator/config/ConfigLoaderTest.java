@@ -198,6 +198,27 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void decodesADomainsIncidentAndNamesEachMistakeWithItsLine() throws IOException {
+    RemediatorConfig.Domain clique = load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  domains:",
+        "    - {label: nvidia.com/gpu.clique, max_unavailable: 1, incident: {nodes: 3, window: 15m}}",
+        "    - {label: topology.kubernetes.io/zone, max_unavailable: 10%}", "")).config().orElseThrow().safety().domains()
+        .get(0);
+    assertThat(clique.incident()).contains(new RemediatorConfig.Incident(3, Duration.ofMinutes(15)));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  domains:",
+        "    - label: a.io/rack",
+        "      max_unavailable: 1",
+        "      incident: {nodes: 0, window: soon, extra: 1}",
+        "    - label: b.io/rack",
+        "      max_unavailable: 1",
+        "      incident: {window: 5m}", "")).errors()).containsExactly(
+        f + ":6: \"nodes\" in safety.domains item's incident must be at least 1",
+        f + ":6: \"window\" in safety.domains item's incident: \"soon\" is not a duration (like 30s, 10m, 1h30m)",
+        f + ":6: unknown key \"extra\" in safety.domains item's incident",
+        f + ":9: safety.domains item's incident: missing required key \"nodes\" (a positive integer)");
+  }
+
+  @Test
   void requiresAuthToBeSaidExplicitly() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load("listen: 127.0.0.1:1\n").errors()).containsExactly(

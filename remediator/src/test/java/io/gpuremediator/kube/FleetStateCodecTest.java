@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.FleetState.Breaker;
+import io.gpuremediator.safety.FleetState.Incident;
 import io.gpuremediator.safety.FleetState.Pause;
 import io.gpuremediator.safety.FleetState.Sighting;
 import java.time.Instant;
@@ -20,7 +21,9 @@ class FleetStateCodecTest {
   void everyFieldSurvivesTheRoundTrip() {
     FleetState s = new FleetState(new Breaker(true, T, "6 nodes"), Optional.of(new Pause("rack 7", T.plusSeconds(600), T, "POST /api/v1/pause from 10.0.0.9")),
         List.of(T), Map.of("gpu-hardware-xid", List.of(T)), Map.of("n1", new Sighting(T.minusSeconds(172_800), T)),
-        Map.of("n2", new Sighting(T.minusSeconds(60), T.plusSeconds(5))));
+        Map.of("n2", new Sighting(T.minusSeconds(60), T.plusSeconds(5))), List.of(T.minusSeconds(30)),
+        Map.of("nvidia.com/gpu.clique=c1", new Incident("nvidia.com/gpu.clique", "c1", T, List.of("a", "b", "c"),
+            "3 nodes of nvidia.com/gpu.clique=c1 started faulting within 15m of each other")));
     assertThat(FleetStateCodec.decode(FleetStateCodec.encode(s))).isEqualTo(s);
   }
 

@@ -384,7 +384,8 @@ class FleetGateTest {
 
   @Test
   void theLimitsAreOneRowEachAndTheFirstThatRefusesNamesTheDecision() {
-    assertThat(FleetLimits.ROWS).extracting(l -> l.getClass().getSimpleName()).containsExactly("MaxUnavailableLimit",
+    assertThat(FleetLimits.ROWS).extracting(l -> l.getClass().getSimpleName()).containsExactly("DomainIncidentLimit",
+        "MaxUnavailableLimit",
         "DomainLimit", "FleetRateLimit", "PlaybookRateLimit", "CooldownLimit");
     // One start uses up rate_limit 1/1h; then two nodes cordoned by someone else fill max_unavailable 10% of 20: both
     // would refuse the next, and the budget, the earlier row, names the decision.
