@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * clock that jumps. After every step:
  * our quarantines never take unavailable nodes above max_unavailable (invariant 2), nor a clique's above its
  * safety.domains budget (invariant 8), quarantine starts in any window never exceed rate_limit, no episode is
- * remediated twice, and no episode a node was taken back from touches it again. A failure names its seed;
+ * remediated twice, no episode a node was taken back from touches it again, and (with an incident threshold, in half
+ * the sequences) no episode starts in a clique holding an incident, which opens once and holds until a reset. A failure names its seed;
  * replay one with {@code -Dsafety.seed=N}.
  */
 class SafetyPropertyTest {
@@ -54,10 +55,16 @@ class SafetyPropertyTest {
     long first = one == null ? 0 : Long.parseLong(one);
     long last = one == null ? SEQUENCES : first + 1;
     int decisions = 0;
+    int incidentRefusals = 0;
     for (long seed = first; seed < last; seed++) {
-      decisions += new Sequence(seed).run();
+      Sequence sequence = new Sequence(seed);
+      decisions += sequence.run();
+      incidentRefusals += (int) sequence.decided.stream().filter(d -> d.reason() == Reason.DOMAIN_INCIDENT).count();
     }
     assertThat(decisions).as("decisions made").isGreaterThan(SEQUENCES * 10);
+    if (one == null) {
+      assertThat(incidentRefusals).as("episodes refused for an incident").isGreaterThan(SEQUENCES);
+    }
   }
 
   private static final class Sequence {
@@ -91,9 +98,11 @@ class SafetyPropertyTest {
       String budget = new String[] {"10%", "20%", "2", "30%", "1"}[random.nextInt(5)];
       SafetyLimits fleet = Fleets.limits(budget, (1 + random.nextInt(6)) + "/1h", 3 + random.nextInt(8),
           (10 + random.nextInt(50)) + "m");
+      Optional<DomainBudget.IncidentRule> incident = random.nextBoolean() ? Optional.empty()
+          : Optional.of(new DomainBudget.IncidentRule(1 + random.nextInt(4), Duration.ofMinutes(5 + random.nextInt(26))));
       this.limits = new SafetyLimits(fleet.maxUnavailable(), fleet.rate(), fleet.breakerNodes(), fleet.breakerWindow(),
           fleet.autoResetAfter(), fleet.cooldown(), fleet.replaceRate(), List.of(new DomainBudget(CLIQUE,
-              Budget.parse(new String[] {"1", "50%", "2", "20%"}[random.nextInt(4)]).value())));
+              Budget.parse(new String[] {"1", "50%", "2", "20%"}[random.nextInt(4)]).value(), incident)));
       this.gate = Fleets.gate(cluster, limits, Fleets.store(), clock);
       this.engine = Fleets.engine(cluster, SHIPPED, gate, false, decided::add, clock);
     }
@@ -105,6 +114,7 @@ class SafetyPropertyTest {
         Set<String> availableBefore = available();
         int unavailableBefore = nodes - availableBefore.size();
         cliqueBefore = unavailableByClique();
+        Map<String, Instant> incidentsBefore = openIncidents();
         int before = decided.size();
         String what;
         if (roll < 35) {
@@ -137,12 +147,18 @@ class SafetyPropertyTest {
           what = "reset";
           try {
             gate.resetBreaker("property test");
+            for (String clique : incidentsBefore.keySet()) {
+              if (random.nextBoolean()) {
+                gate.resetIncident(CLIQUE, clique, "property test");
+              }
+            }
           } catch (Exception e) {
             throw new AssertionError(e);
           }
         }
         if (!what.equals("external") && !what.equals("human override")) {
           check(step, what, availableBefore, unavailableBefore, decided.subList(before, decided.size()));
+          checkIncidents(step, what, incidentsBefore, decided.subList(before, decided.size()));
         }
         takeovers.check(cluster, "seed " + seed + " (replay: -Dsafety.seed=" + seed + "), step " + step + " (" + what + ")");
       }
@@ -207,6 +223,37 @@ class SafetyPropertyTest {
       long inWindow = starts.stream().filter(t -> t.isAfter(now.minus(limits.rate().window()))).count();
       assertThat(inWindow).as(where + ": quarantine starts in the last " + limits.rate().window())
           .isLessThanOrEqualTo(limits.rate().count());
+    }
+
+    /** The cliques holding an open incident, each with when it opened. */
+    private Map<String, Instant> openIncidents() {
+      Map<String, Instant> out = new HashMap<>();
+      gate.snapshot().incidents().forEach(i -> out.put(i.value(), i.openedAt()));
+      return out;
+    }
+
+    /**
+     * No episode starts in a clique that held an incident when the step began; every domain_incident refusal is in a
+     * clique holding one; an incident that stays open is the one that opened (one opening, one page), and only a
+     * reset ends one.
+     */
+    private void checkIncidents(int step, String what, Map<String, Instant> before, List<Decision> made) {
+      String where = "seed " + seed + " (replay: -Dsafety.seed=" + seed + "), step " + step + " (" + what + "), limits " + limits;
+      Map<String, Instant> after = openIncidents();
+      for (Decision d : made) {
+        String clique = cluster.node(d.node()).map(n -> n.labels().get(CLIQUE)).orElse(null);
+        if (d.reason() == Reason.ACTIONS_APPLIED && clique != null) {
+          assertThat(before).as(where + ": " + d.node() + " started an episode in " + clique).doesNotContainKey(clique);
+        }
+        if (d.reason() == Reason.DOMAIN_INCIDENT) {
+          assertThat(after).as(where + ": " + d.node() + " refused for an incident in " + clique).containsKey(clique);
+        }
+      }
+      before.forEach((clique, opened) -> {
+        if (!what.equals("reset")) {
+          assertThat(after).as(where + ": the incident of " + clique + " holds until a reset").containsEntry(clique, opened);
+        }
+      });
     }
 
     private Set<String> available() {
