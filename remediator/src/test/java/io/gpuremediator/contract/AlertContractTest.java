@@ -46,6 +46,8 @@ class AlertContractTest {
         Arguments.of("GpuRowRemapFailure", "critical", true),
         Arguments.of("GpuNvlinkDown", "critical", true),
         Arguments.of("GpuNvlinkErrors", "warning", false),
+        Arguments.of("GpuFabricManagerDown", "critical", true),
+        Arguments.of("GpuFabricDegraded", "critical", true),
         Arguments.of("GpuCountDropped", "critical", true),
         Arguments.of("GpuTelemetryMissing", "warning", false),
         Arguments.of("GpuThermal", "warning", false),

@@ -26,6 +26,11 @@ enum FaultKind {
   OVERHEAT(true),
   /** An InfiniBand port of the node goes down (value: its device, mlx5_0 by default; port 1): Polling, link downed. */
   IB_DOWN(false),
+  /**
+   * The node's NVLink fabric fails (value: route_unhealthy, the default: every GPU's fabric health mask reports the
+   * route unhealthy; manager: Fabric Manager failed, status 4; nvswitch: NVSwitch 0 reports fatal SXid 12028).
+   */
+  FABRIC(false),
   /** The node's exporter stops answering (503): telemetry loss. */
   EXPORTER_DOWN(false),
   /** A Neuron hardware error on a Trainium node (value: HBM_UNCORRECTABLE_ERROR, DMA_ERROR, HANG_ON_COLLECTIVES, ...). */

@@ -33,6 +33,17 @@ final class MetricsText {
   private static final List<String> HEALTH_WATCHES = List.of("PCIE", "NVLINK", "MEM", "THERMAL");
   private static final int HEALTH_PASS = 0;
   private static final int HEALTH_FAIL = 20;
+  /** An HGX H100 board's NVSwitches, each a switch entity of dcgm-exporter (nvswitch, hostname labels). */
+  private static final int NVSWITCHES = 4;
+  private static final Set<String> SWITCH_FIELDS = Set.of("DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS");
+  /** Fabric Manager's status: 3 Success, 4 Failure (dcgmFabricManagerStatus_t). */
+  private static final int FM_SUCCESS = 3;
+  private static final int FM_FAILURE = 4;
+  /** Every fabric health sub-field false (healthy), configuration none: 2 + 2<<2 + 2<<4 + 2<<6 + 1<<8. */
+  private static final int FABRIC_HEALTHY = 426;
+  /** The same with the route unhealthy (bits 4-5 = 1). */
+  private static final int FABRIC_ROUTE_UNHEALTHY = 410;
+  private static final int SXID_FATAL = 12028;
   private static final Map<String, String> XID_MESSAGES = Map.ofEntries(
       Map.entry("0", "No Error"), Map.entry("13", "Graphics Engine Exception"),
       Map.entry("31", "GPU memory page fault"), Map.entry("43", "GPU stopped processing"),
@@ -58,6 +69,14 @@ final class MetricsText {
     StringBuilder out = new StringBuilder(64 * 1024);
     for (Field field : csv.metrics()) {
       header(out, field.name(), field.help(), field.type());
+      if (SWITCH_FIELDS.contains(field.name())) {
+        String fabric = fabric(node);
+        for (int sw = 0; sw < NVSWITCHES; sw++) {
+          sample(out, field.name(), withNode(new LinkedHashMap<>(Map.of("nvswitch", "nvswitch" + sw, "hostname", node)), node),
+              sw == 0 && fabric.equals("nvswitch") ? SXID_FATAL : 0);
+        }
+        continue;
+      }
       for (int gpu = 0; gpu < SimFleet.GPUS_PER_NODE; gpu++) {
         if (fleet.fault(node, gpu, FaultKind.GPU_LOST).isPresent()) {
           continue;
@@ -108,8 +127,15 @@ final class MetricsText {
       case "DCGM_FI_DEV_ROW_REMAP_FAILURE" -> fleet.fault(node, gpu, FaultKind.ROW_REMAP_FAILURE).isPresent() ? 1 : 0;
       case "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION", "DCGM_FI_DEV_GPU_RECOVERY_ACTION" ->
           fleet.fault(node, gpu, FaultKind.RECOVERY_ACTION).map(f -> Double.parseDouble(f.value())).orElse(0.0);
+      case "DCGM_FI_DEV_FABRIC_MANAGER_STATUS" -> fabric(node).equals("manager") ? FM_FAILURE : FM_SUCCESS;
+      case "DCGM_FI_DEV_FABRIC_HEALTH_MASK" -> fabric(node).equals("route_unhealthy") ? FABRIC_ROUTE_UNHEALTHY : FABRIC_HEALTHY;
       default -> 0;
     };
+  }
+
+  /** The node's fabric fault, if it has one: route_unhealthy, manager or nvswitch. */
+  private String fabric(String node) {
+    return fleet.fault(node, -1, FaultKind.FABRIC).map(SimFleet.Fault::value).orElse("");
   }
 
   private Map<String, String> gpuLabels(String node, int gpu) {

@@ -62,6 +62,9 @@ final class SimFleet {
   }
 
   /** Injects a fault; returns why it cannot be, or empty. */
+  /** How a node's fabric fails ({@link FaultKind#FABRIC}). */
+  static final List<String> FABRIC_FAULTS = List.of("route_unhealthy", "manager", "nvswitch");
+
   synchronized Optional<String> inject(Fault f) {
     Optional<String> invalid = validate(f);
     if (invalid.isPresent()) {
@@ -105,6 +108,9 @@ final class SimFleet {
     }
     if (f.kind() == FaultKind.XID && !f.value().matches("\\d{1,3}")) {
       return Optional.of("value: an XID code");
+    }
+    if (f.kind() == FaultKind.FABRIC && !FABRIC_FAULTS.contains(f.value())) {
+      return Optional.of("value: one of " + FABRIC_FAULTS);
     }
     if (f.kind() == FaultKind.RECOVERY_ACTION && !f.value().matches("[1-9]")) {
       return Optional.of("value: a recovery action code, 1 to 9");

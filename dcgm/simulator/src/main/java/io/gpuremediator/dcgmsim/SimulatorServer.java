@@ -120,6 +120,7 @@ final class SimulatorServer {
           case XID -> "79";
           case IB_DOWN -> SimFleet.IB_DEVICES.get(0);
           case RECOVERY_ACTION -> "1";
+          case FABRIC -> "route_unhealthy";
           default -> "";
         };
     SimFleet.Fault fault = new SimFleet.Fault(node, gpu == null ? -1 : (Integer) gpu, kind.get(), value);

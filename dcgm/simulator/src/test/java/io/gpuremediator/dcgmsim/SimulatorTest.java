@@ -73,6 +73,7 @@ class SimulatorTest {
         case "DCGM_FI_DEV_NVLINK_GET_STATE" -> 8 * 18;
         case "DCGM_EXP_GPU_HEALTH_STATUS" -> 8 * 4;
         case "DCGM_FI_DEV_GET_GPU_RECOVERY_ACTION" -> 0;   // gpu-node-1's driver does not report it
+        case "DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS" -> 4;      // the board's four NVSwitches, not its GPUs
         default -> 8;
       };
       assertThat(series(text, f.name())).as(f.name()).isEqualTo(expected);
@@ -111,6 +112,24 @@ class SimulatorTest {
 
     assertThat(new JsonObject(fault("DELETE", "/faults?node=gpu-node-0&gpu=5", null).body()).getInteger("cleared")).isEqualTo(1);
     assertThat(series(get("/metrics/dcgm/gpu-node-0").body(), "DCGM_FI_DEV_GPU_TEMP")).isEqualTo(8);
+  }
+
+  @Test
+  void aFabricFaultIsServedAsDcgmReportsItAndAHealthyFabricReadsNonZero() throws Exception {
+    String healthy = get("/metrics/dcgm/gpu-node-2").body();
+    assertThat(healthy).containsPattern("DCGM_FI_DEV_FABRIC_MANAGER_STATUS\\{[^}]*gpu=\"0\"[^}]*} 3")
+        .containsPattern("DCGM_FI_DEV_FABRIC_HEALTH_MASK\\{[^}]*gpu=\"0\"[^}]*} 426")
+        .contains("DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS{hostname=\"gpu-node-2\",node=\"gpu-node-2\",nvswitch=\"nvswitch0\"} 0");
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-2\",\"kind\":\"fabric\"}").statusCode()).isEqualTo(200);
+    assertThat(get("/metrics/dcgm/gpu-node-2").body()).as("the route unhealthy on every GPU: bits 4-5 = 1")
+        .containsPattern("DCGM_FI_DEV_FABRIC_HEALTH_MASK\\{[^}]*gpu=\"7\"[^}]*} 410");
+    fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"kind\":\"fabric\",\"value\":\"manager\"}");
+    fault("POST", "/faults", "{\"node\":\"gpu-node-1\",\"kind\":\"fabric\",\"value\":\"nvswitch\"}");
+    assertThat(get("/metrics/dcgm/gpu-node-0").body()).containsPattern("DCGM_FI_DEV_FABRIC_MANAGER_STATUS\\{[^}]*gpu=\"0\"[^}]*} 4");
+    assertThat(get("/metrics/dcgm/gpu-node-1").body())
+        .contains("DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS{hostname=\"gpu-node-1\",node=\"gpu-node-1\",nvswitch=\"nvswitch0\"} 12028");
+    assertThat(fault("POST", "/faults", "{\"node\":\"gpu-node-0\",\"kind\":\"fabric\",\"value\":\"power\"}").body())
+        .contains("value: one of [route_unhealthy, manager, nvswitch]");
   }
 
   @Test

@@ -132,7 +132,8 @@ class PlaybookLoaderTest {
     assertThat(loaded.errors()).isEmpty();
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-xid-reset",
         "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid", "gpu-recovery-reset", "gpu-recovery-reboot",
-        "gpu-recovery-drain", "gpu-recovery-service", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-count-dropped", "neuron-hardware-error",
+        "gpu-recovery-drain", "gpu-recovery-service", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
+        "gpu-count-dropped", "neuron-hardware-error",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "gpu-repeat-offender",
         "gpu-needs-human");
   }
