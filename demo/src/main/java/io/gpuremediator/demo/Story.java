@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  */
 public final class Story {
   /** The story uses GPU nodes 3 to 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
-  public static final int GPU_NODES_NEEDED = 22;
+  public static final int GPU_NODES_NEEDED = 24;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String RECOVERY_ALERT = "GpuRecoveryActionRequired";
@@ -72,6 +72,7 @@ public final class Story {
   private final String beyond;
   private final String ib;
   private final List<String> storm;
+  private final FabricChapter fabric;
 
   public Story(Pipeline p, Timeline t) {
     this.p = p;
@@ -91,6 +92,7 @@ public final class Story {
     beyond = gpuNodes.get(8);
     ib = gpuNodes.get(4);
     storm = gpuNodes.subList(12, 22);
+    fabric = new FabricChapter(p, t, see, List.of(gpuNodes.get(10), gpuNodes.get(22), gpuNodes.get(23)), this::report);
   }
 
   /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */
@@ -125,6 +127,7 @@ public final class Story {
       return LOST_ALERT + " pending: " + labels(a.path("labels")) + "; " + (int) Double.parseDouble(a.path("value").asText())
           + " GPUs report, fewer than the node's capacity, while the exporter is up";
     }), () -> see.prometheusWhy(LOST_ALERT, lost, SERIES_READ.get(LOST_ALERT)))), this::report, () -> { });
+    fabric.inject();
     p.simulator().inject(ib, null, "ib_down", "mlx5_2");
     t.at("fault", ib + " InfiniBand port mlx5_2/1 goes down (Polling: no link partner); its mlx5_4/1 was never cabled"
         + " (simulator: ib_down)");
@@ -253,6 +256,8 @@ public final class Story {
 
     Replacement replaced = replaceChapter();
 
+    FabricChapter.Seen fabricSeen = fabric.play();
+
     t.chapter("9. A storm: XID 79 on " + storm.size() + " nodes at once (" + storm.get(0) + " to " + storm.get(storm.size() - 1) + ")");
     long stormAt = System.nanoTime();
     for (String n : storm) {
@@ -299,6 +304,9 @@ public final class Story {
         + (replaced.newcomer() == null ? "NOT REPLACED" : "replaced through Karpenter by " + replaced.newcomer() + ", which "
         + (replaced.earned() ? "passed its pre-flight and takes work" : "DID NOT PASS its pre-flight")) + " ("
         + Timeline.human(replaced.took()) + " from the fault)"));
+    t.plain(String.format("  %-18s %-26s %s", FabricChapter.RACK, "fabric, 3 nodes at once", (fabricSeen.incident()
+        ? "one incident, " : "NO INCIDENT, ") + fabricSeen.pages() + " page, " + (fabricSeen.repaired() ? "A REPAIR ASKED" : "no reset"
+        + " or reboot") + ": " + countBy(fabricSeen.decisions())));
     t.plain(String.format("  %-18s %-26s %s", app, "XID 13 (application)", (appTouched ? "TOUCHED" : "untouched") + ": routed to "
         + routed.get("receivers") + ", " + appDecisions + " remediator decisions"));
     t.plain(String.format("  %-18s %-26s %s", storm.get(0) + ".." + storm.get(storm.size() - 1).replaceAll(".*-", ""), "storm, XID 79",
@@ -311,7 +319,7 @@ public final class Story {
         List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
-        replaced.earned(), ibBack);
+        replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired());
   }
 
   /**

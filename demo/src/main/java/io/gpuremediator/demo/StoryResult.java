@@ -31,6 +31,10 @@ import java.util.Map;
  * @param replacement the node Karpenter launched in place of the node beyond repair (null: none)
  * @param replacementEarned whether that node passed its pre-flight: the taint removed, its decision recorded
  * @param infinibandBack whether the node whose InfiniBand port went down was quarantined and, the port back, returned
+ * @param fabricDecisions each node of the clique whose fabric failed: its fabric alert's first decision, outcome/reason
+ * @param fabricIncident whether the clique's incident opened
+ * @param fabricPages the pages gpu-oncall received about the incident
+ * @param fabricRepaired whether a reset or reboot was asked of a node of the clique
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -55,4 +59,8 @@ public record StoryResult(
     String replacedThrough,
     String replacement,
     boolean replacementEarned,
-    boolean infinibandBack) {}
+    boolean infinibandBack,
+    Map<String, String> fabricDecisions,
+    boolean fabricIncident,
+    int fabricPages,
+    boolean fabricRepaired) {}

@@ -16,16 +16,18 @@ public record Options(int gpuNodes, int trnNodes, Duration interval, Duration gr
     boolean verbose) {
 
   /**
-   * The demo: 24 GPU nodes and 2 Trainium nodes, 1 s everything. The story quarantines seven nodes within ten
-   * minutes (the XID 79 and XID 48 nodes and the one whose driver asks for a reset, repaired and back before the two
-   * lost GPUs and the InfiniBand port fire, and the node replaced through Karpenter once the first lost GPU's node is
-   * back, so at most three are out at once), so max_unavailable is 3 and the breaker opens on more than 7 nodes firing:
-   * the storm's first node trips it, however Alertmanager splits the storm into webhooks (with 8, a first webhook of
-   * two storm alerts would still fit under it, and a node released by diagnostics leaves budget free).
+   * The demo: 24 GPU nodes and 2 Trainium nodes, 1 s everything. The story faults ten nodes within ten minutes before
+   * its storm: seven it quarantines (the XID 79 and XID 48 nodes and the one whose driver asks for a reset, repaired and
+   * back before the two lost GPUs and the InfiniBand port fire, and the node replaced through Karpenter once the first
+   * lost GPU's node is back, so at most three are out at once) and three trays of one NVLink clique whose fabric fails
+   * together (one incident: at most two of them quarantined, when Alertmanager splits them into webhooks), so
+   * max_unavailable is 5 and the breaker opens on more than 10 nodes firing: the storm's first node trips it, however
+   * Alertmanager splits the storm into webhooks. The clique's incident pages gpu-oncall, as the breaker does.
    */
   public static Options demo(boolean verbose) {
     return new Options(24, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-        "{max_unavailable: 3, breaker: {nodes: 7, window: 10m}}", verbose);
+        "{max_unavailable: 5, breaker: {nodes: 10, window: 10m}, page: [gpu-oncall], domains: [{label: "
+            + "nvidia.com/gpu.clique, max_unavailable: 100%, incident: {nodes: 2, window: 15m}}]}", verbose);
   }
 
   public Options withSafety(String yaml) {

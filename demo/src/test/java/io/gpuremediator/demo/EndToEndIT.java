@@ -53,6 +53,10 @@ class EndToEndIT {
     assertThat(r.appXidDecisions()).as("the remediator never sees an application XID").isZero();
     assertThat(r.appXidNodeTouched()).isFalse();
     assertThat(r.lostFaultToQuarantine()).as("GpuCountDropped waits for: 2m").isGreaterThanOrEqualTo(Duration.ofMinutes(2));
+    assertThat(r.fabricIncident()).as("three trays of one clique faulting together: one incident").isTrue();
+    assertThat(r.fabricPages()).as("the incident paged once").isEqualTo(1);
+    assertThat(r.fabricRepaired()).as("no reset or reboot of a tray fixes a fabric fault").isFalse();
+    assertThat(r.fabricDecisions()).hasSize(3).containsValue("suppressed/domain_incident");
     assertThat(r.breakerState()).isEqualTo("open");
     assertThat(r.stormDecisions()).hasSize(10).allSatisfy((node, outcome) -> assertThat(outcome).startsWith("suppressed/"))
         .containsValue("suppressed/breaker_open");
