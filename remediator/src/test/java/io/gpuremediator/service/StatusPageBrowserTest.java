@@ -71,7 +71,8 @@ class StatusPageBrowserTest {
     Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
         + "auth: {bearer_token_file: token, read_token_file: read-token}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%, breaker: {nodes: 5, window: 10m}}\n");
+        + "safety: {max_unavailable: 50%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
+        + ", max_unavailable: 100%, incident: {nodes: 2, window: 10m}}]}\n");
     service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(), Optional.of(TOKEN));
     port = service.port();
     browser = Browser.start(dir.resolve("chromium-profile"));
@@ -272,6 +273,24 @@ class StatusPageBrowserTest {
     await().atMost(SEEN).until(() -> String.valueOf(browser.text("#fleet-map .map-group h3"))
         .startsWith("without nvidia.com/gpu.clique (20): "));
     assertThat(send("GET", "/api/v1/fleet?group_by=not%20a%20label", null, TOKEN).statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  @Order(11)
+  void aZonesIncidentShowsOnThePageUntilItsButtonResetsIt() throws Exception {
+    Alert[] zoneA = new Alert[3];
+    for (int i = 0; i < zoneA.length; i++) {
+      zoneA[i] = Alerts.xid("gpu-node-" + (5 + i), "79");
+    }
+    assertThat(post("/api/v1/alerts", Alerts.json(zoneA), TOKEN).body()).contains("domain_incident");
+    await().atMost(SEEN).until(() -> "1 open".equals(browser.text("#incident-state")));
+    assertThat(browser.text("#incident-list")).contains(ZONE + "=zone-a since ", "nodes of " + ZONE + "=zone-a started"
+        + " faulting");
+    browser.screenshot(SHOTS.resolve("incident.png"));
+    browser.type("#incident-reset-reason", "the zone's switch replaced");
+    browser.click("#incident-list button");
+    await().atMost(SEEN).until(() -> "none open".equals(browser.text("#incident-state")));
+    assertThat(new JsonObject(send("GET", "/api/v1/safety", null, TOKEN).body()).getJsonArray("incidents")).isEmpty();
   }
 
   private static String url(int port) {
