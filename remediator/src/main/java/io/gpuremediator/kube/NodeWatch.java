@@ -58,8 +58,8 @@ final class NodeWatch implements AutoCloseable {
       selects.add(labels -> true);
     } else {
       informers.add(client.nodes().withLabelSelector(selector.get()).withLimit(LIST_PAGE).runnableInformer(0));
-      LabelSelector parsed = LabelSelector.parse(selector.get()).value();
-      selects.add(parsed == null ? labels -> true : parsed::matches);
+      selects.add(LabelSelector.fromApiSelector(selector.get()).<Predicate<Map<String, String>>>map(l -> l::matches)
+          .orElse(labels -> true));
       informers.add(client.nodes().withLabel(NodeKeys.MANAGED_LABEL, "true").withLimit(LIST_PAGE).runnableInformer(0));
       selects.add(labels -> "true".equals(labels.get(NodeKeys.MANAGED_LABEL)));
     }

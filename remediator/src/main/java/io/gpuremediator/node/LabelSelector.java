@@ -71,6 +71,11 @@ public record LabelSelector(String text, List<List<Requirement>> alternatives) {
     return Optional.of(String.join(",", alternatives.get(0).stream().map(Requirement::toString).toList()));
   }
 
+  /** The selector {@link #apiSelector} wrote, read back; empty when the text is not one. */
+  public static Optional<LabelSelector> fromApiSelector(String text) {
+    return Optional.ofNullable(parse(text).value());
+  }
+
   /** The default selector: {@link #GPU_NODES} and {@link #NEURON_NODES}. */
   public static LabelSelector gpuNodes() {
     return anyOf(Stream.concat(GPU_NODES.stream(), NEURON_NODES.stream()).map(t -> parse(t).value()).toList());

@@ -42,13 +42,13 @@ class CliTest {
     assertThat(run("validate", "../deploy/playbooks", config.toString())).isZero();
     assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
         "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by gpu-count-dropped,"
-            + " gpu-ecc-uncorrectable, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
+            + " gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
             + " gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service,"
             + " infiniband-link-down, neuron-hardware-error, node-memory-uncorrectable): its messages are counted as"
             + " unknown_receiver and not sent",
         "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
-            + " gpu-hardware-xid, gpu-nvlink-down, gpu-pcie-link-degraded, gpu-recovery-drain, gpu-recovery-reboot,"
+            + " gpu-fabric, gpu-hardware-xid, gpu-nvlink-down, gpu-pcie-link-degraded, gpu-recovery-drain, gpu-recovery-reboot,"
             + " gpu-recovery-reset, gpu-recovery-service, gpu-repeat-offender, gpu-row-remap-failure,"
             + " gpu-xid-reboot, gpu-xid-reset, gpu-xid-service, infiniband-link-down, neuron-hardware-error,"
             + " node-memory-uncorrectable: each is a silence_failed decision, and the episodes go on unsilenced",
