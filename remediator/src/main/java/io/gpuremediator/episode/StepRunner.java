@@ -266,8 +266,14 @@ final class StepRunner {
     Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
     if (to.isPresent()) {
       Progress escalated = Progress.startingIn(Stage.ESCALATED, now, 0, f.note());
-      return moves.move(node, e, Transition.ESCALATED, e.escalatedTo(to.get(), escalated), Optional.empty(),
-          kind.escalationReason().orElse(null), f.note() + "; escalated to " + to.get()).orElse(null);
+      Episode next = e.escalatedTo(to.get(), escalated);
+      Optional<Episode> moved = moves.move(node, e, Transition.ESCALATED, next, Optional.empty(),
+          kind.escalationReason().orElse(null), f.note() + "; escalated to " + to.get());
+      // The step's own reason (reboot_timeout, repair_failed, ...) is a decision and an Event of its own, beside the
+      // escalation that answers it: the escalation alone would hide why.
+      moved.ifPresent(m -> moves.decisions().decide(node, m, f.reason(), f.note() + " (then escalated to " + to.get()
+          + ")", List.of(), Optional.of(kind.stages().failed())));
+      return moved.orElse(null);
     }
     // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
     Episode next = e.with(e.progress().inStage(kind.stages().failed(), now).noted(f.note()));

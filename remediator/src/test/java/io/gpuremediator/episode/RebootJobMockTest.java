@@ -110,6 +110,11 @@ class RebootJobMockTest {
     assertThat(escalated.playbook()).isEqualTo("gpu-repeat-offender");
     assertThat(h.decisions(Reason.ESCALATED)).singleElement().satisfies(d -> assertThat(d.detail())
         .contains("did not come back Ready with a new bootID within 30m").contains("bootID unchanged"));
+    // Its own reason too, as a decision and an Event, not only the escalation that answers it.
+    assertThat(h.decisions(Reason.REBOOT_TIMEOUT)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("within 30m").contains("then escalated to gpu-repeat-offender"));
+    assertThat(h.events("RebootTimeout")).singleElement().satisfies(ev -> assertThat(ev.getMessage())
+        .startsWith("repair_failed: ").contains("did not come back Ready"));
   }
 
   @Test
