@@ -119,31 +119,36 @@
   }
 
   /**
-   * The two recovery histograms from /metrics (Prometheus text): episodes ended by outcome, with their mean time from
-   * the fault, and the time between a node's episodes. Since this instance started, as the histograms are.
+   * The recovery histograms from /metrics (Prometheus text): episodes ended by outcome and by who closed them (automatic,
+   * or a human), with their mean time from the fault; the repairs alone (a GPU reset, a reboot), without the drain; and
+   * the time between a node's episodes. Since this instance started, as the histograms are.
    */
   function drawRecovery(metrics) {
     const ended = new Map();
-    let incidents = { count: 0, sum: 0 };
+    const sums = { remediator_node_incident_interval_seconds: { count: 0, sum: 0 }, remediator_episode_repair_seconds: { count: 0, sum: 0 } };
     for (const line of metrics.split('\n')) {
-      const m = /^(remediator_episode_duration_seconds|remediator_node_incident_interval_seconds)_(count|sum)(\{[^}]*\})? (\S+)$/
+      const m = /^(remediator_episode_duration_seconds|remediator_episode_repair_seconds|remediator_node_incident_interval_seconds)_(count|sum)(\{[^}]*\})? (\S+)$/
         .exec(line);
       if (!m) {
         continue;
       }
       const value = Number(m[4]);
-      if (m[1] === 'remediator_node_incident_interval_seconds') {
-        incidents[m[2]] += value;
+      if (m[1] !== 'remediator_episode_duration_seconds') {
+        sums[m[1]][m[2]] += value;
         continue;
       }
       const outcome = (/outcome="([^"]*)"/.exec(m[3] || '') || [])[1] || 'unknown';
-      const o = ended.get(outcome) || { count: 0, sum: 0 };
+      const by = (/closed_by="([^"]*)"/.exec(m[3] || '') || [])[1] === 'human' ? ' by a human' : '';
+      const o = ended.get(outcome + by) || { count: 0, sum: 0 };
       o[m[2]] += value;
-      ended.set(outcome, o);
+      ended.set(outcome + by, o);
     }
     const parts = [...ended.entries()].filter(([, o]) => o.count > 0).sort()
       .map(([outcome, o]) => outcome + ' ' + o.count + ' (mean ' + human(o.sum / o.count) + ' from the fault)');
-    text('recovery', parts.length ? parts.join(', ') : 'no episode ended yet');
+    const repairs = sums.remediator_episode_repair_seconds;
+    text('recovery', (parts.length ? parts.join(', ') : 'no episode ended yet') + (repairs.count > 0 ? '; repairs alone'
+      + ' (GPU resets, reboots, without the drain): ' + repairs.count + ', mean ' + human(repairs.sum / repairs.count) : ''));
+    const incidents = sums.remediator_node_incident_interval_seconds;
     text('incidents', incidents.count > 0 ? incidents.count + ' repeat episodes on a node, mean ' + human(incidents.sum
       / incidents.count) + ' after its previous one' : 'none yet');
   }

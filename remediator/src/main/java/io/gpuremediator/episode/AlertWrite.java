@@ -106,7 +106,7 @@ final class AlertWrite {
           listener.actionTimed(r.type(), r.outcome().code(), writeSeconds);
         }
       }
-      applied.released().ifPresent(e -> listener.episodeEnded(e.playbook(), "released",
+      applied.released().ifPresent(e -> listener.episodeEnded(e.playbook(), "released", "automatic",
           Duration.between(e.startsAt(), clock.instant()).toMillis() / 1000.0));
       applied.overridden().forEach((e, what) -> episodeDecisions.decide(nodeName, e, Reason.HUMAN_OVERRIDE,
           HumanOverride.detail(e, what), List.of(), Optional.of(Stage.RELEASED)));

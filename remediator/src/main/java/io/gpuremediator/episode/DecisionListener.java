@@ -36,9 +36,12 @@ public interface DecisionListener {
 
   /**
    * Called when an episode ended ({@code released}, {@code replaced}) or stopped for a human ({@code needs_human}),
-   * {@code seconds} after its fault (its alert's startsAt).
+   * {@code seconds} after its fault (its alert's startsAt); {@code closedBy}: {@code automatic} or {@code human}.
    */
-  default void episodeEnded(String playbook, String outcome, double seconds) {}
+  default void episodeEnded(String playbook, String outcome, String closedBy, double seconds) {}
+
+  /** Called when a repair step (a GPU reset, a reboot) passed, {@code seconds} after it started. */
+  default void repaired(String playbook, String step, double seconds) {}
 
   /** Called when a node's new episode started {@code seconds} after its previous one. */
   default void incidentInterval(double seconds) {}

@@ -151,8 +151,13 @@ public final class DecisionRecorder implements DecisionListener {
   }
 
   @Override
-  public void episodeEnded(String playbook, String outcome, double seconds) {
-    metrics.episodeEnded(playbook, outcome, seconds);
+  public void repaired(String playbook, String step, double seconds) {
+    metrics.repaired(playbook, step, seconds);
+  }
+
+  @Override
+  public void episodeEnded(String playbook, String outcome, String closedBy, double seconds) {
+    metrics.episodeEnded(playbook, outcome, closedBy, seconds);
   }
 
   @Override

@@ -84,7 +84,8 @@ final class EpisodeMoves {
     Optional<Stage> announced = t.announced() ? Optional.of(stage) : Optional.empty();
     Decision d = decisions.decide(node, to, decided, detail, records, announced);
     announced.ifPresent(s -> outbound.stageChanged(node, to, playbooks.get().named(to.playbook()), s, decided, detail));
-    t.endsAs().ifPresent(outcome -> decisions.listener().episodeEnded(to.playbook(), outcome,
+    String closedBy = decided == Reason.RELEASED_BY_HUMAN || decided == Reason.HUMAN_OVERRIDE ? "human" : "automatic";
+    t.endsAs().ifPresent(outcome -> decisions.listener().episodeEnded(to.playbook(), outcome, closedBy,
         Duration.between(to.startsAt(), d.time()).toMillis() / 1000.0));
     return d;
   }

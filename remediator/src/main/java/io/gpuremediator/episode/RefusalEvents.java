@@ -198,9 +198,16 @@ public final class RefusalEvents implements DecisionListener {
       }
 
       @Override
-      public void episodeEnded(String playbook, String outcome, double seconds) {
+      public void episodeEnded(String playbook, String outcome, String closedBy, double seconds) {
         for (DecisionListener l : listeners) {
-          l.episodeEnded(playbook, outcome, seconds);
+          l.episodeEnded(playbook, outcome, closedBy, seconds);
+        }
+      }
+
+      @Override
+      public void repaired(String playbook, String step, double seconds) {
+        for (DecisionListener l : listeners) {
+          l.repaired(playbook, step, seconds);
         }
       }
 

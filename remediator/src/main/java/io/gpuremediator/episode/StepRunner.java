@@ -229,8 +229,11 @@ final class StepRunner {
       return written.orElse(null);
     }
     if (result instanceof StepResult.Succeeded s) {
-      moves.decisions().listener().stepFinished(task.kind(), "succeeded", Duration.between(task.started(), now).toMillis()
-          / 1000.0);
+      double took = Duration.between(task.started(), now).toMillis() / 1000.0;
+      moves.decisions().listener().stepFinished(task.kind(), "succeeded", took);
+      if (kind.stages().running() == Stage.REPAIRING) {
+        moves.decisions().listener().repaired(e.playbook(), task.kind(), took);
+      }
       Stage stage = kind.stages().passed().orElse(p.stage());
       Episode next = e.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
       Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),

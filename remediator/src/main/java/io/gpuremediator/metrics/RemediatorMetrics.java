@@ -34,6 +34,7 @@ public final class RemediatorMetrics {
   private final Histogram stepDuration;
   private final Histogram alertToAction;
   private final Histogram episodeDuration;
+  private final Histogram repairDuration;
   private final Histogram incidentInterval;
   private final Counter outboundRequests;
   private final Counter notificationsDropped;
@@ -51,6 +52,7 @@ public final class RemediatorMetrics {
         .labelNames("kind", "outcome").buckets(1, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200).register(registry);
     alertToAction = alertToAction(registry);
     episodeDuration = episodeDuration(registry);
+    repairDuration = repairDuration(registry);
     incidentInterval = incidentInterval(registry);
     outboundRequests = outboundRequests(registry);
     notificationsDropped = Counter.build("remediator_notifications_dropped_total",
@@ -101,9 +103,18 @@ public final class RemediatorMetrics {
   private static Histogram episodeDuration(CollectorRegistry registry) {
     return Histogram.build("remediator_episode_duration_seconds",
         "From an episode's fault (its alert's startsAt) to its end: back in service (released), replaced, or stopped for"
-            + " a human (needs_human), by playbook and outcome.")
-        .labelNames("playbook", "outcome")
+            + " a human (needs_human), by playbook, outcome and who closed it (automatic, or human: a release through"
+            + " the API or a human override).")
+        .labelNames("playbook", "outcome", "closed_by")
         .buckets(60, 300, 600, 1800, 3600, 7200, 21600, 43200, 86400, 259200, 604800).register(registry);
+  }
+
+  private static Histogram repairDuration(CollectorRegistry registry) {
+    return Histogram.build("remediator_episode_repair_seconds",
+        "A repair step that passed (a GPU reset, a reboot), from its start to its end: the repair alone, without the"
+            + " drain before it (a workload's checkpoint time) or the diagnostics after it, by playbook and step.")
+        .labelNames("playbook", "step")
+        .buckets(10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200).register(registry);
   }
 
   private static Histogram incidentInterval(CollectorRegistry registry) {
@@ -216,9 +227,18 @@ public final class RemediatorMetrics {
     stepDuration.labels(kind, outcome).observe(seconds);
   }
 
-  /** An episode ended ({@code released}, {@code replaced}) or stopped for a human ({@code needs_human}). */
-  public void episodeEnded(String playbook, String outcome, double seconds) {
-    episodeDuration.labels(playbook, outcome).observe(seconds);
+  /**
+   * An episode ended ({@code released}, {@code replaced}) or stopped for a human ({@code needs_human}).
+   *
+   * @param closedBy {@code automatic}, or {@code human} (a release through the API, a human override)
+   */
+  public void episodeEnded(String playbook, String outcome, String closedBy, double seconds) {
+    episodeDuration.labels(playbook, outcome, closedBy).observe(seconds);
+  }
+
+  /** A repair step (a GPU reset, a reboot) passed after this long, the drain before it not counted. */
+  public void repaired(String playbook, String step, double seconds) {
+    repairDuration.labels(playbook, step).observe(seconds);
   }
 
   /** A node's new episode started this long after its previous one. */

@@ -73,6 +73,26 @@ final class ClosedLoopHarness implements AutoCloseable {
   final MutableClock clock;
   private final boolean ownsServer;
   final List<Decision> decisions = new CopyOnWriteArrayList<>();
+  /** The episodes ended, as the duration metric labels them: "playbook outcome closed_by". */
+  final List<String> ended = new CopyOnWriteArrayList<>();
+  /** The repairs that passed, as the repair metric labels them: "playbook step". */
+  final List<String> repaired = new CopyOnWriteArrayList<>();
+  private final DecisionListener listener = new DecisionListener() {
+    @Override
+    public void decided(Decision d) {
+      decisions.add(d);
+    }
+
+    @Override
+    public void episodeEnded(String playbook, String outcome, String closedBy, double seconds) {
+      ended.add(playbook + " " + outcome + " " + closedBy);
+    }
+
+    @Override
+    public void repaired(String playbook, String step, double seconds) {
+      repaired.add(playbook + " " + step);
+    }
+  };
   final Fabric8Cluster cluster;
   final RemediationEngine engine;
   final EpisodeLoop loop;
@@ -159,9 +179,9 @@ final class ClosedLoopHarness implements AutoCloseable {
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2),
-        () -> true, decisions::add, clock, outside, replacements);
+        () -> true, listener, clock, outside, replacements);
     engine = EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
-        .listener(decisions::add).loop(loop).build();
+        .listener(listener).loop(loop).build();
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }
 

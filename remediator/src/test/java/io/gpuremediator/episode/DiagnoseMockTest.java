@@ -148,6 +148,8 @@ class DiagnoseMockTest {
     });
     assertThat(h.episode(NODE)).isNull();
     assertThat(h.node(NODE).unschedulable()).isFalse();
+    assertThat(h.ended).as("remediator_episode_duration_seconds: stopped for a human, then closed by one, not by a repair")
+        .containsExactly("gpu-xid needs_human automatic", "gpu-xid released human");
     assertThat(h.controls.release(NODE, "again", "test").status()).isEqualTo(HumanControls.Status.NOTHING_TO_DO);
     assertThat(h.controls.release("no-such-node", "x", "test").status()).isEqualTo(HumanControls.Status.UNKNOWN_NODE);
   }

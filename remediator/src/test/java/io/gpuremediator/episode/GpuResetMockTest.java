@@ -95,6 +95,10 @@ class GpuResetMockTest {
     assertThat(h.decisions(Reason.RELEASED)).singleElement()
         .satisfies(d -> assertThat(d.detail()).contains("without waiting for its alert"));
     assertThat(h.node(NODE).ledger().history()).singleElement().satisfies(p -> assertThat(p.playbook()).isEqualTo("gpu-reset"));
+    assertThat(h.ended).as("remediator_episode_duration_seconds{playbook,outcome,closed_by}")
+        .containsExactly("gpu-reset released automatic");
+    assertThat(h.repaired).as("remediator_episode_repair_seconds{playbook,step}: the reset alone, no drain")
+        .containsExactly("gpu-reset gpu_reset");
 
     // Alertmanager resends the firing alert, then its resolution: the same episode, already handled.
     assertThat(h.fire(Alerts.xid(NODE, "48")).reason()).isEqualTo(Reason.DUPLICATE_EPISODE);

@@ -128,7 +128,7 @@ class RemediationEngineTest {
       public void decided(Decision decision) {}
 
       @Override
-      public void episodeEnded(String playbook, String outcome, double seconds) {
+      public void episodeEnded(String playbook, String outcome, String closedBy, double seconds) {
         measured.add(playbook + " " + outcome + " " + seconds);
       }
 

@@ -209,7 +209,9 @@ class StatusPageBrowserTest {
     await().atMost(SEEN).until(() -> "no episode ended yet".equals(browser.text("#recovery")));
     assertThat(browser.text("#incidents")).isEqualTo("none yet");
     assertThat(post("/api/v1/nodes/gpu-node-1/release", "{\"reason\": \"GPU reseated\"}", TOKEN).statusCode()).isEqualTo(200);
-    await().atMost(SEEN).until(() -> String.valueOf(browser.text("#recovery")).startsWith("released 1 (mean "));
+    await().atMost(SEEN).until(() -> String.valueOf(browser.text("#recovery")).startsWith("released by a human 1 (mean "));
+    assertThat(service.get("/metrics").body()).as("the release through the API is a human's").contains(
+        "remediator_episode_duration_seconds_count{playbook=\"gpu-hardware-xid\",outcome=\"released\",closed_by=\"human\",} 1.0");
     assertThat(browser.text("#recovery")).endsWith(" from the fault)");
     browser.screenshot(SHOTS.resolve("recovery.png"));
   }
