@@ -6,6 +6,7 @@ import io.gpuremediator.config.RemediatorConfig.LeaderElection;
 import io.gpuremediator.config.RemediatorConfig.Limits;
 import io.gpuremediator.config.RemediatorConfig.Safety;
 import io.gpuremediator.config.RemediatorConfig.Tls;
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.value.Budget;
@@ -77,6 +78,7 @@ public final class ConfigLoader {
     OutboundConfig.Cloud cloud = OutboundConfig.cloud(m, base, problems);
     Optional<RemediatorConfig.Preflight> preflight = PreflightConfig.decode(m, problems);
     var accept = AcceptAlerts.decode(m, problems);
+    List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
     LogFormat logFormat = m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
       problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
       return LogFormat.TEXT;
@@ -91,7 +93,7 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */

@@ -1,5 +1,6 @@
 package io.gpuremediator.config;
 
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.value.Budget;
@@ -36,10 +37,12 @@ public record RemediatorConfig(
     Set<String> replaceProviders,
     Optional<Preflight> preflight,
     List<Matcher> acceptAlerts,
-    LogFormat logFormat) {
+    LogFormat logFormat,
+    List<DeferRule> deferTo) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
+    deferTo = List.copyOf(deferTo);
     Objects.requireNonNull(listenHost, "listenHost");
     Objects.requireNonNull(auth, "auth");
     Objects.requireNonNull(tls, "tls");

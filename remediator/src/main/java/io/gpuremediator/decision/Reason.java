@@ -53,6 +53,11 @@ public enum Reason {
   NODE_NOT_FOUND(Outcome.IGNORED),
   /** The node does not match node_selector. */
   NODE_NOT_SELECTED(Outcome.IGNORED),
+  /**
+   * The node shows a sign that another system owns its repair ({@code defer_to}: a condition, a taint, a label): no new
+   * episode; a running one stops before its next step, the node as it is, for a human.
+   */
+  DEFERRED(Outcome.IGNORED),
   /** The node carries gpu-remediator.io/exclude=true. */
   NODE_EXCLUDED(Outcome.IGNORED),
   /** A template rendered a value its Kubernetes field rejects; nothing was written. */

@@ -1,6 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.PlaybookSet;
@@ -26,6 +27,7 @@ public final class EngineBuilder {
   private NodeExclusion exclusion = new NodeExclusion(node -> { });
   private AlertScope scope = AlertScope.ALL;
   private NodeFanOut fanOut = NodeFanOut.SEQUENTIAL;
+  private List<DeferRule> deferTo = List.of();
 
   private EngineBuilder(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
     this.playbooks = playbooks;
@@ -80,6 +82,12 @@ public final class EngineBuilder {
     return this;
   }
 
+  /** {@code defer_to}: signs that another system owns a node's repair (default: none). */
+  public EngineBuilder deferTo(List<DeferRule> rules) {
+    this.deferTo = rules;
+    return this;
+  }
+
   /** How the nodes of one webhook are written side by side (default: one after another). */
   public EngineBuilder fanOut(NodeFanOut nodeFanOut) {
     this.fanOut = nodeFanOut;
@@ -89,6 +97,6 @@ public final class EngineBuilder {
   /** The engine. */
   public RemediationEngine build() {
     return new RemediationEngine(playbooks, cluster, resolver, clock, dryRun, gate, listener, mayWrite, exclusion, scope,
-        fanOut);
+        fanOut, deferTo);
   }
 }

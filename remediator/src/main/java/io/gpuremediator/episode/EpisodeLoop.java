@@ -104,7 +104,7 @@ public final class EpisodeLoop implements AutoCloseable {
         replacements);
     this.ports = new StepPorts(cluster, workloads, outside, limits, settings.retryDelay(), settings.jobNamespace(),
         settings.replaceProviders());
-    this.runner = new StepRunner(cluster, moves, ports, leading, gone);
+    this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }
 

@@ -97,6 +97,20 @@ final class EpisodeMoves {
     decided(node, over, t, null, detail, List.of(), Stage.REPLACED);
   }
 
+  /**
+   * A failed step escalates the episode to {@code to}: the escalation decided, and the step's own reason beside it (a
+   * decision and an Event: the escalation alone would hide why), unless the escalation already names it (a pre-flight's);
+   * empty when fenced out.
+   */
+  Optional<Episode> escalate(String node, Episode e, Episode next, String to, Reason escalation, Reason failure, String note,
+      Stage failedStage) throws ClusterException {
+    Optional<Episode> moved = move(node, e, Transition.ESCALATED, next, Optional.empty(), escalation, note + "; escalated to "
+        + to);
+    moved.filter(m -> failure != escalation).ifPresent(m -> decisions.decide(node, m, failure, note + " (then escalated to "
+        + to + ")", List.of(), Optional.of(failedStage)));
+    return moved;
+  }
+
   /** The episode stops for a human ({@code needs_human}), deciding why; empty when fenced out. */
   Optional<Episode> needsHuman(String node, Episode e, Reason reason, String why) throws ClusterException {
     Episode next = e.with(e.progress().inStage(Stage.NEEDS_HUMAN, writer.now()).noted(why));

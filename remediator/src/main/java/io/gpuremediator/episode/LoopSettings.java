@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.util.List;
@@ -20,9 +21,18 @@ import java.util.Set;
  * @param page the notify receivers told when a node reaches needs_human ({@code safety.page})
  * @param workers how many nodes the loop looks at side by side ({@code kubernetes.writes_in_flight}: a look waits on
  *     the API server far more than it computes, and the API budget, not the workers, paces the calls)
+ * @param deferTo signs that another system owns a node's repair ({@code defer_to}): an episode between steps on such a
+ *     node stops for a human
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
-    Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers) {
+    Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
+    List<DeferRule> deferTo) {
+  /** Settings that defer to no other repairer. */
+  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+      Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers) {
+    this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, List.of());
+  }
+
   /** Settings with no replace provider through the Kubernetes API, no pre-flight gate, no one paged, two workers. */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
     this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty(), List.of(), 2);
@@ -33,6 +43,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     replaceProviders = Set.copyOf(replaceProviders);
     Objects.requireNonNull(preflight, "preflight");
     page = List.copyOf(page);
+    deferTo = List.copyOf(deferTo);
     Objects.requireNonNull(interval, "interval");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");

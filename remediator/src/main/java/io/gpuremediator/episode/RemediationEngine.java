@@ -10,6 +10,7 @@ import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.Foreground;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
@@ -48,6 +49,7 @@ public final class RemediationEngine {
   private final AlertDecisions decisions;
   private final AlertWrite write;
   private final EpisodeAdmission admission;
+  private final List<DeferRule> deferTo;
   private final AlertScope scope;
   private final NodeFanOut fanOut;
   /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
@@ -58,7 +60,8 @@ public final class RemediationEngine {
   /** Built by {@link EngineBuilder}, which says what each part is. */
   RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, BooleanSupplier mayWrite, NodeExclusion exclusion, AlertScope scope,
-      NodeFanOut fanOut) {
+      NodeFanOut fanOut, List<DeferRule> deferTo) {
+    this.deferTo = List.copyOf(deferTo);
     this.scope = scope;
     this.fanOut = fanOut;
     this.playbooks = playbooks;
@@ -186,7 +189,9 @@ public final class RemediationEngine {
 
   private Optional<Decision> skipKnownEpisode(Evaluation e) {
     return EpisodeAdmission.isDuplicate(e.node, e.alert) ? Optional.of(decisions.duplicate(e.alert, e.node.name(),
-        e.playbook.name())) : Optional.empty();
+        e.playbook.name())) : e.phase == Phase.FIRING ? DeferRule.firstMatch(deferTo, e.node).map(sign -> decision(e.alert,
+        e.node.name(), e.playbook.name(), Reason.DEFERRED, e.node.name() + " shows " + sign + ": another system owns its"
+        + " repair (defer_to); no episode of ours", List.of())) : Optional.empty();
   }
 
   /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */

@@ -43,8 +43,11 @@ final class StepRunner {
   private final StepPorts ports;
   private final BooleanSupplier leading;
   private final GoneNodes gone;
+  private final OtherRepairer others;
 
-  StepRunner(Cluster cluster, EpisodeMoves moves, StepPorts ports, BooleanSupplier leading, GoneNodes gone) {
+  StepRunner(Cluster cluster, EpisodeMoves moves, StepPorts ports, BooleanSupplier leading, GoneNodes gone,
+      OtherRepairer others) {
+    this.others = others;
     this.cluster = cluster;
     this.moves = moves;
     this.ports = ports;
@@ -75,7 +78,7 @@ final class StepRunner {
       } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
         e = runImmediate(node, e, pb.get(), list);
       } else {
-        e = start(node, e, pb.get(), list.get(p.next()), now);
+        e = others.stopsBeforeStep(node, e) ? null : start(node, e, pb.get(), list.get(p.next()), now);
       }
     }
   }
@@ -269,14 +272,8 @@ final class StepRunner {
     Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
     if (to.isPresent()) {
       Progress escalated = Progress.startingIn(Stage.ESCALATED, now, 0, f.note());
-      Episode next = e.escalatedTo(to.get(), escalated);
-      Optional<Episode> moved = moves.move(node, e, Transition.ESCALATED, next, Optional.empty(),
-          kind.escalationReason().orElse(null), f.note() + "; escalated to " + to.get());
-      // The step's own reason (reboot_timeout, repair_failed, ...) is a decision and an Event of its own, beside the
-      // escalation that answers it: the escalation alone would hide why.
-      moved.ifPresent(m -> moves.decisions().decide(node, m, f.reason(), f.note() + " (then escalated to " + to.get()
-          + ")", List.of(), Optional.of(kind.stages().failed())));
-      return moved.orElse(null);
+      return moves.escalate(node, e, e.escalatedTo(to.get(), escalated), to.get(), kind.escalationReason().orElse(null),
+          f.reason(), f.note(), kind.stages().failed()).orElse(null);
     }
     // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
     Episode next = e.with(e.progress().inStage(kind.stages().failed(), now).noted(f.note()));

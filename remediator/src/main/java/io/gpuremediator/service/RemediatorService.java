@@ -181,14 +181,15 @@ public final class RemediatorService implements AutoCloseable {
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
-                p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight()),
+                p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight(),
+            config.deferTo()),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
     unwatched = UnwatchedNodes.background(cluster, config.nodeSelector(), clock);
     RemediationEngine engine = EngineBuilder.of(reloader::current, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster, unwatched), clock).dryRun(config.dryRun()).gate(gate)
-        .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts())
+        .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts()).deferTo(config.deferTo())
         .fanOut(fanOut).build();
     decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);

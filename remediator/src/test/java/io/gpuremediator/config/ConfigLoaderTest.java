@@ -3,6 +3,7 @@ package io.gpuremediator.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.config.RemediatorConfig.Breaker;
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.value.Rate;
 import java.io.IOException;
@@ -216,6 +217,26 @@ class ConfigLoaderTest {
         f + ":6: \"window\" in safety.domains item's incident: \"soon\" is not a duration (like 30s, 10m, 1h30m)",
         f + ":6: unknown key \"extra\" in safety.domains item's incident",
         f + ":9: safety.domains item's incident: missing required key \"nodes\" (a positive integer)");
+  }
+
+  @Test
+  void decodesDeferToInItsThreeFormsAndNamesEachMistakeWithItsLine() throws IOException {
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "defer_to:",
+        "  - condition: {type: AcceleratedHardwareReady, status: \"False\"}",
+        "  - taint: {key: remediation.medik8s.io/unhealthy}",
+        "  - label: {key: example.com/repair-owner, value: vendor}", "")).config().orElseThrow().deferTo()).containsExactly(
+        new DeferRule.Condition("AcceleratedHardwareReady", "False"), new DeferRule.Taint("remediation.medik8s.io/unhealthy"),
+        new DeferRule.Label("example.com/repair-owner", "vendor"));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "defer_to:",
+        "  - condition: {type: Ready}",
+        "  - taint: {key: a}",
+        "    label: {key: b, value: c}",
+        "  - taint: {key: \"not a key\"}", "")).errors()).containsExactly(
+        f + ":3: missing required key \"status\" in defer_to item's condition",
+        f + ":4: defer_to item: give exactly one of condition: {type, status}, taint: {key}, label: {key, value}",
+        f + ":6: \"key\" in defer_to item: \"not a key\" is not a qualified name (optional DNS prefix and '/', then at most"
+            + " 63 of A-Z, a-z, 0-9, '-', '_', '.')");
   }
 
   @Test

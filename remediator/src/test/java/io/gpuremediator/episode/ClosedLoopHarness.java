@@ -13,6 +13,7 @@ import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
@@ -108,7 +109,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
         EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, ReplaceBudget.NONE,
-        Set.of(), Optional.empty());
+        Set.of(), Optional.empty(), List.of());
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
@@ -119,7 +120,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** The same, on this clock (a real Alertmanager needs one near its own). */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, ReplaceBudget.NONE, Set.of(),
-        Optional.empty());
+        Optional.empty(), List.of());
   }
 
   /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
@@ -131,19 +132,25 @@ final class ClosedLoopHarness implements AutoCloseable {
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements,
       Set<String> replaceProviders) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
-        replacements, replaceProviders, Optional.empty());
+        replacements, replaceProviders, Optional.empty(), List.of());
   }
 
   /** These playbooks, with the pre-flight gate. */
   ClosedLoopHarness(Path dir, String playbooksYaml, PreflightSettings preflight) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight));
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight), List.of());
+  }
+
+  /** These playbooks, deferring to another repairer on nodes that show these signs ({@code defer_to}). */
+  ClosedLoopHarness(Path dir, String playbooksYaml, List<DeferRule> deferTo) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), deferTo);
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
     return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
-        false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight);
+        false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight, List.of());
   }
 
   /** The same, with these playbooks and ports. */
@@ -154,12 +161,12 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** The same, with this replacement budget. */
   ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements) {
     return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replacements, replaceProviders,
-        preflight);
+        preflight, List.of());
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
       MutableClock clock, boolean fresh, OutsidePorts outside, ReplaceBudget replacements, Set<String> replaceProviders,
-      Optional<PreflightSettings> preflight) {
+      Optional<PreflightSettings> preflight, List<DeferRule> deferTo) {
     this.server = server;
     this.replaceProviders = replaceProviders;
     this.preflight = preflight;
@@ -178,10 +185,10 @@ final class ClosedLoopHarness implements AutoCloseable {
     loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
-            replaceProviders, preflight, List.of(), 2),
+            replaceProviders, preflight, List.of(), 2, deferTo),
         () -> true, listener, clock, outside, replacements);
     engine = EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
-        .listener(listener).loop(loop).build();
+        .listener(listener).loop(loop).deferTo(deferTo).build();
     controls = new HumanControls(loop, cluster, () -> playbooks);
   }
 
