@@ -11,6 +11,8 @@ BENCH_JAR  := bench/target/bench.jar
 DEMO_JAR   := demo/target/demo.jar
 # The offline Kubernetes and prometheus-operator schema validator (npm modules pinned by its package-lock.json).
 VALIDATOR  := tools/validate-manifests
+# The Grafana dashboard's type check against @grafana/schema (npm modules pinned by its package-lock.json).
+DASHBOARD_CHECK := tools/check-dashboard
 MVN        := mvn -B -ntp
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and tests need, by the command that proves each is there.
@@ -71,13 +73,21 @@ test-signals: deps
 
 # deploy/: generated files current, NPD checks against recorded nvidia-smi output, shellcheck, and every
 # kustomization rendered offline and validated against the Kubernetes and prometheus-operator schemas.
-test-deploy: deps $(VALIDATOR)/node_modules/.installed
+test-deploy: deps $(VALIDATOR)/node_modules/.installed $(DASHBOARD_CHECK)/node_modules/.installed
 	deploy/prometheus-operator/generate --check
 	deploy/helm/generate --check
+	$(DASHBOARD_CHECK)/check deploy/grafana/gpu-remediator.json deploy/helm/gpu-remediator/files/gpu-remediator.json
+	@for f in $(DASHBOARD_CHECK)/must-fail/*.json; do \
+	  if $(DASHBOARD_CHECK)/check "$$f" >/dev/null 2>&1; then echo "dashboard check passed $$f, which must fail"; exit 1; fi; \
+	done; echo "dashboard check: every must-fail dashboard refused"
 	deploy/npd/tests/run
-	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* deploy/prometheus-operator/generate \
+	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* deploy/prometheus-operator/generate $(DASHBOARD_CHECK)/check \
 	  deploy/helm/generate tools/check-deploy
 	tools/check-deploy
+
+$(DASHBOARD_CHECK)/node_modules/.installed: $(DASHBOARD_CHECK)/package-lock.json
+	npm ci --prefix $(DASHBOARD_CHECK) --no-audit --no-fund --loglevel=error
+	touch $@
 
 $(VALIDATOR)/node_modules/.installed: $(VALIDATOR)/package-lock.json
 	npm ci --prefix $(VALIDATOR) --no-audit --no-fund --loglevel=error
@@ -101,4 +111,4 @@ fuzz: deps
 
 clean:
 	$(MVN) -q clean
-	rm -rf .bench .demo $(VALIDATOR)/node_modules
+	rm -rf .bench .demo $(VALIDATOR)/node_modules $(DASHBOARD_CHECK)/node_modules $(DASHBOARD_CHECK)/.gen
