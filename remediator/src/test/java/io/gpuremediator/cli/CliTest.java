@@ -45,15 +45,17 @@ class CliTest {
             + " gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
             + " gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service,"
-            + " infiniband-link-down, neuron-hardware-error, node-memory-uncorrectable): its messages are counted as"
+            + " infiniband-link-down, neuron-hardware-error, node-condition-reboot, node-condition-replace,"
+            + " node-memory-uncorrectable): its messages are counted as"
             + " unknown_receiver and not sent",
         "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
             + " gpu-fabric, gpu-hardware-xid, gpu-nvlink-down, gpu-pcie-link-degraded, gpu-recovery-drain, gpu-recovery-reboot,"
             + " gpu-recovery-reset, gpu-recovery-service, gpu-repeat-offender, gpu-row-remap-failure,"
             + " gpu-xid-reboot, gpu-xid-reset, gpu-xid-service, infiniband-link-down, neuron-hardware-error,"
-            + " node-memory-uncorrectable: each is a silence_failed decision, and the episodes go on unsilenced",
+            + " node-condition-reboot, node-condition-replace, node-memory-uncorrectable: each is a silence_failed"
+            + " decision, and the episodes go on unsilenced",
         "WARNING: " + config + ": replace or reboot steps by aws with no cloud.aws configured: gpu-repeat-offender,"
-            + " neuron-hardware-error: each is a replace_failed or repair_failed decision, nothing is called, and the node"
+            + " neuron-hardware-error, node-condition-replace: each is a replace_failed or repair_failed decision, nothing is called, and the node"
             + " waits for a human (or its on_fail)",
         "WARNING: " + config + ": safety.max_unavailable 10% rounds down to 0 for fewer than 10 selected nodes: on such a"
             + " fleet nothing is ever quarantined (an integer, such as 1, allows a node in a small pool)",

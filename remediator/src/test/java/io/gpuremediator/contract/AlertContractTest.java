@@ -59,7 +59,8 @@ class AlertContractTest {
         Arguments.of("NodeMemoryUncorrectable", "critical", true),
         Arguments.of("InfinibandLinkDown", "critical", true),
         Arguments.of("InfinibandLinkFlapping", "warning", false),
-        Arguments.of("GpuPcieLinkDegraded", "critical", true));
+        Arguments.of("GpuPcieLinkDegraded", "critical", true),
+        Arguments.of("NodeConditionProblem", "critical", true));
   }
 
   /** The alerts on the remediator itself ("Watching the watcher"), by severity: none is a remediation alert. */
@@ -192,6 +193,28 @@ class AlertContractTest {
       assertThat(CountersCsvGenerationsTest.namesOf(metric)).as(metric)
           .anySatisfy(name -> assertThat(csv).containsPattern("(?m)^# " + name + ", "));
     }
+  }
+
+  /** Every node condition the node-health rules name is one node-problem-detector's shipped configs write (tests/real/npd). */
+  @Test
+  void everyNodeConditionTheRulesNameIsOneNpdWrites() throws IOException {
+    Set<String> written = new TreeSet<>();
+    try (Stream<Path> configs = Files.list(Path.of("../tests/real/npd"))) {
+      for (Path f : configs.toList()) {
+        Matcher m = Pattern.compile("\\{\\s*\"type\":\\s*\"([A-Z]\\w+)\"").matcher(Files.readString(f));
+        while (m.find()) {
+          written.add(m.group(1));
+        }
+      }
+    }
+    String expr = (String) ALERTS.get("NodeConditionProblem").get("expr");
+    Matcher named = Pattern.compile("condition=~?\"([^\"]+)\"").matcher(expr);
+    Set<String> read = new TreeSet<>();
+    while (named.find()) {
+      read.addAll(List.of(named.group(1).split("\\|")));
+    }
+    assertThat(read).contains("KernelDeadlock", "ReadonlyFilesystem", "FrequentKubeletRestart", "CperHardwareErrorFatal");
+    assertThat(written).containsAll(read);
   }
 
   /** Every DCGM health code the rules name is a string dcgm-exporter writes (tests/real/dcgm-exporter/health-error-codes.txt). */
