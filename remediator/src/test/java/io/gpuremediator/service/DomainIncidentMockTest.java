@@ -9,9 +9,8 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.OnCallReceiver;
 import io.gpuremediator.testing.RunningService;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,13 +37,13 @@ class DomainIncidentMockTest {
   private static final String CLIQUE = "nvidia.com/gpu.clique";
 
   @TempDir Path dir;
-  private final Vertx vertx = Vertx.vertx();
+  private OnCallReceiver oncall;
   private EmulatedApiServer server;
 
   @AfterEach
   void stop() throws Exception {
     server.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    oncall.close();
   }
 
   private static void tray(KubernetesClient client, String name, String clique) {
@@ -65,12 +62,8 @@ class DomainIncidentMockTest {
       tray(client, "gb200-a-" + i, "clique-a");
     }
     tray(client, "gb200-b-0", "clique-b");
-    List<String> paged = new CopyOnWriteArrayList<>();
-    HttpServer oncall = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
-      paged.add(b.toJsonObject().getString("text"));
-      req.response().end("ok");
-    })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    Files.writeString(dir.resolve("oncall-url"), "http://127.0.0.1:" + oncall.actualPort() + "/services/T0/B0/x\n");
+    oncall = new OnCallReceiver(dir.resolve("oncall-url"));
+    List<String> paged = oncall.received();
     Files.writeString(dir.resolve("token"), TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["

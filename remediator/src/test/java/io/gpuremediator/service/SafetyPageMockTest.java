@@ -10,17 +10,14 @@ import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.OnCallReceiver;
 import io.gpuremediator.testing.RunningService;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,13 +39,13 @@ class SafetyPageMockTest {
       """;
 
   @TempDir Path dir;
-  private final Vertx vertx = Vertx.vertx();
+  private OnCallReceiver oncall;
   private EmulatedApiServer server;
 
   @AfterEach
   void stop() throws Exception {
     server.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    oncall.close();
   }
 
   @Test
@@ -56,12 +53,8 @@ class SafetyPageMockTest {
     server = EmulatedApiServer.start();
     KubernetesClient client = server.client();
     Nodes.createFleet(client, 4);
-    List<String> paged = new CopyOnWriteArrayList<>();
-    HttpServer oncall = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
-      paged.add(b.toJsonObject().getString("text"));
-      req.response().end("ok");
-    })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    Files.writeString(dir.resolve("oncall-url"), "http://127.0.0.1:" + oncall.actualPort() + "/services/T0/B0/x\n");
+    oncall = new OnCallReceiver(dir.resolve("oncall-url"));
+    List<String> paged = oncall.received();
     Files.writeString(dir.resolve("token"), TOKEN);
     Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
     Path config = dir.resolve("remediator.yaml");
