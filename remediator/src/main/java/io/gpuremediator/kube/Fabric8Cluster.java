@@ -158,7 +158,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         // to a timeout or a reset, its watch event not yet here): confirm on the server before saying so.
         Node server = get(name);
         if (!Objects.equals(server.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion())) {
-          cache.putOwn(server);
+          ownWrite(server);
           next = server;
           continue;
         }
@@ -175,7 +175,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         what = "update node " + name;
         if (specChanges) {
           Node spec = NodeMapper.withSpec(written, edited.node());
-          cache.putOwn(budget.write(() -> client.nodes().resource(spec).update()));
+          ownWrite(budget.write(() -> client.nodes().resource(spec).update()));
         }
       } catch (KubernetesClientException e) {
         retryOnConflict(e, attempt, what);
@@ -183,6 +183,15 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       }
       return edited.result();
     }
+  }
+
+  /** Caches our write's answer, unless it took the node out of every watch: the watch's DELETED is not undone. */
+  private Node ownWrite(Node written) {
+    if (watch.inView(written)) {
+      return cache.putOwn(written);
+    }
+    cache.remove(written.getMetadata().getName());
+    return written;
   }
 
   /** The conditions the edit set or changed, by type. */
@@ -212,7 +221,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         current.unschedulable(), merged, current.internalIps(), current.bootId(), current.resourceVersion(), current.ledger(),
         current.ledgerError());
     Node status = NodeMapper.withConditions(fresh, wanted);
-    return cache.putOwn(budget.write(() -> client.nodes().resource(status).updateStatus()));
+    return ownWrite(budget.write(() -> client.nodes().resource(status).updateStatus()));
   }
 
   private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {

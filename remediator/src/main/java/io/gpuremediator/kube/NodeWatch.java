@@ -74,25 +74,35 @@ final class NodeWatch implements AutoCloseable {
     informers.forEach(SharedIndexInformer::start);
   }
 
+  /**
+   * Each informer's events reach the cache on that informer's own thread; one at a time here, so that a deletion's look
+   * at the other informer's store and what it then does to the cache are one step: the other's deletion comes after.
+   */
   private ResourceEventHandler<Node> handler(SharedIndexInformer<Node> own) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(Node node) {
-        cache.put(node);
+        synchronized (NodeWatch.this) {
+          cache.put(node);
+        }
       }
 
       @Override
       public void onUpdate(Node old, Node node) {
-        cache.put(node);
+        synchronized (NodeWatch.this) {
+          cache.put(node);
+        }
       }
 
       @Override
       public void onDelete(Node node, boolean finalStateUnknown) {
-        Optional<Node> kept = heldByAnother(node, own);
-        if (kept.isPresent()) {
-          cache.put(kept.get()); // no longer matches this watch (its labels as they are now), still selected by the other
-        } else {
-          cache.remove(node.getMetadata().getName());
+        synchronized (NodeWatch.this) {
+          Optional<Node> kept = heldByAnother(node, own);
+          if (kept.isPresent()) {
+            cache.put(kept.get()); // no longer matches this watch (its labels as they are now), still selected by the other
+          } else {
+            cache.remove(node.getMetadata().getName());
+          }
         }
       }
     };
@@ -118,6 +128,12 @@ final class NodeWatch implements AutoCloseable {
       }
     }
     return Optional.empty();
+  }
+
+  /** Whether any of the watches selects the node as it is now (a write of ours can move a node out of view). */
+  boolean inView(Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+    return selects.stream().anyMatch(s -> s.test(labels));
   }
 
   /** The node as the informers hold it, the latest version when two do. */
