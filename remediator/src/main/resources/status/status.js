@@ -82,10 +82,20 @@
     text('pause-detail', p.paused ? 'since ' + p.since + ', until ' + p.until + (p.by ? ', by ' + p.by : '') : '');
   }
 
-  /** The open incidents, each with its nodes, its reason and a button that resets it (the reason above required). */
+  let drawnIncidents = '';
+
+  /**
+   * The open incidents, each with its nodes, its reason and a button that resets it (the reason above required);
+   * redrawn only when they changed, so a button stays put under the pointer.
+   */
   function drawIncidents(incidents) {
     text('incident-state', incidents.length ? incidents.length + ' open' : 'none open');
     byId('incident-state').className = incidents.length ? 'open' : 'closed';
+    const drawn = JSON.stringify(incidents);
+    if (drawn === drawnIncidents) {
+      return;
+    }
+    drawnIncidents = drawn;
     const list = byId('incident-list');
     list.replaceChildren();
     for (const i of incidents) {
@@ -198,9 +208,12 @@
         if (n.stage) {
           controls.append(nodeButton('Release', 'release', n.node), nodeButton('Retry', 'retry', n.node));
         }
+        const progress = element('td', n.progress || '', 'progress');
+        if (n.evidence && n.evidence.length) { // the evidence Jobs collected before a reboot or a replacement
+          progress.append(element('div', 'evidence: ' + n.evidence.join(', '), 'evidence'));
+        }
         row.append(element('td', n.node), element('td', 'since ' + (n.stage_since || n.since || '')),
-          element('td', (n.playbooks || []).join(', ')), element('td', step), element('td', n.progress || '', 'progress'),
-          controls);
+          element('td', (n.playbooks || []).join(', ')), element('td', step), progress, controls);
         table.append(row);
       }
       box.append(table);

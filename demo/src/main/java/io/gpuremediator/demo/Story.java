@@ -56,6 +56,7 @@ public final class Story {
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
       "repair_started", "repaired", "repair_failed", "reboot_timeout", "reboot_unsupported", "replace_started", "replaced",
+      "collect_started", "collect_waiting",
       "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 
   private final Pipeline p;
@@ -153,7 +154,9 @@ public final class Story {
     t.note("no one; never its remediation alerts (remediate!=\"true\"); and gpu-oncall hears of each stage change");
     boolean xidSilenced = courtesy.containsKey("silence");
     String worker = see.pods(xid).stream().filter(pod -> pod.startsWith(SimCluster.JOB_NAMESPACE + "/")).findFirst().orElseThrow();
-    Milestones.await(xidAt, STEP_TIMEOUT, List.of(new Milestone("drain", () -> see.stage(xid, "draining")
+    Milestones.await(xidAt, STEP_TIMEOUT, List.of(new Milestone("evidence", () -> decisionFor(xid, "collect_started")
+        .map(d -> "evidence before the reboot: " + d.path("detail").asText()), () -> see.nodeStateWhy(xid)),
+        new Milestone("drain", () -> see.stage(xid, "draining")
         .filter(n -> n.path("progress").asText().contains("PDB")).map(n -> "stage draining: " + n.path("progress").asText()),
         () -> see.nodeStateWhy(xid))), this::report, () -> { });
     t.note("the eviction API refuses " + worker + ": its PodDisruptionBudget allows no disruption until the job has"
@@ -168,9 +171,13 @@ public final class Story {
     Milestones.await(letGo, STEP_TIMEOUT, List.of(new Milestone("drained", () -> decisionFor(xid, "drained")
         .filter(n -> !see.pods(xid).contains(worker)).map(n -> "drained: " + worker + " evicted; " + xid
             + " stays out of service"), () -> see.nodeStateWhy(xid))), this::report, () -> { });
-    t.note("XID 79's catalog action is a reboot (recommended_action=reboot): playbook gpu-xid-reboot reboots the node");
+    t.note("XID 79's catalog action is a reboot (recommended_action=reboot): playbook gpu-xid-reboot reboots the node,");
+    t.note("once the evidence Job (nvidia-bug-report, into its pod's log, kept 7 days) finished or timed out");
     Repair rebooted = awaitRepair(xid, xidAt, repairMilestones(xid, "reboot"),
         xid + "'s exporter came back after the reboot reporting no XID");
+    Optional<Instant> collected = decisionFor(xid, "collect_started").map(d -> Instant.parse(d.path("time").asText()));
+    Optional<Instant> rebootAsked = decisionFor(xid, "repair_started").map(d -> Instant.parse(d.path("time").asText()));
+    boolean evidenceFirst = collected.isPresent() && rebootAsked.isPresent() && !collected.get().isAfter(rebootAsked.get());
 
     t.chapter("3. XID 48 (double-bit ECC error) on " + reset + ": the catalog says reset the GPU");
     long resetAt = System.nanoTime();
@@ -319,7 +326,8 @@ public final class Story {
         List.of(routed.get("receivers").split(",")),
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
-        replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired());
+        replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired(),
+        evidenceFirst);
   }
 
   /**

@@ -35,6 +35,7 @@ import java.util.Map;
  * @param fabricIncident whether the clique's incident opened
  * @param fabricPages the pages gpu-oncall received about the incident
  * @param fabricRepaired whether a reset or reboot was asked of a node of the clique
+ * @param xidEvidenceFirst whether the XID 79 node's evidence Job was created before its reboot was asked
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -63,4 +64,5 @@ public record StoryResult(
     Map<String, String> fabricDecisions,
     boolean fabricIncident,
     int fabricPages,
-    boolean fabricRepaired) {}
+    boolean fabricRepaired,
+    boolean xidEvidenceFirst) {}

@@ -17,9 +17,10 @@ import java.util.concurrent.TimeUnit;
  * {@code gpu-remediator.io/step} label). A diagnostic Job runs its pod on the node it is pinned to for a few seconds
  * (dcgmi diag -r 2 takes about two minutes on real GPUs), then completes, or fails with dcgmi's output in the pod's
  * log when the node is labelled {@value SimCluster#FAILS_DIAGNOSTICS}=fail; a pre-flight Job likewise. A GPU reset Job completes likewise
- * (nvidia-smi -r takes seconds). A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new
- * {@code status.nodeInfo.bootID} {@value #BOOT_MILLIS} ms later, Ready again {@value #READY_MILLIS} ms after the
- * reboot began; the Job itself fails (its pod died with the node), which is what a real one does.
+ * (nvidia-smi -r takes seconds), and an evidence Job ({@code collect}) likewise, its log standing in for a bug
+ * report. A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new {@code status.nodeInfo.bootID}
+ * {@value #BOOT_MILLIS} ms later, Ready again {@value #READY_MILLIS} ms after the reboot began; the Job itself fails
+ * (its pod died with the node), which is what a real one does.
  */
 final class JobController implements AutoCloseable {
   private static final String NAMESPACE = "gpu-remediator";
@@ -111,7 +112,8 @@ final class JobController implements AutoCloseable {
         .addToLabels("job-name", name).endMetadata().withNewSpec().withNodeName(node).withRestartPolicy("Never")
         .addNewContainer().withName(step.replace('_', '-')).withImage("sim").endContainer().endSpec()
         .withNewStatus().withPhase(fails ? "Failed" : "Succeeded").endStatus().build()).create();
-    server.log(NAMESPACE, pod, !diagnoses ? "GPU 00000000:1B:00.0 was successfully reset.\nAll done.\n" : fails
+    server.log(NAMESPACE, pod, "collect".equals(step) ? "H4sIAAAAAAAAA+y9a3fbRpIw/Hl+RZ/M... (simulated: the base64 of nvidia-bug-report.log.gz)\n"
+        : !diagnoses ? "GPU 00000000:1B:00.0 was successfully reset.\nAll done.\n" : fails
         ? "Deployment: Pass\nMemory: Fail - GPU 2: DCGM_FR_FAULTY_MEMORY uncorrectable errors during memtest\nexit 226\n"
         : "Deployment: Pass\nMemory: Pass\nDiagnostic: Pass\nPCIe: Pass\n");
     job.setStatus(new JobStatusBuilder().addNewCondition().withType(fails ? "Failed" : "Complete").withStatus("True")

@@ -37,6 +37,7 @@ class EndToEndIT {
     assertThat(r.xidDecision()).as("XID 79: quarantined by the gpu-xid-reboot playbook").isEqualTo("applied/actions_applied");
     assertThat(r.xidDrained()).as("the training worker evicted once its PodDisruptionBudget allowed").isTrue();
     assertThat(r.xidBack()).as("XID 79: rebooted, diagnosed, back in service").isNotNull();
+    assertThat(r.xidEvidenceFirst()).as("XID 79: the evidence Job created before the reboot was asked").isTrue();
     assertThat(r.resetBack()).as("XID 48: GPU reset, diagnosed, back in service").isNotNull();
     assertThat(r.driverPlaybook()).as("the driver's recovery action 1 takes the reset playbook").isEqualTo("gpu-recovery-reset");
     assertThat(r.driverResetBack()).as("the driver's recovery action: GPU reset, diagnosed, back in service").isNotNull();
@@ -66,6 +67,7 @@ class EndToEndIT {
     assertThat(r.notifications()).as("gpu-oncall told of the quarantines and stage changes")
         .anySatisfy(m -> assertThat(m).contains(" quarantined by gpu-xid-reboot: XID 79"))
         .anySatisfy(m -> assertThat(m).contains(" is drained (gpu-xid-reboot)"))
+        .anySatisfy(m -> assertThat(m).contains("(gpu-xid-reboot): evidence job gpu-remediator/gpu-evidence-"))
         .anySatisfy(m -> assertThat(m).contains(" is released (gpu-xid-reset)"))
         .anySatisfy(m -> assertThat(m).contains(" is released (gpu-count-dropped)"))
         .anySatisfy(m -> assertThat(m).contains(" needs a human: diagnostics failed"));

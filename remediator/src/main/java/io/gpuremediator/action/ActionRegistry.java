@@ -29,6 +29,7 @@ public final class ActionRegistry {
       new AnnotateAction(),
       new ConditionAction(),
       new EventAction(),
+      new CollectAction(),
       new DrainAction(),
       new DiagnoseAction(),
       new PreflightAction(),

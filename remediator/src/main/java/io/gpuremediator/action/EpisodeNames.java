@@ -24,6 +24,15 @@ public final class EpisodeNames {
         .substring(0, 16);
   }
 
+  /**
+   * The evidence Job of the episode's step {@code step} in the playbook it runs now: one per step, whatever the attempt,
+   * so the reboot or replacement after it finds it by name (an escalation's playbook collects anew).
+   */
+  public static String evidenceJobName(String node, Episode e, int step) {
+    return "gpu-evidence-" + hash(node + "/" + e.fingerprint() + "@" + e.startsAt() + "/" + e.playbook() + "/" + step)
+        .substring(0, 16);
+  }
+
   /** A short hash of the episode on this node. */
   public static String episodeHash(String node, Episode e) {
     return episodeHash(node, e.fingerprint(), e.startsAt());

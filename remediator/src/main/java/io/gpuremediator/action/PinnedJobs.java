@@ -7,6 +7,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.value.Durations;
+import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.yaml.MapReader;
@@ -39,7 +40,13 @@ final class PinnedJobs {
    * @param kind the step kind: the step label, and the container's name (with '-' for '_')
    */
   record Shape(String noun, String prefix, String kind, String image, List<String> command, Map<String, String> env,
-      Duration timeout, boolean privileged, boolean hostPid) {}
+      Duration timeout, boolean privileged, boolean hostPid, Duration keep) {
+    /** A Job kept a day after it finished, for people to read (the Job controller then removes it; we never delete). */
+    Shape(String noun, String prefix, String kind, String image, List<String> command, Map<String, String> env,
+        Duration timeout, boolean privileged, boolean hostPid) {
+      this(noun, prefix, kind, image, command, env, timeout, privileged, hostPid, Duration.ofDays(1));
+    }
+  }
 
   private PinnedJobs() {}
 
@@ -52,15 +59,20 @@ final class PinnedJobs {
   /** Creates the Job (idempotent: its name follows from the task), tolerating the playbook's taints. */
   static String create(LongStepRun<?> run, Shape shape) throws ClusterException {
     String name = name(run, shape.prefix());
+    create(run, shape, name);
+    return name;
+  }
+
+  /** Creates the Job under this name (idempotent), tolerating the playbook's taints. */
+  static void create(LongStepRun<?> run, Shape shape, String name) throws ClusterException {
     List<String> tolerations = new ArrayList<>();
     tolerations.add("node.kubernetes.io/unschedulable");
     TaintKeys.of(run.playbook().actions()).stream().filter(k -> !tolerations.contains(k))
         .forEach(tolerations::add);
     run.ports().workloads().createJob(new NodeJob(run.ports().jobNamespace(), name, run.node(), shape.kind().replace('_', '-'),
-        shape.image(), shape.command(), shape.env(), shape.timeout(),
+        shape.image(), shape.command(), shape.env(), shape.timeout(), shape.keep(),
         Map.of(EpisodeNames.JOB_EPISODE_LABEL, EpisodeNames.episodeHash(run.node(), run.episode()), STEP_LABEL,
             shape.kind()), tolerations, shape.privileged(), shape.hostPid()));
-    return name;
   }
 
   /** Creates the Job when the task has none yet, else looks at it: completed passes; failed, timed out or gone fails. */
@@ -74,7 +86,7 @@ final class PinnedJobs {
           + " created on " + run.node() + " (" + String.join(" ", shape.command()) + ")");
     }
     String job = shape.noun() + " " + namespace + "/" + task.handle();
-    Optional<JobState> state = run.ports().workloads().job(namespace, task.handle());
+    Optional<JobState> state = run.ports().workloads().job(namespace, task.handle()).map(JobRun::state);
     if (state.isEmpty()) {
       return new StepResult.Failed(failed, job + " is gone (deleted, or lost with its node): not passed");
     }

@@ -3,6 +3,7 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.playbook.Phase;
@@ -129,8 +130,12 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
   }
 
   @Override
-  public StepStart start(LongStepRun<RebootSpec> run) {
-    return new StepStart.Go("rebooting " + run.node() + " by " + run.spec().method().code(), Optional.empty());
+  public StepStart start(LongStepRun<RebootSpec> run) throws ClusterException {
+    Evidence evidence = Evidence.before(run, "the reboot of " + run.node());
+    if (evidence.waiting().isPresent()) {
+      return evidence.waiting().get();
+    }
+    return new StepStart.Go(evidence.after("rebooting " + run.node() + " by " + run.spec().method().code()), Optional.empty());
   }
 
   @Override

@@ -112,11 +112,15 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
     if (impossible.isPresent()) {
       return impossible.get();
     }
+    Evidence evidence = Evidence.before(run, "the replacement of " + run.node());
+    if (evidence.waiting().isPresent()) {
+      return evidence.waiting().get();
+    }
     Optional<Refusal> no = run.ports().limits().replacements().admit(run.node());
     if (no.isPresent()) {
       return new StepStart.Wait(no.get().reason(), "waiting to replace: " + no.get().detail(), false);
     }
-    return new StepStart.Go("replacing through " + run.spec().provider(), Optional.empty());
+    return new StepStart.Go(evidence.after("replacing through " + run.spec().provider()), Optional.empty());
   }
 
   /** Asks the provider (once), then waits for the Node object to go, or times out. */

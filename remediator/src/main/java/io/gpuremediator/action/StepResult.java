@@ -28,8 +28,17 @@ public sealed interface StepResult {
    */
   record Intent(String handle, String note) implements StepResult {}
 
-  /** Done: the next step may start. */
-  record Succeeded(String note) implements StepResult {}
+  /**
+   * Done: the next step may start.
+   *
+   * @param evidence an evidence Job the step left running ({@code namespace/name}), kept in the episode for people
+   */
+  record Succeeded(String note, Optional<String> evidence) implements StepResult {
+    /** Done, leaving nothing behind. */
+    public Succeeded(String note) {
+      this(note, Optional.empty());
+    }
+  }
 
   /** Failed: the episode stops here (or escalates), decided with {@code reason}. */
   record Failed(Reason reason, String note) implements StepResult {}

@@ -92,6 +92,13 @@ public enum Reason {
   DIAGNOSTICS_PASSED(Outcome.APPLIED),
   /** The diagnostic Job failed, timed out or was lost; the node stays out of service. */
   DIAGNOSTICS_FAILED(Outcome.FAILED),
+  /**
+   * The evidence Job ({@code collect}) was created on the node: it runs beside the drain, and a reboot or replacement of
+   * the episode waits for it to finish or time out.
+   */
+  COLLECT_STARTED(Outcome.APPLIED),
+  /** A reboot or replacement waits for the episode's evidence Job to finish or time out before it starts. */
+  COLLECT_WAITING(Outcome.SUPPRESSED),
   /** A repair began: the GPU reset Job was created, or the reboot was asked (recorded in the ledger first). */
   REPAIR_STARTED(Outcome.APPLIED),
   /** The repair is done: the GPU reset Job completed, or the node came back Ready with a new bootID. */

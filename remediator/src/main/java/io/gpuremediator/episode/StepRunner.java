@@ -238,7 +238,8 @@ final class StepRunner {
         moves.decisions().listener().repaired(e.playbook(), task.kind(), took);
       }
       Stage stage = kind.stages().passed().orElse(p.stage());
-      Episode next = e.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
+      Episode kept = s.evidence().map(job -> e.withEvidence(e.playbook() + "/actions/" + task.step(), job)).orElse(e);
+      Episode next = kept.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
       Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),
           s.note());
       written.ifPresent(w -> kind.cancel(node, ports));

@@ -55,7 +55,7 @@ final class NodesJson {
       episodes.add(new JsonObject().put("fingerprint", e.fingerprint()).put("alertname", e.alertname())
           .put("playbook", e.playbook()).put("starts_at", e.startsAt().toString()).put("since", e.since().toString())
           .put("stage", p.stage().code()).put("stage_since", p.stageSince().toString()).put("resolved", p.resolved())
-          .put("step", step(p)).put("progress", p.note()));
+          .put("step", step(p)).put("progress", p.note()).put("evidence", new JsonArray(e.evidence())));
       if (!playbooks.contains(e.playbook())) {
         playbooks.add(e.playbook());
       }
@@ -73,6 +73,7 @@ final class NodesJson {
         .put("stage_since", shown.map(p -> p.stageSince().toString()).orElse(null))
         .put("step", shown.map(NodesJson::step).orElse(null))
         .put("progress", shown.map(Progress::note).orElse(null))
+        .put("evidence", new JsonArray(ledger.episodes().values().stream().flatMap(e -> e.evidence().stream()).toList()))
         .put("since", since == null ? null : since.toString()).put("unschedulable", n.unschedulable())
         .put("ready", n.isReady()).put("episodes", episodes).put("changes", changes)
         .put("error", n.ledgerError().orElse(null));

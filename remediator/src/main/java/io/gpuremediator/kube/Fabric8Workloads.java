@@ -22,12 +22,14 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.workload.Eviction;
+import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +46,6 @@ import java.util.regex.Pattern;
 final class Fabric8Workloads implements Workloads {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern BUDGET_NAME = Pattern.compile("disruption budget (\\S+) needs");
-  /** A finished Job stays a day for people to read, then the Job controller removes it (we never delete). */
-  private static final int FINISHED_JOB_TTL_SECONDS = 86_400;
 
   private final KubernetesClient client;
   private final ApiBudget budget;
@@ -183,7 +183,7 @@ final class Fabric8Workloads implements Workloads {
     Job job = new JobBuilder()
         .withNewMetadata().withName(j.name()).withNamespace(j.namespace()).withLabels(j.labels()).endMetadata()
         .withNewSpec().withBackoffLimit(0).withActiveDeadlineSeconds(j.deadline().toSeconds())
-        .withTtlSecondsAfterFinished(FINISHED_JOB_TTL_SECONDS)
+        .withTtlSecondsAfterFinished((int) j.keep().toSeconds())
         .withNewTemplate().withNewMetadata().withLabels(j.labels()).endMetadata()
         .withNewSpec().withNodeName(j.node()).withRestartPolicy("Never").withTolerations(tolerations)
         .withHostPID(j.hostPid() ? Boolean.TRUE : null)
@@ -201,7 +201,7 @@ final class Fabric8Workloads implements Workloads {
   }
 
   @Override
-  public Optional<JobState> job(String namespace, String name) throws ClusterException {
+  public Optional<JobRun> job(String namespace, String name) throws ClusterException {
     Job job;
     try {
       job = budget.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get());
@@ -211,17 +211,20 @@ final class Fabric8Workloads implements Workloads {
     if (job == null || job.getMetadata().getDeletionTimestamp() != null) {
       return Optional.empty();
     }
+    String stamped = job.getMetadata().getCreationTimestamp(); // every API server stamps it; none: old, a wait is over
+    Instant created = stamped == null ? Instant.EPOCH : Instant.parse(stamped);
     List<JobCondition> conditions = job.getStatus() == null || job.getStatus().getConditions() == null ? List.of()
         : job.getStatus().getConditions();
     for (JobCondition c : conditions) {
       if ("True".equals(c.getStatus()) && "Complete".equals(c.getType())) {
-        return Optional.of(JobState.SUCCEEDED);
+        return Optional.of(new JobRun(JobState.SUCCEEDED, created));
       }
       if ("True".equals(c.getStatus()) && "Failed".equals(c.getType())) {
-        return Optional.of("DeadlineExceeded".equals(c.getReason()) ? JobState.TIMED_OUT : JobState.FAILED);
+        return Optional.of(new JobRun("DeadlineExceeded".equals(c.getReason()) ? JobState.TIMED_OUT : JobState.FAILED,
+            created));
       }
     }
-    return Optional.of(JobState.RUNNING);
+    return Optional.of(new JobRun(JobState.RUNNING, created));
   }
 
   /** Read raw: fabric8's getLog() may first watch the pod until it is ready, a call (and a grant) we do not want. */

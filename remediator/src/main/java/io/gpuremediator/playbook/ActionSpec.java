@@ -1,5 +1,6 @@
 package io.gpuremediator.playbook;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -59,6 +60,14 @@ public interface ActionSpec {
 
   /** The playbook a failure of this step escalates the episode to; empty: it stays out for a human. */
   default Optional<String> escalatesTo() {
+    return Optional.empty();
+  }
+
+  /**
+   * How long a reboot or replacement after this step waits, at most, for the evidence Job it leaves running (a
+   * {@code collect}); empty for every other step.
+   */
+  default Optional<Duration> evidenceTimeout() {
     return Optional.empty();
   }
 

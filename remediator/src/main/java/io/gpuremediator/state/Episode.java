@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * @param annotations the alert's annotations, likewise
  * @param outbound what the episode did outside Kubernetes, by step key, as the ledger keeps it: read and written
  *     through {@link #silence} and {@link #notified} ({@code silence/<key>} holds a {@link HeldSilence},
- *     {@code notify/<key>} marks a notification sent)
+ *     {@code notify/<key>} marks a notification sent, {@code evidence/<key>} names an evidence Job)
  * @param matched the playbook the alert matched; {@code playbook} runs it (another after an escalation)
  */
 public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
@@ -28,6 +28,8 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
   static final String SILENCE_PREFIX = "silence/";
   /** The key prefix of a notification sent. */
   static final String NOTIFY_PREFIX = "notify/";
+  /** The key prefix of an evidence Job a {@code collect} step created. */
+  static final String EVIDENCE_PREFIX = "evidence/";
   private static final String SENT = "sent";
   /** The most labels or annotations an episode keeps, and the most characters of each value. */
   public static final int CONTEXT_ENTRIES = 64;
@@ -107,6 +109,17 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
   /** The same episode with its step {@code stepKey}'s notification recorded as sent. */
   public Episode withNotified(String stepKey) {
     return withOutbound(NOTIFY_PREFIX + stepKey, SENT);
+  }
+
+  /** The same episode with the evidence Job ({@code namespace/name}) its step {@code stepKey} created. */
+  public Episode withEvidence(String stepKey, String job) {
+    return withOutbound(EVIDENCE_PREFIX + stepKey, job);
+  }
+
+  /** The evidence Jobs the episode's collect steps created ({@code namespace/name}), by their steps' keys. */
+  public List<String> evidence() {
+    return outbound.entrySet().stream().filter(o -> o.getKey().startsWith(EVIDENCE_PREFIX)).map(Map.Entry::getValue)
+        .toList();
   }
 
   /** The ids of the silences the episode holds. */

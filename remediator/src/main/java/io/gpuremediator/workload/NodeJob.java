@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * A Job to run on one node (diagnostics, a GPU reset, a reboot): pinned to {@code node} by nodeName, tolerating the
  * given taints, {@code backoffLimit: 0}, {@code restartPolicy: Never}, and {@code activeDeadlineSeconds} from
- * {@code deadline}.
+ * {@code deadline}, kept {@code keep} after it finished (ttlSecondsAfterFinished: the Job and its pod's log).
  *
  * @param container the name of its one container (the step kind)
  * @param env environment variables of the container
@@ -17,8 +17,8 @@ import java.util.Objects;
  * @param hostPid whether the pod shares the host's PID namespace (a reboot through nsenter into PID 1)
  */
 public record NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
-    Map<String, String> env, Duration deadline, Map<String, String> labels, List<String> tolerations, boolean privileged,
-    boolean hostPid) {
+    Map<String, String> env, Duration deadline, Duration keep, Map<String, String> labels, List<String> tolerations,
+    boolean privileged, boolean hostPid) {
   /** Validates presence and copies. */
   public NodeJob {
     Objects.requireNonNull(namespace, "namespace");
@@ -29,6 +29,7 @@ public record NodeJob(String namespace, String name, String node, String contain
     command = List.copyOf(command);
     env = Map.copyOf(env);
     Objects.requireNonNull(deadline, "deadline");
+    Objects.requireNonNull(keep, "keep");
     labels = Map.copyOf(labels);
     tolerations = List.copyOf(tolerations);
   }

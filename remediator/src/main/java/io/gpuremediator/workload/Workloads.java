@@ -19,8 +19,8 @@ public interface Workloads {
   /** Creates the Job; one that already exists under this name is left as it is (the call is idempotent). */
   void createJob(NodeJob job) throws ClusterException;
 
-  /** The Job's state, or empty when no Job of this name exists (lost or deleted). */
-  Optional<JobState> job(String namespace, String name) throws ClusterException;
+  /** The Job's state and age, or empty when no Job of this name exists (lost or deleted). */
+  Optional<JobRun> job(String namespace, String name) throws ClusterException;
 
   /** The last {@code lines} lines of the log of the Job's pod, or empty when there is none to read. */
   String logTail(String namespace, String job, int lines) throws ClusterException;

@@ -75,7 +75,7 @@ class ClosedLoopPropertyTest {
     private final Random random;
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-22T10:00:00Z"));
     private final InMemoryCluster cluster;
-    private final InMemoryWorkloads workloads = new InMemoryWorkloads();
+    private final InMemoryWorkloads workloads = new InMemoryWorkloads(clock);
     private final RemediationEngine engine;
     private final List<Decision> decided = new ArrayList<>();
     private final FiringAlerts alerts;
@@ -255,9 +255,11 @@ class ClosedLoopPropertyTest {
           .map(n -> n.name() + "=" + n.ledger().episodes().values()).toList() + "; decisions: " + decided.subList(
               Math.max(0, decided.size() - 12), decided.size()).stream().map(d -> d.node() + " " + d.reason().code() + " "
               + d.detail()).toList()).isLessThanOrEqualTo(maxDraining);
-      // Every Job is a diagnose attempt, or a repair's (a GPU reset; a reboot, asked at most once per attempt).
+      // Every Job is a diagnose attempt, a repair's (a GPU reset; a reboot, asked at most once per attempt), or the
+      // evidence of a playbook's collect step; no reboot while its episode's evidence Job runs within its timeout.
       long started = decided.stream().filter(d -> d.reason() == Reason.DIAGNOSE_STARTED
-          || d.reason() == Reason.REPAIR_STARTED).count();
+          || d.reason() == Reason.REPAIR_STARTED || d.reason() == Reason.COLLECT_STARTED).count();
+      assertThat(workloads.rebootsBeforeEvidence).as(where + ": reboots before their evidence").isEmpty();
       assertThat((long) workloads.jobsCreated).as(where + ": Jobs created vs diagnose and repair steps started")
           .isEqualTo(started);
     }

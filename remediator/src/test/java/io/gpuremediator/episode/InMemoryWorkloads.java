@@ -1,10 +1,15 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.workload.Eviction;
+import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,16 +24,33 @@ import java.util.function.Consumer;
  * a Job's name is unique. For the randomized tests, where thousands of steps must run in seconds.
  */
 final class InMemoryWorkloads implements Workloads {
+  private static final String STEP = "gpu-remediator.io/step";
   /** Pods by node; a pod name is unique in the fleet. */
   final Map<String, List<PodInfo>> pods = new HashMap<>();
   /** How many disruptions each budgeted pod's budget allows now. */
   final Map<String, Integer> budgetOf = new HashMap<>();
   final Map<String, JobState> jobs = new LinkedHashMap<>();
   final Map<String, String> jobNode = new HashMap<>();
+  /** Each Job as created: when (by the clock), its labels and its deadline. */
+  private final Map<String, NodeJob> specs = new HashMap<>();
+  private final Map<String, Instant> created = new HashMap<>();
+  /** Reboot Jobs created while an evidence Job of their episode still ran within its timeout: none may be. */
+  final List<String> rebootsBeforeEvidence = new ArrayList<>();
+  private final Clock clock;
   final Map<String, Integer> evictions = new HashMap<>();
   /** The node of every pod deleted (not evicted), in order. */
   final List<String> deletedOn = new ArrayList<>();
   int jobsCreated;
+
+  /** Jobs created at the epoch: an evidence Job's wait is over at once. */
+  InMemoryWorkloads() {
+    this(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+  }
+
+  /** Jobs created by this clock, as an API server stamps them. */
+  InMemoryWorkloads(Clock clock) {
+    this.clock = clock;
+  }
 
   void pod(String node, String name, boolean budgeted) {
     pods.computeIfAbsent(node, n -> new ArrayList<>()).add(new PodInfo("ml", name, name, "Running", false, false, false,
@@ -74,6 +96,17 @@ final class InMemoryWorkloads implements Workloads {
   @Override
   public synchronized void createJob(NodeJob job) {
     if (!jobs.containsKey(job.name()) && !jobNode.containsKey(job.name())) {
+      if ("reboot".equals(job.labels().get(STEP))) {
+        specs.forEach((name, other) -> {
+          if ("collect".equals(other.labels().get(STEP)) && jobs.get(name) == JobState.RUNNING
+              && other.labels().get(EpisodeNames.JOB_EPISODE_LABEL).equals(job.labels().get(EpisodeNames.JOB_EPISODE_LABEL))
+              && clock.instant().isBefore(created.get(name).plus(other.deadline()))) {
+            rebootsBeforeEvidence.add(job.name() + " while " + name + " ran");
+          }
+        });
+      }
+      specs.put(job.name(), job);
+      created.put(job.name(), clock.instant());
       jobs.put(job.name(), JobState.RUNNING);
       jobNode.put(job.name(), job.node());
       jobsCreated++;
@@ -81,8 +114,8 @@ final class InMemoryWorkloads implements Workloads {
   }
 
   @Override
-  public synchronized Optional<JobState> job(String namespace, String name) {
-    return Optional.ofNullable(jobs.get(name));
+  public synchronized Optional<JobRun> job(String namespace, String name) {
+    return Optional.ofNullable(jobs.get(name)).map(s -> new JobRun(s, created.get(name)));
   }
 
   @Override

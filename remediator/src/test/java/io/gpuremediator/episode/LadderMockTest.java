@@ -41,6 +41,8 @@ class LadderMockTest {
 
   /** The reboot Job's pod dies with the node; the kubelet comes back: a new bootID, Ready. */
   private void rebootHappens() {
+    h.lookUntil(NODE, Stage.DRAINED, 3);
+    h.finishJob("collect", "Complete", ""); // the reboot waits for its evidence
     h.lookUntil(NODE, Stage.REPAIRING, 2);
     h.finishJob("reboot", "Failed", "BackoffLimitExceeded");
     Nodes.booted(h.client, NODE, NODE + "-boot-" + ++boots, true);

@@ -155,6 +155,7 @@ class ClusterRoleTest {
       assertThat(service.post(Alerts.xid("gpu-node-3", "48", "reset_gpu"), Alerts.xid("gpu-node-4", "79", "reboot")))
           .contains("actions_applied");
       finish(setup, "gpu_reset");
+      finish(setup, "collect"); // the reboot's evidence first
       finish(setup, "reboot");
       setup.nodes().withName("gpu-node-4").editStatus(n -> {
         n.getStatus().getNodeInfo().setBootID("gpu-node-4-boot-2");

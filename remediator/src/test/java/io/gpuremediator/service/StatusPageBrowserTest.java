@@ -65,12 +65,17 @@ class StatusPageBrowserTest {
     // A playbook that drains, beside the immediate ones, for the release and retry buttons.
     Files.writeString(dir.resolve("drain.yaml"), "playbooks:\n  - name: status-page-drain\n    match: ['alertname=\"StatusPageDrain\"']\n"
         + "    actions:\n      - cordon: {}\n      - drain: {mode: evict, timeout: 30m}\n    on_resolved:\n      - uncordon: {}\n");
+    // One that collects evidence before it drains, for the evidence Job's name on the page.
+    Files.writeString(dir.resolve("evidence.yaml"), "playbooks:\n  - name: status-page-evidence\n"
+        + "    match: ['alertname=\"StatusPageEvidence\"']\n    actions:\n      - cordon: {}\n"
+        + "      - collect: {image: debian:bookworm-slim, command: [journalctl, -k, -b], timeout: 10m}\n"
+        + "      - drain: {mode: evict, timeout: 30m}\n");
     Files.writeString(dir.resolve("token"), TOKEN);
     Files.writeString(dir.resolve("read-token"), READ_TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
         + "auth: {bearer_token_file: token, read_token_file: read-token}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml]\nleader_election: {enabled: false}\n"
+        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml, evidence.yaml]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
         + ", max_unavailable: 100%, incident: {nodes: 2, window: 10m}}]}\n");
     service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(), Optional.of(TOKEN));
@@ -293,6 +298,21 @@ class StatusPageBrowserTest {
     browser.click("#incident-list button");
     await().atMost(SEEN).until(() -> "none open".equals(browser.text("#incident-state")));
     assertThat(new JsonObject(send("GET", "/api/v1/safety", null, TOKEN).body()).getJsonArray("incidents")).isEmpty();
+  }
+
+  @Test
+  @Order(12)
+  void aNodesEvidenceJobIsNamedInItsRow() throws Exception {
+    Alert evidence = Alerts.alert(AlertStatus.FIRING, "StatusPageEvidence", "fpevidence16",
+        Map.of("node", "gpu-node-16", "severity", "critical", "remediate", "true"));
+    assertThat(post("/api/v1/alerts", Alerts.json(evidence), TOKEN).statusCode()).isEqualTo(200);
+    String job = "gpu-remediator/" + await().atMost(SEEN).until(() -> client.batch().v1().jobs().inNamespace("gpu-remediator")
+        .withLabel("gpu-remediator.io/step", "collect").list().getItems(), jobs -> !jobs.isEmpty()).get(0).getMetadata().getName();
+    await().atMost(SEEN).until(() -> ("evidence: " + job).equals(browser.text("tr[data-node='gpu-node-16'] .evidence")));
+    assertThat(new JsonObject(send("GET", "/api/v1/nodes", null, TOKEN).body()).getJsonArray("nodes").stream()
+        .map(JsonObject.class::cast).filter(n -> n.getString("node").equals("gpu-node-16")).findFirst().orElseThrow()
+        .getJsonArray("evidence").getList()).containsExactly(job);
+    browser.screenshot(SHOTS.resolve("evidence.png"));
   }
 
   private static String url(int port) {

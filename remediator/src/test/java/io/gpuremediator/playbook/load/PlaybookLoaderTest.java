@@ -27,7 +27,7 @@ class PlaybookLoaderTest {
         Arguments.of("bad-matcher-regex.yaml", List.of(
             "5: matcher \"severity=~\"critical|(page\"\": invalid regex: Unclosed group")),
         Arguments.of("unknown-action.yaml", List.of(
-            "6: unknown action \"reimage\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, drain, diagnose, gpu_reset, reboot, replace, silence, notify)")),
+            "6: unknown action \"reimage\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, collect, drain, diagnose, gpu_reset, reboot, replace, silence, notify)")),
         Arguments.of("bad-taint-effect.yaml", List.of(
             "8: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"NoScheduleEver\"")),
         Arguments.of("unknown-template-variable.yaml", List.of(
@@ -59,6 +59,12 @@ class PlaybookLoaderTest {
             "6: replace action: \"via\" must be delete or remediate_annotation, not \"reimage\"",
             "7: preflight is the pre-flight gate's own step, configured under preflight in the service config; a playbook"
                 + " runs diagnose")),
+        Arguments.of("bad-collect.yaml", List.of(
+            "5: collect action: \"image\" must be an image reference without spaces, at most 512 characters",
+            "6: collect action: \"command\" must list 1 to 64 strings",
+            "6: collect action: \"timeout\" must be more than 0 and at most 2h",
+            "6: \"keep\" in collect action: duration must be greater than zero",
+            "7: missing required key \"image\" in collect action")),
         Arguments.of("bad-match-node.yaml", List.of(
             "6: match_node: matcher \"karpenter.sh/nodepool=~\"metal|(gpu\"\": invalid regex: Unclosed group",
             "11: \"match_node\" in playbook must list at least one matcher")),
