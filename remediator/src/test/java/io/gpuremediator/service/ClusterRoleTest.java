@@ -16,6 +16,7 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.Provisioners;
@@ -154,15 +155,15 @@ class ClusterRoleTest {
       // Repairs: a GPU reset on one node and a reboot (by Job) on another, each diagnosed and returned to service.
       assertThat(service.post(Alerts.xid("gpu-node-3", "48", "reset_gpu"), Alerts.xid("gpu-node-4", "79", "reboot")))
           .contains("actions_applied");
-      finish(setup, "gpu_reset");
-      finish(setup, "collect"); // the reboot's evidence first
-      finish(setup, "reboot");
+      Jobs.complete(setup, "gpu_reset");
+      Jobs.complete(setup, "collect"); // the reboot's evidence first
+      Jobs.complete(setup, "reboot");
       setup.nodes().withName("gpu-node-4").editStatus(n -> {
         n.getStatus().getNodeInfo().setBootID("gpu-node-4-boot-2");
         return n;
       });
-      finish(setup, "diagnose");
-      finish(setup, "diagnose");
+      Jobs.complete(setup, "diagnose");
+      Jobs.complete(setup, "diagnose");
       await().atMost(Duration.ofSeconds(20)).until(() -> Stream.of("gpu-node-3", "gpu-node-4")
           .noneMatch(n -> Boolean.TRUE.equals(setup.nodes().withName(n).get().getSpec().getUnschedulable())));
       Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
@@ -274,19 +275,6 @@ class ClusterRoleTest {
   private static Alert alert(String name, String node) {
     return Alerts.alert(AlertStatus.FIRING, name, "fp" + Integer.toHexString((name + node).hashCode()),
         Map.of("node", node, "severity", "critical", "remediate", "true"));
-  }
-
-  /** Plays the Job controller: waits for an unfinished Job of the step, then completes it. */
-  private static void finish(KubernetesClient setup, String step) {
-    Job[] found = new Job[1];
-    await().atMost(Duration.ofSeconds(20)).until(() -> {
-      found[0] = setup.batch().v1().jobs().inNamespace(NAMESPACE).withLabel("gpu-remediator.io/step", step).list().getItems()
-          .stream().filter(j -> j.getStatus() == null || j.getStatus().getConditions() == null
-              || j.getStatus().getConditions().isEmpty()).findFirst().orElse(null);
-      return found[0] != null;
-    });
-    found[0].setStatus(new JobStatusBuilder().addNewCondition().withType("Complete").withStatus("True").endCondition().build());
-    setup.batch().v1().jobs().inNamespace(NAMESPACE).resource(found[0]).updateStatus();
   }
 
   private List<RecordedRequest> drain() throws InterruptedException {

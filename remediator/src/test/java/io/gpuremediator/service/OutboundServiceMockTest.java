@@ -9,6 +9,7 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.AutoScalingStub;
+import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
@@ -98,6 +99,9 @@ class OutboundServiceMockTest {
     try (RunningService first = instance(config)) {
       assertThat(first.post(neuron)).contains("actions_applied");
       assertThat(first.post(neuron)).as("the other Alertmanager of an HA pair").contains("duplicate_episode");
+      // The replacement waits for the evidence first: this boot's kernel log, in the Job's pod log.
+      assertThat(Jobs.complete(client, "collect").getSpec().getTemplate().getSpec().getContainers().get(0).getCommand())
+          .contains("journalctl", "-k");
       first.awaitStage(NODE, "replacing", n -> true);
       await().atMost(Duration.ofSeconds(20)).until(() -> silences("active").size() == 1);
       await().atMost(Duration.ofSeconds(20)).until(() -> told.stream().anyMatch(m -> m.contains("is replacing")));
