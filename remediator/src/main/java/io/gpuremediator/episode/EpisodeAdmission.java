@@ -12,15 +12,25 @@ import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.SafetyGate;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /** A new episode's admission by the fleet's limits, and its first write, as one: no other admission takes its place. */
 final class EpisodeAdmission {
+  /** How long a copy waits for the admission of its episode under way (as a webhook waits for a node). */
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
   private final Cluster cluster;
   private final SafetyGate gate;
   private final AlertWrite write;
   private final AlertDecisions decisions;
+  /** The episodes being admitted now, by node, fingerprint and start; their copies wait on the latch. */
+  private final Map<String, CountDownLatch> admitting = new ConcurrentHashMap<>();
 
   EpisodeAdmission(Cluster cluster, SafetyGate gate, AlertWrite write, AlertDecisions decisions) {
     this.cluster = cluster;
@@ -32,9 +42,39 @@ final class EpisodeAdmission {
   /**
    * Admits the new episode against the node as the cache has it now and the gate's budgets (a place reserved,
    * so no other admission can take it), writes, and settles the reservation: a start when the node was
-   * quarantined, the place given back otherwise. No gate lock is held while the node is written.
+   * quarantined, the place given back otherwise. No gate lock is held while the node is written. Copies of one episode
+   * (Alertmanager's retries, an HA pair's twins) are admitted one at a time: a copy waits for the admission under way
+   * and is then the duplicate it is, never refused by the places the first copy holds (a rate limit full of copies).
    */
   Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
+      String note, String matched) {
+    String key = nodeName + "/" + alert.fingerprint() + "@" + alert.startsAt();
+    CountDownLatch mine = new CountDownLatch(1);
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    for (CountDownLatch other = admitting.putIfAbsent(key, mine); other != null; other = admitting.putIfAbsent(key, mine)) {
+      if (!await(other, deadline)) {
+        return decisions.decision(alert, nodeName, playbook.name(), Reason.KUBE_UNAVAILABLE, "another copy of this alert"
+            + " was still being admitted after " + WAIT.toSeconds() + "s; nothing written (Alertmanager retries)", List.of());
+      }
+    }
+    try {
+      return admitOne(alert, playbook, nodeName, steps, specs, note, matched);
+    } finally {
+      admitting.remove(key, mine);
+      mine.countDown();
+    }
+  }
+
+  private static boolean await(CountDownLatch other, long deadline) {
+    try {
+      return other.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private Decision admitOne(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
       String note, String matched) {
     NodeInfo node = cluster.node(nodeName).orElse(null);
     if (node == null) {

@@ -28,10 +28,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -179,8 +181,9 @@ class SafetyEngineTest {
       reasons.add(f.get().reason());
     }
     pool.shutdown();
-    assertThat(reasons).filteredOn(r -> r == Reason.ACTIONS_APPLIED).hasSize(1);
-    assertThat(reasons).filteredOn(r -> r == Reason.DUPLICATE_EPISODE).hasSize(49);
+    String seen = reasons.stream().collect(Collectors.groupingBy(r -> r, TreeMap::new, Collectors.counting())).toString();
+    assertThat(reasons).as(seen).filteredOn(r -> r == Reason.ACTIONS_APPLIED).hasSize(1);
+    assertThat(reasons).as(seen).filteredOn(r -> r == Reason.DUPLICATE_EPISODE).hasSize(49);
     await().atMost(Duration.ofSeconds(10)).until(() -> !cluster.events().isEmpty()); // written after the answer
     assertThat(cluster.events()).hasSize(1);
     assertThat(gate.snapshot().rateUsed()).isEqualTo(1);
