@@ -12,6 +12,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.simapi.Kubeconfig;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
+import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.Nodes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -124,6 +125,7 @@ class FailoverIT {
     String reboot = "gpu-node-2";
     assertThat(leader.post(Alerts.json(Alerts.xid(reset, "48", "reset_gpu"), Alerts.xid(reboot, "79", "reboot"))))
         .contains("actions_applied");
+    Jobs.complete(client, "collect"); // the reboot's evidence, collected beside its drain
     await().atMost(Duration.ofSeconds(30)).until(() -> jobs("gpu_reset").size() == 1 && jobs("reboot").size() == 1
         && leader.stage(reset).filter(n -> n.getString("stage").equals("repairing")).isPresent()
         && leader.stage(reboot).filter(n -> n.getString("stage").equals("repairing")).isPresent());
