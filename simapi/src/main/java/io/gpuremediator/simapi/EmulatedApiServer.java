@@ -29,6 +29,7 @@ import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
@@ -83,6 +84,8 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private final AtomicInteger logged = new AtomicInteger();
   private final Map<String, AtomicInteger> answersToLose = new ConcurrentHashMap<>();
   private final NodePodWatches podWatches = new NodePodWatches(JSON);
+  private final Map<String, AtomicInteger> deviceEvictions = new ConcurrentHashMap<>();
+  private final DynamicResources dra = new DynamicResources(this::read, this::deleteForDeviceTaint, Clock.systemUTC());
 
   private EmulatedApiServer(Map<ServerRequest, Queue<ServerResponse>> responses) {
     this.crud = new KubernetesMixedDispatcher(responses);
@@ -238,6 +241,56 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   }
 
   private MockResponse answer(RecordedRequest request, String path) {
+    String method = request.method().name();
+    if (DynamicResources.slicesByField(method, path)) {
+      if (path.contains("watch=")) {
+        return status(400, "BadRequest", "simapi: a watch of resourceslices by field is not emulated", null);
+      }
+      return answered(dra.slices(path));
+    }
+    RecordedRequest stored = request;
+    if (DynamicResources.writesRule(method, path)) {
+      DynamicResources.Answer rule;
+      try {
+        rule = dra.rule(JSON.readTree(request.getBody().getBytes()));
+      } catch (IOException e) {
+        return status(400, "BadRequest", "the body is not JSON: " + e.getMessage(), null);
+      }
+      if (!rule.ok()) {
+        return answered(rule);
+      }
+      stored = request(request.method(), path, rule.object().toString());
+    }
+    MockResponse answer = answerCrud(stored, path);
+    if (DynamicResources.changesDevices(method, path) && answer.code() / 100 == 2) {
+      dra.evict();
+    }
+    return answer;
+  }
+
+  private static MockResponse answered(DynamicResources.Answer a) {
+    return a.ok() ? json(a.code(), a.object().toString()) : status(a.code(), a.reason(), a.message(), null);
+  }
+
+  /** A pod the device taint eviction controller deletes (as it does: a delete, not an eviction). */
+  private void deleteForDeviceTaint(String namespace, String name) {
+    String path = "/api/v1/namespaces/" + namespace + "/pods/" + name;
+    JsonNode pod = read(path);
+    if (pod == null) {
+      return;
+    }
+    crud.dispatch(request(HttpMethod.DELETE, path, null));
+    podWatches.changed("DELETED", pod);
+    deviceEvictions.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger()).incrementAndGet();
+  }
+
+  /** Pods the device taint eviction controller deleted, by namespace and name. */
+  public int deviceTaintEvictions(String namespace, String pod) {
+    AtomicInteger n = deviceEvictions.get(namespace + "/" + pod);
+    return n == null ? 0 : n.get();
+  }
+
+  private MockResponse answerCrud(RecordedRequest request, String path) {
     Matcher m;
     if (request.method() == HttpMethod.POST && (m = EVICTION.matcher(path)).matches()) {
       return evict(m.group(1), m.group(2));

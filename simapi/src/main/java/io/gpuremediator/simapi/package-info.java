@@ -3,6 +3,7 @@
  * a loopback address, plus what it lacks of the real API server, reproduced from its documented behaviour:
  * pods listed and watched by the field selector {@code spec.nodeName}, the policy/v1 Eviction subresource checked
  * against the PodDisruptionBudgets in the store (429 with a DisruptionBudget cause, 500 for several
- * budgets, the budget's disruptionsAllowed spent), throttling, and pod logs.
+ * budgets, the budget's disruptionsAllowed spent), throttling, pod logs, and Dynamic Resource Allocation's device
+ * taints ({@link DynamicResources}: ResourceSlices by field, DeviceTaintRules validated, the eviction controller).
  */
 package io.gpuremediator.simapi;
