@@ -14,9 +14,9 @@ import java.util.Optional;
 
 /**
  * What a destructive step (a reboot, a replacement) finds of its episode's evidence Jobs before it starts: the
- * {@code collect} steps before it in the playbook's actions, each finished, failed, timed out or gone. One still running
- * within its timeout holds the step back; past it (with a slack for the Job controller to mark the deadline), the step
- * goes on: evidence never blocks a repair for good.
+ * {@code collect} steps before it in the playbook's actions (all of them, for a step of on_resolved), each finished,
+ * failed, timed out or gone. One still running within its timeout holds the step back; past it (with a slack for the
+ * Job controller to mark the deadline), the step goes on: evidence never blocks a repair for good.
  *
  * @param waiting the wait while one still runs; empty: the step may start
  * @param seen what each Job came to, for the step's note ("evidence job ns/name completed"); empty without collect
@@ -30,7 +30,9 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen) {
     List<ActionSpec> actions = run.playbook().actions();
     List<String> seen = new ArrayList<>();
     String namespace = run.ports().jobNamespace();
-    for (int i = 0; i < Math.min(run.task().step(), actions.size()); i++) {
+    // A step of on_resolved comes after every step of actions; a step of actions after those before it.
+    int before = run.episode().progress().releasing() ? actions.size() : Math.min(run.task().step(), actions.size());
+    for (int i = 0; i < before; i++) {
       ActionSpec step = actions.get(i);
       if (step.evidenceTimeout().isEmpty() || step.dryRun()) {
         continue;
