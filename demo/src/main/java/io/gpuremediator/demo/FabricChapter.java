@@ -96,14 +96,14 @@ final class FabricChapter {
    */
   private Optional<String> decided(Map<String, String> into) throws IOException, InterruptedException {
     for (String tray : trays) {
-      Optional<JsonNode> d = see.decisions(tray).stream().filter(x -> x.path("alertname").asText().equals(ALERT)
-          && DECIDING.contains(x.path("reason").asText())).findFirst();
-      if (d.isEmpty()) {
-        return Optional.empty();
+      if (into.containsKey(tray)) {
+        continue; // seen at an earlier look
       }
-      into.put(tray, d.get().path("outcome").asText() + "/" + d.get().path("reason").asText());
+      see.decisions(tray).stream().filter(x -> x.path("alertname").asText().equals(ALERT)
+          && DECIDING.contains(x.path("reason").asText())).findFirst()
+          .ifPresent(d -> into.put(tray, d.path("outcome").asText() + "/" + d.path("reason").asText()));
     }
-    return Optional.of("remediator: " + into);
+    return into.size() == trays.size() ? Optional.of("remediator: " + into) : Optional.empty();
   }
 
   private List<String> pages() {

@@ -18,6 +18,8 @@ import java.util.stream.StreamSupport;
 
 /** Reads what each part of the pipeline says: Prometheus, Alertmanager, the remediator and the cluster. */
 final class Observe {
+  /** The decisions the service keeps, all of which a look here reads. */
+  private static final int DECISION_LOG = 1000;
   /** The taint key every shipped quarantine playbook sets. */
   static final String TAINT_KEY = "gpu-remediator.io/unhealthy";
 
@@ -165,10 +167,14 @@ final class Observe {
     return StreamSupport.stream(alertmanagerAlert.path("receivers").spliterator(), false).map(r -> r.path("name").asText()).toList();
   }
 
-  /** The remediator's decisions about {@code node}, newest first. */
+  /**
+   * The remediator's decisions about {@code node}, newest first, from its whole log (the API's default is the newest
+   * 100 fleet-wide: by the later chapters, a node's first decision can be older than that).
+   */
   List<JsonNode> decisions(String node) throws IOException, InterruptedException {
     List<JsonNode> out = new ArrayList<>();
-    for (JsonNode d : p.http().get(p.remediatorUrl() + "/api/v1/decisions", p.token()).path("decisions")) {
+    for (JsonNode d : p.http().get(p.remediatorUrl() + "/api/v1/decisions?limit=" + DECISION_LOG, p.token())
+        .path("decisions")) {
       if (d.path("node").asText().equals(node)) {
         out.add(d);
       }
