@@ -2,11 +2,13 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.action.NotifyAction.NotifySpec;
 import io.gpuremediator.action.SilenceAction.SilenceSpec;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.ClaimKey;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,6 +32,8 @@ public final class ActionRegistry {
       new ConditionAction(),
       new EventAction(),
       new CollectAction(),
+      new FenceGpuAction(),
+      new UnfenceGpuAction(),
       new DrainAction(),
       new DiagnoseAction(),
       new PreflightAction(),
@@ -82,6 +86,16 @@ public final class ActionRegistry {
     for (ActionKind<?> kind : KINDS) {
       kind.longStep().ifPresent(step -> step.cancel(node, ports));
     }
+  }
+
+  /**
+   * Gives back what the episode holds outside its node at its end (a human's release, a human's override, its last
+   * step): the DeviceTaintRules of its fenced GPUs, and what every long step kind holds for the node. Says which of
+   * its GPUs still carry their driver's own taint.
+   */
+  public static List<String> giveBack(String node, Episode e, StepPorts ports) throws ClusterException {
+    cancelAll(node, ports);
+    return UnfenceGpuAction.giveBack(node, e, ports);
   }
 
   /** The silence a step holds while its episode lasts, when it is a silence step. */

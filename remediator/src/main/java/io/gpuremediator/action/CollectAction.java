@@ -92,6 +92,6 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
     String job = run.ports().jobNamespace() + "/" + name;
     return new StepResult.Succeeded("evidence job " + job + " created on " + run.node() + " (" + String.join(" ",
         spec.command()) + "), kept " + Durations.format(spec.keep()) + "; the drain goes on beside it, a reboot or"
-        + " replacement waits for it", Optional.of(job));
+        + " replacement waits for it", new StepResult.Kept.EvidenceJob(job));
   }
 }

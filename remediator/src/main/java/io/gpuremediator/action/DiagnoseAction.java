@@ -17,7 +17,9 @@ import java.util.Set;
  * {@code diagnose: {image, command, timeout, on_fail}}: a long step, a diagnostic Job pinned to the node. Its name
  * follows from the episode, the step and the attempt ({@link EpisodeNames#jobName}), so creating it twice finds the
  * same Job: one Job per diagnose step. It passes only when the Job completes; a Job that fails, times out, or is gone
- * (deleted, or lost with its node) fails the step, which escalates to {@code on_fail} when it names a playbook.
+ * (deleted, or lost with its node) fails the step, which escalates to {@code on_fail} when it names a playbook. After a
+ * {@code fence_gpu} the Job sees the fenced GPUs only ({@code NVIDIA_VISIBLE_DEVICES}, and {@code {{ gpus }}} in the
+ * command), and starts once no pod holds them ({@link FencedGpus}).
  */
 public final class DiagnoseAction extends BackgroundKind<DiagnoseAction.DiagnoseSpec> {
   /**
@@ -65,8 +67,9 @@ public final class DiagnoseAction extends BackgroundKind<DiagnoseAction.Diagnose
   }
 
   @Override
-  public StepStart start(LongStepRun<DiagnoseSpec> run) {
-    return new StepStart.Go("creating the diagnostic job", Optional.empty());
+  public StepStart start(LongStepRun<DiagnoseSpec> run) throws ClusterException {
+    return FencedGpus.waitWhileHeld(run, "the diagnostic").orElse(new StepStart.Go("creating the diagnostic job",
+        Optional.empty()));
   }
 
   @Override
@@ -77,7 +80,10 @@ public final class DiagnoseAction extends BackgroundKind<DiagnoseAction.Diagnose
   @Override
   public StepResult look(LongStepRun<DiagnoseSpec> run) throws ClusterException {
     DiagnoseSpec spec = run.spec();
+    String fenced = FencedGpus.uuids(run);
+    List<String> command = fenced.isEmpty() ? spec.command() : GpuResetAction.withGpus(spec.command(), fenced);
     return PinnedJobs.createOrLook(run, new PinnedJobs.Shape("diagnostic job", "gpu-diag-", name(), spec.image(),
-        spec.command(), Map.of(), spec.timeout(), false, false), Reason.DIAGNOSTICS_FAILED);
+        command, fenced.isEmpty() ? Map.of() : Map.of("NVIDIA_VISIBLE_DEVICES", fenced), spec.timeout(), false, false),
+        Reason.DIAGNOSTICS_FAILED);
   }
 }

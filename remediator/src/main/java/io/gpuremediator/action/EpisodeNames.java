@@ -43,6 +43,16 @@ public final class EpisodeNames {
     return hash(node + "/" + fingerprint + "@" + startsAt).substring(0, 16);
   }
 
+  /**
+   * The DeviceTaintRule fencing one device of the node: named from node and device, never from the episode, so a
+   * restart, a failover or a second episode finds the rule there and never writes a second one for that device.
+   */
+  public static String fenceRuleName(String node, String pool, String device) {
+    String plain = "gpu-remediator." + node + "." + device;
+    boolean fits = plain.length() <= 253 && pool.equals(node) && device.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    return fits ? plain : "gpu-remediator." + hash(node + "/" + pool + "/" + device).substring(0, 32);
+  }
+
   private static String hash(String text) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));

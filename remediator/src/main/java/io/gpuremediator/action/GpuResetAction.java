@@ -19,13 +19,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * {@code gpu_reset: {gpus, image, command, timeout, on_fail}}: a long step, a privileged Job pinned to the node (after
  * a drain: no process holds the GPU) that resets the named GPUs; it passes when the Job completes. {@code gpus} renders
  * to comma-separated GPU indices (by default the alert's {@code gpu} label; without one, every GPU of the node), and
- * {@code {{ gpus }}} in the command is replaced by them. Naming, labels and tolerations are every step Job's
+ * {@code {{ gpus }}} in the command is replaced by them. After a {@code fence_gpu} it resets the fenced GPUs only (by
+ * UUID), once no pod holds them ({@link FencedGpus}). Naming, labels and tolerations are every step Job's
  * ({@link PinnedJobs}); a failure escalates to {@code on_fail}, else the episode stops in {@code repair_failed}.
  */
 public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuResetSpec> {
@@ -82,9 +84,13 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
 
   /** Renders the GPUs first: a reset that cannot say which GPUs never starts, a human decides. */
   @Override
-  public StepStart start(LongStepRun<GpuResetSpec> run) {
+  public StepStart start(LongStepRun<GpuResetSpec> run) throws ClusterException {
+    Optional<StepStart> held = FencedGpus.waitWhileHeld(run, "the reset");
+    if (held.isPresent()) {
+      return held.get();
+    }
     try {
-      String gpus = gpus(run.spec(), context(run.node(), run.episode()));
+      String gpus = gpus(run);
       return new StepStart.Go("resetting " + (gpus.isEmpty() ? "every GPU" : "GPU " + gpus) + " of " + run.node(),
           Optional.empty());
     } catch (RenderException e) {
@@ -102,12 +108,18 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
     GpuResetSpec spec = run.spec();
     List<String> command;
     try {
-      command = command(spec, gpus(spec, context(run.node(), run.episode())));
+      command = command(spec, gpus(run));
     } catch (RenderException e) {
       return new StepResult.Failed(Reason.TEMPLATE_INVALID, "gpu_reset on " + run.node() + ": " + e.getMessage());
     }
     return PinnedJobs.createOrLook(run, new PinnedJobs.Shape("GPU reset job", "gpu-reset-", name(), spec.image(),
         command, NVIDIA_ENV, spec.timeout(), true, false), Reason.REPAIR_FAILED);
+  }
+
+  /** The fenced GPUs' UUIDs after a {@code fence_gpu} (those only), else the GPUs the spec names for the alert. */
+  private static String gpus(LongStepRun<GpuResetSpec> run) throws RenderException {
+    String fenced = FencedGpus.uuids(run);
+    return fenced.isEmpty() ? gpus(run.spec(), context(run.node(), run.episode())) : fenced;
   }
 
   /**
@@ -133,9 +145,14 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
     if (spec.command().isEmpty()) {
       return gpus.isEmpty() ? List.of("nvidia-smi", "-r") : List.of("nvidia-smi", "-r", "-i", gpus);
     }
+    return withGpus(spec.command().get(), gpus);
+  }
+
+  /** The command with {@code {{ gpus }}} replaced by these GPUs. */
+  static List<String> withGpus(List<String> command, String gpus) {
     List<String> out = new ArrayList<>();
-    for (String arg : spec.command().get()) {
-      out.add(GPUS_VARIABLE.matcher(arg).replaceAll(gpus));
+    for (String arg : command) {
+      out.add(GPUS_VARIABLE.matcher(arg).replaceAll(Matcher.quoteReplacement(gpus)));
     }
     return out;
   }

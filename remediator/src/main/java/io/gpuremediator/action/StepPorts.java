@@ -1,5 +1,6 @@
 package io.gpuremediator.action;
 
+import io.gpuremediator.device.Devices;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.safety.StepLimits;
@@ -9,22 +10,32 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * What long steps act through: the nodes, the workloads, the ports outside Kubernetes, and the fleet's limits they
+ * What long steps act through: the nodes, the workloads, the devices DRA publishes, the ports outside Kubernetes, and the fleet's limits they
  * take a place in (drain and pre-flight slots, the replacement budget).
  *
  * @param retryDelay how long a blocked eviction or a retriable cloud error waits before it is asked again
  * @param jobNamespace where Jobs are created
+ * @param draDriver the DRA driver whose ResourceSlices publish the GPUs ({@code dra.driver})
  */
-public record StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, StepLimits limits, Duration retryDelay,
-    String jobNamespace, Set<String> replaceProviders) {
+public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, OutsidePorts outside, StepLimits limits,
+    Duration retryDelay, String jobNamespace, Set<String> replaceProviders, String draDriver) {
   /** Validates presence. */
   public StepPorts {
     Objects.requireNonNull(cluster, "cluster");
     Objects.requireNonNull(workloads, "workloads");
+    Objects.requireNonNull(devices, "devices");
+    Objects.requireNonNull(draDriver, "draDriver");
     Objects.requireNonNull(outside, "outside");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
     replaceProviders = Set.copyOf(replaceProviders);
+  }
+
+  /** Ports of a cluster without DRA. */
+  public StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, StepLimits limits, Duration retryDelay,
+      String jobNamespace, Set<String> replaceProviders) {
+    this(cluster, workloads, Devices.NONE, outside, limits, retryDelay, jobNamespace, replaceProviders,
+        FenceGpuAction.NVIDIA_DRIVER);
   }
 }

@@ -1,6 +1,8 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -31,12 +33,50 @@ public sealed interface StepResult {
   /**
    * Done: the next step may start.
    *
-   * @param evidence an evidence Job the step left running ({@code namespace/name}), kept in the episode for people
+   * @param kept what the step leaves for the episode to remember (an evidence Job, a fenced GPU) or to forget
    */
-  record Succeeded(String note, Optional<String> evidence) implements StepResult {
+  record Succeeded(String note, Kept kept) implements StepResult {
     /** Done, leaving nothing behind. */
     public Succeeded(String note) {
-      this(note, Optional.empty());
+      this(note, new Kept.Nothing());
+    }
+  }
+
+  /** What a step that passed leaves in its episode's record. */
+  sealed interface Kept {
+    /** The episode as it is once the step {@code stepKey} passed. */
+    Episode applyTo(Episode e, String stepKey);
+
+    /** Nothing. */
+    record Nothing() implements Kept {
+      @Override
+      public Episode applyTo(Episode e, String stepKey) {
+        return e;
+      }
+    }
+
+    /** An evidence Job the step left running ({@code namespace/name}), kept in the episode for people. */
+    record EvidenceJob(String job) implements Kept {
+      @Override
+      public Episode applyTo(Episode e, String stepKey) {
+        return e.withEvidence(stepKey, job);
+      }
+    }
+
+    /** A GPU the step fenced: counted in the GPU budget, and unfenced by the episode's release. */
+    record Fenced(FencedGpu gpu) implements Kept {
+      @Override
+      public Episode applyTo(Episode e, String stepKey) {
+        return e.withFenced(stepKey, gpu);
+      }
+    }
+
+    /** The episode's GPUs are no longer fenced. */
+    record Unfenced() implements Kept {
+      @Override
+      public Episode applyTo(Episode e, String stepKey) {
+        return e.withoutFenced();
+      }
     }
   }
 

@@ -19,6 +19,9 @@ public sealed interface StepStart {
    */
   record Wait(Reason reason, String note, boolean backToQuarantined) implements StepStart {}
 
+  /** Not possible on this node (no such device): the step fails as a look would, and on_fail decides. */
+  record Failed(Reason reason, String why) implements StepStart {}
+
   /** Never, as things are (no cloud configured, another cloud): the episode needs a human. */
   record Impossible(Reason reason, String why) implements StepStart {}
 }

@@ -79,6 +79,7 @@ public final class ConfigLoader {
     Optional<RemediatorConfig.Preflight> preflight = PreflightConfig.decode(m, problems);
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
+    String draDriver = draDriver(m, problems);
     LogFormat logFormat = m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
       problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
       return LogFormat.TEXT;
@@ -93,7 +94,7 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, draDriver));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */
@@ -190,8 +191,24 @@ public final class ConfigLoader {
       items.forEach(n -> r.scalar(n, "page").ifPresent(page::add));
       return items;
     }));
+    Budget maxUnavailableGpus = s.flatMap(r -> r.parsed("max_unavailable_gpus", Budget::parse)).orElse(new Budget(10, true));
+    int maxFencedPerNode = s.flatMap(r -> r.count("max_fenced_per_node")).map(Long::intValue).orElse(1);
     s.ifPresent(MapReader::finish);
-    return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining, replaceRate, domains, page);
+    return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining, replaceRate, domains, page, maxUnavailableGpus,
+        maxFencedPerNode);
+  }
+
+  /** {@code dra.driver}: the DRA driver whose ResourceSlices publish the GPUs a {@code fence_gpu} fences. */
+  private static String draDriver(MapReader m, Problems problems) {
+    return m.map("dra", "dra").map(d -> {
+      String driver = d.string("driver").orElse("gpu.nvidia.com");
+      if (FieldRule.DNS_SUBDOMAIN.check(driver).isPresent()) {
+        problems.add(d.at("driver"), "\"driver\" in dra must be a DRA driver's name (a DNS subdomain), not \"" + driver
+            + "\"");
+      }
+      d.finish();
+      return driver;
+    }).orElse("gpu.nvidia.com");
   }
 
   private static LeaderElection leaderElection(MapReader m, Problems problems) {

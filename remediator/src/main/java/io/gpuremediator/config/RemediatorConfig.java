@@ -38,7 +38,8 @@ public record RemediatorConfig(
     Optional<Preflight> preflight,
     List<Matcher> acceptAlerts,
     LogFormat logFormat,
-    List<DeferRule> deferTo) {
+    List<DeferRule> deferTo,
+    String draDriver) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -129,9 +130,11 @@ public record RemediatorConfig(
    * @param replaceRateLimit instance replacements fleet-wide per window
    * @param domains per failure domain (a node label), a budget on top of {@code max_unavailable}
    * @param page the notify receivers told when the breaker opens or a node reaches needs_human
+   * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes, fleet-wide (int or % of the selected GPUs)
+   * @param maxFencedPerNode GPUs fenced on one node; a further GPU fault there takes the node path
    */
   public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown, Budget maxDraining,
-      Rate replaceRateLimit, List<Domain> domains, List<String> page) {
+      Rate replaceRateLimit, List<Domain> domains, List<String> page, Budget maxUnavailableGpus, int maxFencedPerNode) {
     /** Copies the lists. */
     public Safety {
       domains = List.copyOf(domains);

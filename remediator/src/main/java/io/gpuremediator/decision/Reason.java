@@ -99,6 +99,35 @@ public enum Reason {
   COLLECT_STARTED(Outcome.APPLIED),
   /** A reboot or replacement waits for the episode's evidence Job to finish or time out before it starts. */
   COLLECT_WAITING(Outcome.SUPPRESSED),
+  /**
+   * One GPU was fenced ({@code fence_gpu}): a DeviceTaintRule on it, the node schedulable, its other GPUs' pods left
+   * running; the decision names the GPU, the device and the rule.
+   */
+  GPU_FENCED(Outcome.APPLIED),
+  /** The episode's DeviceTaintRules were deleted ({@code unfence_gpu}): its GPUs are back in service. */
+  GPU_UNFENCED(Outcome.APPLIED),
+  /**
+   * The node publishes no device for the alert's GPU in its DRA driver's ResourceSlices (a device-plugin node, or the
+   * driver not running): nothing was fenced, and on_fail (the node path) decides what next.
+   */
+  GPU_NOT_PUBLISHED(Outcome.FAILED),
+  /**
+   * The node already has {@code safety.max_fenced_per_node} GPUs fenced: this GPU is not fenced, and on_fail (the node
+   * path) decides what next.
+   */
+  FENCED_PER_NODE(Outcome.SUPPRESSED),
+  /**
+   * Fencing this GPU would leave more GPUs fenced or on unavailable nodes than {@code safety.max_unavailable_gpus}
+   * allows; the fence waits for a place.
+   */
+  GPU_BUDGET_EXHAUSTED(Outcome.SUPPRESSED),
+  /** A reset or diagnostic of fenced GPUs waits until no pod holds them (the eviction controller, or the pods ending). */
+  GPU_IN_USE(Outcome.SUPPRESSED),
+  /**
+   * The GPU's repair and diagnostics passed, but its DRA driver's own device taint (on a fatal XID) is still on it: the
+   * driver lifts it only when its plugin restarts; a human decides.
+   */
+  DRIVER_TAINT_REMAINS(Outcome.APPLIED),
   /** A repair began: the GPU reset Job was created, or the reboot was asked (recorded in the ledger first). */
   REPAIR_STARTED(Outcome.APPLIED),
   /** The repair is done: the GPU reset Job completed, or the node came back Ready with a new bootID. */

@@ -3,11 +3,13 @@ package io.gpuremediator.episode;
 import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.action.PreflightAction;
 import io.gpuremediator.action.StepPorts;
+import io.gpuremediator.device.Devices;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
@@ -84,6 +86,17 @@ public final class EpisodeLoop implements AutoCloseable {
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
       Clock clock, OutsidePorts outside, ReplaceBudget replacements) {
+    this(cluster, workloads, Devices.NONE, playbooks, selected, settings, leading, listener, clock, outside, replacements);
+  }
+
+  /**
+   * Creates the loop with the devices DRA publishes, for fencing one GPU.
+   *
+   * @param devices the port to ResourceSlices, ResourceClaims and DeviceTaintRules
+   */
+  public EpisodeLoop(Cluster cluster, Workloads workloads, Devices devices, Supplier<PlaybookSet> playbooks,
+      Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
+      Clock clock, OutsidePorts outside, ReplaceBudget replacements) {
     this.cluster = cluster;
     this.preflight = new PreflightGate(settings.preflight());
     this.playbooks = () -> preflight.with(playbooks.get());
@@ -101,9 +114,10 @@ public final class EpisodeLoop implements AutoCloseable {
             () -> settings.maxDraining().of(selected.get().size())),
         new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)",
             () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0)),
-        replacements);
-    this.ports = new StepPorts(cluster, workloads, outside, limits, settings.retryDelay(), settings.jobNamespace(),
-        settings.replaceProviders());
+        replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
+            settings.fencing().maxFencedPerNode(), selected));
+    this.ports = new StepPorts(cluster, workloads, devices, outside, limits, settings.retryDelay(),
+        settings.jobNamespace(), settings.replaceProviders(), settings.fencing().draDriver());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }
@@ -175,7 +189,7 @@ public final class EpisodeLoop implements AutoCloseable {
           e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
         }
         work |= Episodes.hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
-            || HumanOverride.removed(n, e).isPresent();
+            || HumanOverride.removed(n, e).isPresent() || !e.fenced().isEmpty();
       }
       if (lead && work) {
         kick(n.name());

@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a human may do to a node's episodes through the API: release the node (run each episode's release steps now,
@@ -29,6 +31,7 @@ import java.util.function.Supplier;
  * own look at it or a webhook's write.
  */
 public final class HumanControls {
+  private static final Logger LOGGER = LoggerFactory.getLogger(HumanControls.class);
   private static final Duration WAIT = Duration.ofSeconds(10);
 
   private final EpisodeLoop loop;
@@ -77,12 +80,22 @@ public final class HumanControls {
         if (w.isEmpty()) {
           return new Result(Status.BUSY, out, "the episode " + e.fingerprint() + " changed under the release; try again");
         }
-        ActionRegistry.cancelAll(node, loop.ports());
+        giveBack(node, e);
         out.add(moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.RELEASED_BY_HUMAN, null,
             "released by " + who + ": " + reason, w.get().records(), Stage.RELEASED));
       }
       return new Result(Status.DONE, out, "");
     });
+  }
+
+  /** Gives back what the released episode holds outside its node; a failure leaves its rules for a human. */
+  private void giveBack(String node, Episode e) {
+    try {
+      ActionRegistry.giveBack(node, e, loop.ports());
+    } catch (ClusterException ex) {
+      LOGGER.warn("episode {} on node {} was released, but its DeviceTaintRules {} could not all be deleted: {}",
+          e.fingerprint(), node, e.fenced(), ex.getMessage());
+    }
   }
 
   /** Moves every failed episode of the node back before its failed step, which then runs again. */

@@ -12,6 +12,7 @@ import io.gpuremediator.node.Taint;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.state.Stage;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,6 +63,9 @@ final class HumanOverride {
       throws ClusterException {
     Optional<String> what = removed(n, e);
     if (what.isEmpty()) {
+      what = unfenced(e, ports);
+    }
+    if (what.isEmpty()) {
       return false;
     }
     var leftovers = ActionRegistry.undoLeftovers(n.ledger(), e.fingerprint(), List.of());
@@ -74,10 +78,24 @@ final class HumanOverride {
     if (w.isEmpty()) {
       return true;
     }
-    ActionRegistry.cancelAll(node, ports);
+    ActionRegistry.giveBack(node, e, ports);
     moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.HUMAN_OVERRIDE, Reason.HUMAN_OVERRIDE,
         detail(e, what.get()), w.get().records(), Stage.RELEASED);
     return true;
+  }
+
+  /** Which of the episode's DeviceTaintRules someone else deleted, read from the API (a fenced episode only). */
+  private static Optional<String> unfenced(Episode e, StepPorts ports) throws ClusterException {
+    if (e.progress().task().filter(t -> t.kind().equals("unfence_gpu")).isPresent()) {
+      return Optional.empty(); // our own unfence, its ledger write not yet made
+    }
+    List<String> gone = new ArrayList<>();
+    for (FencedGpu g : e.fenced()) {
+      if (ports.devices().rule(g.rule()).isEmpty()) {
+        gone.add("DeviceTaintRule " + g.rule() + " fencing GPU " + g.uuid() + " was deleted");
+      }
+    }
+    return gone.isEmpty() ? Optional.empty() : Optional.of(String.join(" and ", gone));
   }
 
   /** How the decision says it. */

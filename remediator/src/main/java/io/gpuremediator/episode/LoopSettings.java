@@ -23,10 +23,30 @@ import java.util.Set;
  *     the API server far more than it computes, and the API budget, not the workers, paces the calls)
  * @param deferTo signs that another system owns a node's repair ({@code defer_to}): an episode between steps on such a
  *     node stops for a human
+ * @param fencing how one GPU is fenced: the DRA driver, and the GPU limits
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
     Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
-    List<DeferRule> deferTo) {
+    List<DeferRule> deferTo, Fencing fencing) {
+  /**
+   * How one GPU is fenced ({@code dra.driver}, {@code safety.max_unavailable_gpus}, {@code safety.max_fenced_per_node}).
+   *
+   * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes, fleet-wide
+   * @param maxFencedPerNode GPUs fenced on one node
+   */
+  public record Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
+    /** NVIDIA's DRA driver; 10% of the selected nodes' GPUs; one GPU a node. */
+    public static final Fencing DEFAULT = new Fencing("gpu.nvidia.com", new Budget(10, true), 1);
+  }
+
+  /** Settings that fence as {@link Fencing#DEFAULT} does. */
+  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+      Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
+      List<DeferRule> deferTo) {
+    this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo,
+        Fencing.DEFAULT);
+  }
+
   /** Settings that defer to no other repairer. */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
       Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers) {
@@ -48,6 +68,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
+    Objects.requireNonNull(fencing, "fencing");
     if (workers < 1) {
       throw new IllegalArgumentException("the loop needs at least one worker");
     }

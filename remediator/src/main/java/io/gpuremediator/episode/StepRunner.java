@@ -78,7 +78,7 @@ final class StepRunner {
       } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
         e = runImmediate(node, e, pb.get(), list);
       } else {
-        e = others.stopsBeforeStep(node, e) ? null : start(node, e, pb.get(), list.get(p.next()), now);
+        e = others.stopsBeforeStep(node, e) ? null : start(node, e, pb.get(), list.get(p.next()), set, now);
       }
     }
   }
@@ -104,14 +104,15 @@ final class StepRunner {
    * anything that does (its last steps untainted and uncordoned it, after a repair and a passing diagnose).
    */
   private boolean returnedToService(String node, Episode e, Playbook playbook) {
-    return playbook.takesNodeOutOfService() && !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint());
+    return (playbook.takesNodeOutOfService() || playbook.fencesGpu())
+        && !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint()) && e.fenced().isEmpty();
   }
 
   /** Ends the episode as released: what it still holds is given back, the transition table says the rest. */
   private void release(String node, Episode e, String why) throws ClusterException {
     if (runSteps(node, e, Transition.RELEASED, List.of(), Optional.empty()).isPresent()) {
-      ActionRegistry.cancelAll(node, ports);
-      moves.decided(node, e, Transition.RELEASED, null, why, List.of(), Stage.RELEASED);
+      String left = String.join("; ", ActionRegistry.giveBack(node, e, ports));
+      moves.decided(node, e, Transition.RELEASED, null, left.isEmpty() ? why : why + "; " + left, List.of(), Stage.RELEASED);
     }
   }
 
@@ -146,12 +147,15 @@ final class StepRunner {
   }
 
   /** Asks the long step at the cursor to start: it goes, waits, or can never start as things are. */
-  private Episode start(String node, Episode e, Playbook playbook, ActionSpec spec, Instant now) throws ClusterException {
+  private Episode start(String node, Episode e, Playbook pb, ActionSpec spec, PlaybookSet set, Instant now) throws ClusterException {
     LongStep<ActionSpec> kind = ActionRegistry.longStep(spec).orElseThrow();
     Optional<StepStages> stages = Optional.of(kind.stages());
     Progress p = e.progress();
     Task task = new Task(spec.kind(), p.next(), now, 1, "", Optional.empty());
-    StepStart start = kind.start(run(node, e, playbook, spec, task, now));
+    StepStart start = kind.start(run(node, e, pb, spec, task, now));
+    if (start instanceof StepStart.Failed f) {
+      return fail(node, e, spec, kind, task, new StepResult.Failed(f.reason(), f.why()), set, now);
+    }
     if (start instanceof StepStart.Impossible i) {
       moves.needsHuman(node, e, i.reason(), i.why());
       return null;
@@ -238,7 +242,7 @@ final class StepRunner {
         moves.decisions().listener().repaired(e.playbook(), task.kind(), took);
       }
       Stage stage = kind.stages().passed().orElse(p.stage());
-      Episode kept = s.evidence().map(job -> e.withEvidence(e.playbook() + "/actions/" + task.step(), job)).orElse(e);
+      Episode kept = s.kept().applyTo(e, e.playbook() + "/" + (p.releasing() ? "on_resolved" : "actions") + "/" + task.step());
       Episode next = kept.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
       Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),
           s.note());

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.device.Devices;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.workload.Workloads;
@@ -68,6 +69,11 @@ public final class KubeApi implements AutoCloseable {
   /** The pods and diagnostic Jobs on nodes. */
   public Workloads workloads() {
     return new Fabric8Workloads(client, budget);
+  }
+
+  /** The devices nodes publish through DRA, and the DeviceTaintRules that fence one of them. */
+  public Devices devices() {
+    return new Fabric8Devices(client, budget);
   }
 
   /** The fleet safety state, kept in a ConfigMap. */

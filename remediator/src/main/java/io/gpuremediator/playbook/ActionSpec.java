@@ -83,6 +83,14 @@ public interface ActionSpec {
   }
 
   /**
+   * Whether running this action fences a GPU of the node ({@code fence_gpu}): the node stays in service, one GPU does
+   * not; the episode gives it back at its end. A dry-run action fences nothing.
+   */
+  default boolean fencesGpu() {
+    return false;
+  }
+
+  /**
    * Whether this step passing proves the node healthy (a diagnose): in {@code actions}, release steps may follow it,
    * and the node returns to service without waiting for its alert to resolve.
    */

@@ -56,6 +56,11 @@ public record Playbook(
     return false;
   }
 
+  /** Whether the playbook's firing actions fence a GPU (see {@link ActionSpec#fencesGpu}). */
+  public boolean fencesGpu() {
+    return actions.stream().anyMatch(ActionSpec::fencesGpu);
+  }
+
   /** Whether every alert matcher holds for these labels (and, when it has node matchers, for a node not known yet). */
   public boolean matches(Map<String, String> labels) {
     return all(match, labels);

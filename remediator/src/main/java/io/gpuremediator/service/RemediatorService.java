@@ -177,12 +177,13 @@ public final class RemediatorService implements AutoCloseable {
     eventWriter = oneDaemonThread("remediator-refusal-events");
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
-    loop = new EpisodeLoop(cluster, kube.workloads(), reloader::current, selected,
+    loop = new EpisodeLoop(cluster, kube.workloads(), kube.devices(), reloader::current, selected,
         new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
                 p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight(),
-            config.deferTo()),
+            config.deferTo(), new LoopSettings.Fencing(config.draDriver(), config.safety().maxUnavailableGpus(),
+                config.safety().maxFencedPerNode())),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());

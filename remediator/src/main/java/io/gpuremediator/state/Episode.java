@@ -18,7 +18,8 @@ import java.util.TreeMap;
  * @param annotations the alert's annotations, likewise
  * @param outbound what the episode did outside Kubernetes, by step key, as the ledger keeps it: read and written
  *     through {@link #silence} and {@link #notified} ({@code silence/<key>} holds a {@link HeldSilence},
- *     {@code notify/<key>} marks a notification sent, {@code evidence/<key>} names an evidence Job)
+ *     {@code notify/<key>} marks a notification sent, {@code evidence/<key>} names an evidence Job,
+ *     {@code fenced/<key>} holds a {@link FencedGpu})
  * @param matched the playbook the alert matched; {@code playbook} runs it (another after an escalation)
  */
 public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
@@ -30,6 +31,8 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
   static final String NOTIFY_PREFIX = "notify/";
   /** The key prefix of an evidence Job a {@code collect} step created. */
   static final String EVIDENCE_PREFIX = "evidence/";
+  /** The key prefix of a GPU a {@code fence_gpu} step fenced. */
+  static final String FENCED_PREFIX = "fenced/";
   private static final String SENT = "sent";
   /** The most labels or annotations an episode keeps, and the most characters of each value. */
   public static final int CONTEXT_ENTRIES = 64;
@@ -120,6 +123,28 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
   public List<String> evidence() {
     return outbound.entrySet().stream().filter(o -> o.getKey().startsWith(EVIDENCE_PREFIX)).map(Map.Entry::getValue)
         .toList();
+  }
+
+  /** The same episode with the GPU its step {@code stepKey} fenced. */
+  public Episode withFenced(String stepKey, FencedGpu gpu) {
+    return withOutbound(FENCED_PREFIX + stepKey, gpu.value());
+  }
+
+  /** The same episode with none of its GPUs fenced any more (its rules were deleted). */
+  public Episode withoutFenced() {
+    Episode out = this;
+    for (String key : outbound.keySet()) {
+      if (key.startsWith(FENCED_PREFIX)) {
+        out = out.withOutbound(key, null);
+      }
+    }
+    return out;
+  }
+
+  /** The GPUs the episode's fence_gpu steps fenced, in step order. */
+  public List<FencedGpu> fenced() {
+    return outbound.entrySet().stream().filter(o -> o.getKey().startsWith(FENCED_PREFIX))
+        .flatMap(o -> FencedGpu.parse(o.getValue()).stream()).toList();
   }
 
   /** The ids of the silences the episode holds. */

@@ -10,6 +10,8 @@ import java.util.Optional;
 public enum Stage {
   /** The immediate steps ran; a long step may be waiting (for a drain slot, say). */
   QUARANTINED,
+  /** One GPU (or a few) of the node is fenced by a DeviceTaintRule; the node itself stays in service. */
+  FENCED,
   /** Pods are being evicted or waited for. */
   DRAINING,
   /** The drain finished; the node waits for its alert to resolve. */

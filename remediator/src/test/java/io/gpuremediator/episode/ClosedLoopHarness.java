@@ -101,6 +101,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   final PlaybookSet playbooks;
   private final Set<String> replaceProviders;
   private final Optional<PreflightSettings> preflight;
+  private final LoopSettings.Fencing fencing;
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining) {
     this(dir, drainMode, maxDraining, true);
@@ -109,7 +110,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
         EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, ReplaceBudget.NONE,
-        Set.of(), Optional.empty(), List.of());
+        Set.of(), Optional.empty(), List.of(), LoopSettings.Fencing.DEFAULT);
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
@@ -120,7 +121,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** The same, on this clock (a real Alertmanager needs one near its own). */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, ReplaceBudget.NONE, Set.of(),
-        Optional.empty(), List.of());
+        Optional.empty(), List.of(), LoopSettings.Fencing.DEFAULT);
   }
 
   /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
@@ -132,25 +133,31 @@ final class ClosedLoopHarness implements AutoCloseable {
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements,
       Set<String> replaceProviders) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
-        replacements, replaceProviders, Optional.empty(), List.of());
+        replacements, replaceProviders, Optional.empty(), List.of(), LoopSettings.Fencing.DEFAULT);
   }
 
   /** These playbooks, with the pre-flight gate. */
   ClosedLoopHarness(Path dir, String playbooksYaml, PreflightSettings preflight) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight), List.of());
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight), List.of(), LoopSettings.Fencing.DEFAULT);
   }
 
   /** These playbooks, deferring to another repairer on nodes that show these signs ({@code defer_to}). */
   ClosedLoopHarness(Path dir, String playbooksYaml, List<DeferRule> deferTo) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), deferTo);
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), deferTo, LoopSettings.Fencing.DEFAULT);
+  }
+
+  /** These playbooks, fencing GPUs with these limits. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, LoopSettings.Fencing fencing) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), List.of(), fencing);
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
     return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
-        false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight, List.of());
+        false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight, List.of(), fencing);
   }
 
   /** The same, with these playbooks and ports. */
@@ -161,13 +168,14 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** The same, with this replacement budget. */
   ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements) {
     return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replacements, replaceProviders,
-        preflight, List.of());
+        preflight, List.of(), fencing);
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
       MutableClock clock, boolean fresh, OutsidePorts outside, ReplaceBudget replacements, Set<String> replaceProviders,
-      Optional<PreflightSettings> preflight, List<DeferRule> deferTo) {
+      Optional<PreflightSettings> preflight, List<DeferRule> deferTo, LoopSettings.Fencing fencing) {
     this.server = server;
+    this.fencing = fencing;
     this.replaceProviders = replaceProviders;
     this.preflight = preflight;
     this.client = server.client();
@@ -182,10 +190,10 @@ final class ClosedLoopHarness implements AutoCloseable {
     int nodes = client.nodes().list().getItems().size();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == nodes);
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
-    loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), () -> playbooks,
+    loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), KubeApi.of(client).devices(), () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
-            replaceProviders, preflight, List.of(), 2, deferTo),
+            replaceProviders, preflight, List.of(), 2, deferTo, fencing),
         () -> true, listener, clock, outside, replacements);
     engine = EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
         .listener(listener).loop(loop).deferTo(deferTo).build();

@@ -35,7 +35,9 @@ import java.util.regex.Pattern;
  *       reserved for it ties to a device with a {@code NoExecute} taint (a DeviceTaintRule's whose selector matches the
  *       device's driver, pool and name, or the driver's own in the ResourceSlice) is deleted, unless the claim tolerates
  *       the taint (the allocation result's tolerations, else its request's). A toleration's {@code tolerationSeconds}
- *       is not emulated (it tolerates), nor are a rule's {@code deviceClassName} and CEL selectors (a 422 says so).</li>
+ *       is not emulated (it tolerates), nor are a rule's {@code deviceClassName} and CEL selectors (a 422 says so);</li>
+ *   <li>the resource claim controller, in part: a pod gone (deleted, evicted) leaves {@code status.reservedFor} of its
+ *       claims.</li>
  * </ul>
  */
 final class DynamicResources {
@@ -54,16 +56,43 @@ final class DynamicResources {
 
   private final Function<String, JsonNode> read;
   private final BiConsumer<String, String> deletePod;
+  private final BiConsumer<String, String> put;
   private final Clock clock;
 
   /**
    * @param read reads a path of the store (a list or an object; null when absent)
    * @param deletePod deletes a pod (namespace, name) as the controller does, telling the pod watches
+   * @param put stores an object (its path, its JSON) as the controllers write it
    */
-  DynamicResources(Function<String, JsonNode> read, BiConsumer<String, String> deletePod, Clock clock) {
+  DynamicResources(Function<String, JsonNode> read, BiConsumer<String, String> deletePod, BiConsumer<String, String> put,
+      Clock clock) {
     this.read = read;
     this.deletePod = deletePod;
+    this.put = put;
     this.clock = clock;
+  }
+
+  /**
+   * The resource claim controller after a pod is gone: the pod leaves {@code status.reservedFor} of every claim of its
+   * namespace that was reserved for it (the claim stays allocated until its owner deletes it).
+   */
+  void podGone(String namespace, String pod) {
+    JsonNode claims = read.apply("/apis/resource.k8s.io/v1/namespaces/" + namespace + "/resourceclaims");
+    for (JsonNode claim : claims == null ? List.<JsonNode>of() : iterable(claims.path("items"))) {
+      JsonNode reserved = claim.path("status").path("reservedFor");
+      ArrayNode kept = JSON.createArrayNode();
+      for (JsonNode user : iterable(reserved)) {
+        if (!("pods".equals(user.path("resource").asText()) && pod.equals(user.path("name").asText()))) {
+          kept.add(user);
+        }
+      }
+      if (kept.size() != reserved.size()) {
+        ObjectNode next = ((ObjectNode) claim).deepCopy();
+        ((ObjectNode) next.with("status")).set("reservedFor", kept);
+        put.accept("/apis/resource.k8s.io/v1/namespaces/" + namespace + "/resourceclaims/"
+            + claim.path("metadata").path("name").asText(), next.toString());
+      }
+    }
   }
 
   /** Whether a request of this method to this path is a list of ResourceSlices by field. */

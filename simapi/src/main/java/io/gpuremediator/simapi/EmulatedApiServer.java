@@ -85,7 +85,8 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private final Map<String, AtomicInteger> answersToLose = new ConcurrentHashMap<>();
   private final NodePodWatches podWatches = new NodePodWatches(JSON);
   private final Map<String, AtomicInteger> deviceEvictions = new ConcurrentHashMap<>();
-  private final DynamicResources dra = new DynamicResources(this::read, this::deleteForDeviceTaint, Clock.systemUTC());
+  private final DynamicResources dra = new DynamicResources(this::read, this::deleteForDeviceTaint,
+      this::store, Clock.systemUTC());
 
   private EmulatedApiServer(Map<ServerRequest, Queue<ServerResponse>> responses) {
     this.crud = new KubernetesMixedDispatcher(responses);
@@ -280,7 +281,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
       return;
     }
     crud.dispatch(request(HttpMethod.DELETE, path, null));
-    podWatches.changed("DELETED", pod);
+    podGone(pod);
     deviceEvictions.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger()).incrementAndGet();
   }
 
@@ -423,15 +424,28 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
       }
     }
     crud.dispatch(request(HttpMethod.DELETE, "/api/v1/namespaces/" + namespace + "/pods/" + name, null));
-    podWatches.changed("DELETED", pod);
+    podGone(pod);
     evictions.computeIfAbsent(namespace + "/" + name, k -> new AtomicInteger()).incrementAndGet();
     return json(201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
+  }
+
+  /** Stores an object as a controller writes it. */
+  private void store(String path, String json) {
+    crud.dispatch(request(HttpMethod.PUT, path, json));
+  }
+
+  /** A pod is gone: the watches of its node hear it, and the resource claim controller unreserves its claims. */
+  private void podGone(JsonNode pod) {
+    podWatches.changed("DELETED", pod);
+    if (pod != null) {
+      dra.podGone(pod.path("metadata").path("namespace").asText(), pod.path("metadata").path("name").asText());
+    }
   }
 
   /** Tells the watches of the pod's node what the request did to it. */
   private void podChanged(HttpMethod method, JsonNode deleted, MockResponse answer) {
     if (method == HttpMethod.DELETE) {
-      podWatches.changed("DELETED", deleted);
+      podGone(deleted);
       return;
     }
     try {

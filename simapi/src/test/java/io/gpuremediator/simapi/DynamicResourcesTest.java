@@ -73,6 +73,10 @@ class DynamicResourcesTest {
     assertThat(server.deviceTaintEvictions("ml", "trainer-0")).isEqualTo(1);
     assertThat(client.pods().inNamespace("ml").list().getItems()).extracting(p -> p.getMetadata().getName())
         .containsExactly("trainer-1");
+    assertThat(Serialization.asJson(client.genericKubernetesResources(CLAIMS).inNamespace("ml").withName("trainer-0-gpu")
+        .get())).as("the claim controller unreserves a gone pod's claim").contains("\"reservedFor\":[]");
+    assertThat(Serialization.asJson(client.genericKubernetesResources(CLAIMS).inNamespace("ml").withName("trainer-1-gpu")
+        .get())).contains("\"name\":\"trainer-1\"");
   }
 
   @Test

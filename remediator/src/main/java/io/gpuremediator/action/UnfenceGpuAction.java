@@ -1,0 +1,88 @@
+package io.gpuremediator.action;
+
+import io.gpuremediator.decision.ActionRecord;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.device.Device;
+import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.playbook.LongStepSpec;
+import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.yaml.MapReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code unfence_gpu: {}}: deletes the DeviceTaintRules of the episode's {@code fence_gpu} steps (one already gone is
+ * fine): its GPUs are back in service. A DRA driver's own taint still on such a GPU (NVIDIA's driver keeps the taint of
+ * a fatal XID until its plugin restarts) is named in the decision and in a warning Event: the scheduler still keeps
+ * work off that GPU, and only a human or the driver lifts it.
+ */
+public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.UnfenceGpuSpec> {
+  /** Gives the episode's fenced GPUs back. */
+  public record UnfenceGpuSpec(boolean dryRun) implements LongStepSpec {}
+
+  private static final StepStages STAGES = new StepStages(Stage.FENCED, Optional.empty(), Stage.NEEDS_HUMAN,
+      Reason.GPU_UNFENCED, Reason.GPU_UNFENCED, Reason.GPU_UNFENCED);
+
+  UnfenceGpuAction() {
+    super(UnfenceGpuSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED), STAGES);
+  }
+
+  @Override
+  public Optional<UnfenceGpuSpec> decode(MapReader params, boolean dryRun) {
+    return Optional.of(new UnfenceGpuSpec(dryRun));
+  }
+
+  @Override
+  public Step prepare(UnfenceGpuSpec spec, TemplateContext ctx) {
+    return draft -> new ActionRecord(name(), StepOutcome.PENDING, "delete the DeviceTaintRules of the episode's fenced"
+        + " GPUs on " + ctx.node());
+  }
+
+  @Override
+  public StepStart start(LongStepRun<UnfenceGpuSpec> run) {
+    return new StepStart.Go("unfencing " + run.episode().fenced(), Optional.empty());
+  }
+
+  @Override
+  public StepResult look(LongStepRun<UnfenceGpuSpec> run) throws ClusterException {
+    List<FencedGpu> fenced = run.episode().fenced();
+    if (fenced.isEmpty()) {
+      return new StepResult.Succeeded("no GPU of " + run.node() + " is fenced by this episode", new StepResult.Kept.Unfenced());
+    }
+    List<String> remains = giveBack(run.node(), run.episode(), run.ports());
+    remains.forEach(r -> run.warn().accept("DriverTaintRemains", r));
+    return new StepResult.Succeeded("GPU " + String.join(", ", fenced.stream().map(FencedGpu::uuid).toList()) + " of "
+        + run.node() + " unfenced (DeviceTaintRule " + String.join(", ", fenced.stream().map(FencedGpu::rule).toList())
+        + " deleted)" + (remains.isEmpty() ? "" : "; " + String.join("; ", remains)), new StepResult.Kept.Unfenced());
+  }
+
+  /**
+   * Deletes the episode's DeviceTaintRules (its end, a human's release, or this step) and says which of its GPUs still
+   * carry a taint of their driver's own.
+   */
+  static List<String> giveBack(String node, Episode e, StepPorts ports) throws ClusterException {
+    if (e.fenced().isEmpty()) {
+      return List.of();
+    }
+    for (FencedGpu g : e.fenced()) {
+      ports.devices().unfence(g.rule());
+    }
+    List<String> remains = new ArrayList<>();
+    for (Device d : ports.devices().onNode(node, ports.draDriver())) {
+      for (FencedGpu g : e.fenced()) {
+        if (d.ref().pool().equals(g.pool()) && d.ref().device().equals(g.device()) && !d.taints().isEmpty()) {
+          remains.add("the driver's own taint " + d.taints() + " is still on GPU " + g.uuid() + " of " + node
+              + " (its driver lifts it when its plugin restarts; until then no new work lands on that GPU)");
+        }
+      }
+    }
+    return remains;
+  }
+}

@@ -1,0 +1,52 @@
+package io.gpuremediator.device;
+
+import io.gpuremediator.node.ClusterException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The port to DRA for fencing one GPU. Reads go to the API server (a fence is rare; its correctness matters more than
+ * a cache). Synchronous, thread-safe; every failure is a {@link ClusterException}.
+ */
+public interface Devices {
+  /** A cluster without DRA: no node publishes a device, and nothing can be fenced. */
+  Devices NONE = new Devices() {
+    @Override
+    public List<Device> onNode(String node, String driver) {
+      return List.of();
+    }
+
+    @Override
+    public void fence(FenceRule rule) throws ClusterException {
+      throw new ClusterException("cannot fence " + rule.device() + ": this port is not a Kubernetes API", false, null);
+    }
+
+    @Override
+    public Optional<FenceRule> rule(String name) {
+      return Optional.empty();
+    }
+
+    @Override
+    public void unfence(String name) {}
+
+    @Override
+    public List<String> holders(DeviceRef device) {
+      return List.of();
+    }
+  };
+
+  /** The devices the node publishes in the ResourceSlices of {@code driver}; none on a device-plugin node. */
+  List<Device> onNode(String node, String driver) throws ClusterException;
+
+  /** Creates the rule; one already there under its name is left as it is (the call is idempotent). */
+  void fence(FenceRule rule) throws ClusterException;
+
+  /** The rule of this name, or empty when there is none (never written, or deleted by a human). */
+  Optional<FenceRule> rule(String name) throws ClusterException;
+
+  /** Deletes the rule; one already gone is fine. */
+  void unfence(String name) throws ClusterException;
+
+  /** The pods ({@code namespace/name}) a ResourceClaim allocated this device is reserved for: they hold it. */
+  List<String> holders(DeviceRef device) throws ClusterException;
+}

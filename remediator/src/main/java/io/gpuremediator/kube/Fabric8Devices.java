@@ -1,0 +1,163 @@
+package io.gpuremediator.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuremediator.device.Device;
+import io.gpuremediator.device.DeviceRef;
+import io.gpuremediator.device.DeviceTaint;
+import io.gpuremediator.device.Devices;
+import io.gpuremediator.device.FenceRule;
+import io.gpuremediator.node.ClusterException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * DRA through fabric8's generic resources ({@code resource.k8s.io/v1}: fabric8 7.8.0 has no typed DeviceTaintRule).
+ * ResourceSlices are listed by the fields the API server supports for them ({@code spec.nodeName}, {@code spec.driver});
+ * claims are listed in every namespace (no field selects them by device) and read for their allocation and
+ * {@code status.reservedFor}. Every call takes its place in the API budget the other adapters share.
+ */
+final class Fabric8Devices implements Devices {
+  private static final ObjectMapper JSON = Serialization.jsonMapper();
+  private static final String GROUP = "resource.k8s.io";
+  private static final String VERSION = "v1";
+  private static final ResourceDefinitionContext SLICES = context("ResourceSlice", "resourceslices", false);
+  private static final ResourceDefinitionContext RULES = context("DeviceTaintRule", "devicetaintrules", false);
+  private static final ResourceDefinitionContext CLAIMS = context("ResourceClaim", "resourceclaims", true);
+
+  private final KubernetesClient client;
+  private final ApiBudget budget;
+
+  Fabric8Devices(KubernetesClient client, ApiBudget budget) {
+    this.client = client;
+    this.budget = budget;
+  }
+
+  @Override
+  public List<Device> onNode(String node, String driver) throws ClusterException {
+    List<GenericKubernetesResource> slices;
+    try {
+      slices = budget.read(() -> client.genericKubernetesResources(SLICES).withField("spec.nodeName", node)
+          .withField("spec.driver", driver).list()).getItems();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return List.of(); // no resource.k8s.io/v1 here (Kubernetes before 1.34): no device is published
+      }
+      throw ApiFailures.of("list the ResourceSlices of " + driver + " on node " + node, e);
+    }
+    List<Device> out = new ArrayList<>();
+    for (GenericKubernetesResource slice : slices) {
+      JsonNode spec = JSON.valueToTree(slice).path("spec");
+      for (JsonNode d : spec.path("devices")) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        d.path("attributes").fields().forEachRemaining(a -> a.getValue().fields()
+            .forEachRemaining(v -> attributes.put(a.getKey(), v.getValue().asText())));
+        List<DeviceTaint> taints = new ArrayList<>();
+        for (JsonNode t : d.path("taints")) {
+          taints.add(taint(t));
+        }
+        out.add(new Device(new DeviceRef(spec.path("driver").asText(), spec.path("pool").path("name").asText(),
+            d.path("name").asText()), attributes, taints));
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void fence(FenceRule rule) throws ClusterException {
+    Map<String, Object> selector = Map.of("driver", rule.device().driver(), "pool", rule.device().pool(), "device",
+        rule.device().device());
+    Map<String, Object> taint = new LinkedHashMap<>();
+    taint.put("key", rule.taint().key());
+    if (!rule.taint().value().isEmpty()) {
+      taint.put("value", rule.taint().value());
+    }
+    taint.put("effect", rule.taint().effect());
+    GenericKubernetesResource object = new GenericKubernetesResourceBuilder().withApiVersion(GROUP + "/" + VERSION)
+        .withKind("DeviceTaintRule").withNewMetadata().withName(rule.name()).withLabels(rule.labels()).endMetadata()
+        .addToAdditionalProperties("spec", Map.of("deviceSelector", selector, "taint", taint)).build();
+    try {
+      budget.write(() -> client.genericKubernetesResources(RULES).resource(object).create());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw ApiFailures.of("create DeviceTaintRule " + rule.name() + " on " + rule.device(), e);
+      }
+    }
+  }
+
+  @Override
+  public Optional<FenceRule> rule(String name) throws ClusterException {
+    GenericKubernetesResource found;
+    try {
+      found = budget.read(() -> client.genericKubernetesResources(RULES).withName(name).get());
+    } catch (KubernetesClientException e) {
+      throw ApiFailures.of("read DeviceTaintRule " + name, e);
+    }
+    if (found == null || found.getMetadata().getDeletionTimestamp() != null) {
+      return Optional.empty();
+    }
+    JsonNode spec = JSON.valueToTree(found).path("spec");
+    JsonNode selector = spec.path("deviceSelector");
+    Map<String, String> labels = found.getMetadata().getLabels();
+    return Optional.of(new FenceRule(name, new DeviceRef(selector.path("driver").asText(),
+        selector.path("pool").asText(), selector.path("device").asText()), taint(spec.path("taint")),
+        labels == null ? Map.of() : labels));
+  }
+
+  @Override
+  public void unfence(String name) throws ClusterException {
+    try {
+      budget.write(() -> client.genericKubernetesResources(RULES).withName(name).delete());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw ApiFailures.of("delete DeviceTaintRule " + name, e);
+      }
+    }
+  }
+
+  @Override
+  public List<String> holders(DeviceRef device) throws ClusterException {
+    List<GenericKubernetesResource> claims;
+    try {
+      claims = budget.read(() -> client.genericKubernetesResources(CLAIMS).inAnyNamespace().list()).getItems();
+    } catch (KubernetesClientException e) {
+      throw ApiFailures.of("list ResourceClaims", e);
+    }
+    List<String> out = new ArrayList<>();
+    for (GenericKubernetesResource claim : claims) {
+      JsonNode status = JSON.valueToTree(claim).path("status");
+      boolean allocated = false;
+      for (JsonNode r : status.path("allocation").path("devices").path("results")) {
+        allocated |= device.driver().equals(r.path("driver").asText()) && device.pool().equals(r.path("pool").asText())
+            && device.device().equals(r.path("device").asText());
+      }
+      if (!allocated) {
+        continue;
+      }
+      for (JsonNode user : status.path("reservedFor")) {
+        if ("pods".equals(user.path("resource").asText())) {
+          out.add(claim.getMetadata().getNamespace() + "/" + user.path("name").asText());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static DeviceTaint taint(JsonNode t) {
+    return new DeviceTaint(t.path("key").asText(), t.path("value").asText(""), t.path("effect").asText());
+  }
+
+  private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
+    return new ResourceDefinitionContext.Builder().withGroup(GROUP).withVersion(VERSION).withKind(kind)
+        .withPlural(plural).withNamespaced(namespaced).build();
+  }
+}

@@ -1,0 +1,116 @@
+package io.gpuremediator.safety;
+
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
+import io.gpuremediator.value.Budget;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The GPU limits a {@code fence_gpu} takes a place in: {@code safety.max_unavailable_gpus} (int or % of the selected
+ * nodes' GPUs) bounds the GPUs fenced plus the GPUs of unavailable nodes, fleet-wide; {@code safety.max_fenced_per_node}
+ * bounds the GPUs fenced on one node. Fenced GPUs are read from the ledgers in the cache (every instance's), plus the
+ * places this instance gave that the cache may not show yet; adding first and counting after, two fences racing for
+ * the last place may both be refused but never both admitted. A node's GPUs are its {@code nvidia.com/gpu.count} label
+ * (GPU Feature Discovery), else {@link #GPUS_UNLABELLED}: counting too many fails closed.
+ */
+public final class GpuBudget {
+  /** The GPUs counted for a node without GPU Feature Discovery's count label: an HGX node's eight. */
+  public static final int GPUS_UNLABELLED = 8;
+  /** The label GPU Feature Discovery writes with the node's GPU count. */
+  public static final String COUNT_LABEL = "nvidia.com/gpu.count";
+
+  private final Map<String, Instant> admitted = new ConcurrentHashMap<>();
+  private final Duration settle;
+  private final Budget maxUnavailableGpus;
+  private final int maxFencedPerNode;
+  private final Supplier<List<NodeInfo>> selected;
+
+  /** Why a fence may not take a place: the reason code, and what was counted. */
+  public record Refusal(Reason reason, String detail) {}
+
+  /**
+   * @param settle how long a place counts on its own before the cache must show the fence
+   * @param selected the nodes of node_selector (whose GPUs a percentage counts)
+   */
+  public GpuBudget(Duration settle, Budget maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected) {
+    this.settle = settle;
+    this.maxUnavailableGpus = maxUnavailableGpus;
+    this.maxFencedPerNode = maxFencedPerNode;
+    this.selected = selected;
+  }
+
+  /** No GPU may be fenced: for a loop with nothing to fence. */
+  public static GpuBudget none() {
+    return new GpuBudget(Duration.ZERO, new Budget(0, false), 0, List::of);
+  }
+
+  /**
+   * Takes a place for the device ({@code pool/device}) on the node, or says why not: {@code fenced_per_node} when the
+   * node already has {@code max_fenced_per_node} GPUs fenced (by other episodes), {@code gpu_budget_exhausted} when the
+   * fleet has no GPU to spare. A device already fenced, or already given a place, takes none again.
+   */
+  public Optional<Refusal> take(String node, String device, Instant now, Cluster cluster) {
+    String key = node + "/" + device;
+    admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
+    int total = 0;
+    int used = 0;
+    int onNode = 0;
+    for (NodeInfo n : selected.get()) {
+      total += gpusOf(n);
+      if (Unavailable.is(n)) {
+        used += gpusOf(n);
+        continue;
+      }
+      for (Episode e : n.ledger().episodes().values()) {
+        for (FencedGpu g : e.fenced()) {
+          if ((n.name() + "/" + g.pool() + "/" + g.device()).equals(key)) {
+            return Optional.empty();
+          }
+          used++;
+          onNode += n.name().equals(node) ? 1 : 0;
+        }
+      }
+    }
+    if (admitted.putIfAbsent(key, now) != null) {
+      return Optional.empty();
+    }
+    for (String other : admitted.keySet()) {
+      if (!other.equals(key)) {
+        used++;
+        onNode += other.startsWith(node + "/") ? 1 : 0;
+      }
+    }
+    if (onNode + 1 > maxFencedPerNode) {
+      admitted.remove(key);
+      return Optional.of(new Refusal(Reason.FENCED_PER_NODE, onNode + " GPU(s) of " + node + " are fenced already;"
+          + " safety.max_fenced_per_node allows " + maxFencedPerNode));
+    }
+    int allowed = maxUnavailableGpus.of(total);
+    if (used + 1 > allowed) {
+      admitted.remove(key);
+      return Optional.of(new Refusal(Reason.GPU_BUDGET_EXHAUSTED, used + " of " + total + " GPUs of the selected nodes"
+          + " are fenced or on unavailable nodes; safety.max_unavailable_gpus " + maxUnavailableGpus + " allows " + allowed));
+    }
+    return Optional.empty();
+  }
+
+  /** The node's fence was written (the cache shows it), failed, or was never written: its places are given back. */
+  public void release(String node) {
+    admitted.keySet().removeIf(k -> k.startsWith(node + "/"));
+  }
+
+  /** The GPUs a node has, as this budget counts them. */
+  public static int gpusOf(NodeInfo n) {
+    String count = n.labels().getOrDefault(COUNT_LABEL, "");
+    return count.matches("[0-9]{1,4}") ? Integer.parseInt(count) : GPUS_UNLABELLED;
+  }
+}
