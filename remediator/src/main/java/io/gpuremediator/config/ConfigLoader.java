@@ -191,7 +191,9 @@ public final class ConfigLoader {
       items.forEach(n -> r.scalar(n, "page").ifPresent(page::add));
       return items;
     }));
-    Budget maxUnavailableGpus = s.flatMap(r -> r.parsed("max_unavailable_gpus", Budget::parse)).orElse(new Budget(10, true));
+    Budget maxUnavailableGpus = s.flatMap(r -> r.parsed("max_unavailable_gpus", t -> Budget.parse(t).error() == null
+        ? Budget.parse(t) : MapReader.Parsed.error("\"" + t + "\" is not a GPU count or a percentage from 0% to 100%")))
+        .orElse(new Budget(10, true));
     int maxFencedPerNode = s.flatMap(r -> r.count("max_fenced_per_node")).map(Long::intValue).orElse(1);
     s.ifPresent(MapReader::finish);
     return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining, replaceRate, domains, page, maxUnavailableGpus,

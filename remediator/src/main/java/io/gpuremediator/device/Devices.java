@@ -3,6 +3,7 @@ package io.gpuremediator.device;
 import io.gpuremediator.node.ClusterException;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The port to DRA for fencing one GPU. Reads go to the API server (a fence is rare; its correctness matters more than
@@ -34,6 +35,15 @@ public interface Devices {
       return List.of();
     }
   };
+
+  /**
+   * Watches our DeviceTaintRules (labelled managed by us) and tells {@code deleted} the name of each one deleted, on the
+   * watch's thread (keep it quick). Closing the result stops the watch. Without a watch (the default), a deleted rule is
+   * found at the episode's next look.
+   */
+  default AutoCloseable watchRules(Consumer<String> deleted) {
+    return () -> { };
+  }
 
   /** The devices the node publishes in the ResourceSlices of {@code driver}; none on a device-plugin node. */
   List<Device> onNode(String node, String driver) throws ClusterException;

@@ -1,6 +1,5 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.action.PreflightAction;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.device.Devices;
@@ -61,7 +60,7 @@ public final class EpisodeLoop implements AutoCloseable {
   private final Supplier<List<NodeInfo>> selected;
   private ScheduledExecutorService ticker;
   private ExecutorService workers;
-  private AutoCloseable jobWatch;
+  private OutsideWatches watches;
   /** The pod watches of the nodes being drained (started with the loop). */
   private volatile DrainWatches drains;
 
@@ -122,13 +121,13 @@ public final class EpisodeLoop implements AutoCloseable {
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }
 
-  /** Starts the timer, the worker threads, and the watch on the steps' Jobs (a Job's change looks at its node). */
+  /** Starts the timer, the worker threads, and the watches of what episodes hold outside their nodes (Jobs, rules). */
   public void start() {
     ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "remediator-loop-timer"));
     workers = Executors.newFixedThreadPool(settings.workers(), r -> daemon(r, "remediator-loop"));
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
-    jobWatch = ports.workloads().watchJobs(settings.jobNamespace(), EpisodeNames.JOB_EPISODE_LABEL, this::kick);
+    watches = OutsideWatches.start(ports, cluster, this::kick);
     drains = new DrainWatches(ports.workloads(), this::kick);
   }
 
@@ -189,7 +188,7 @@ public final class EpisodeLoop implements AutoCloseable {
           e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
         }
         work |= Episodes.hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
-            || HumanOverride.removed(n, e).isPresent() || !e.fenced().isEmpty();
+            || HumanOverride.removed(n, e).isPresent();
       }
       if (lead && work) {
         kick(n.name());
@@ -280,12 +279,8 @@ public final class EpisodeLoop implements AutoCloseable {
 
   @Override
   public void close() {
-    if (jobWatch != null) {
-      try {
-        jobWatch.close();
-      } catch (Exception e) {
-        LOGGER.warn("job watch did not stop cleanly: {}", e.toString());
-      }
+    if (watches != null) {
+      watches.close();
     }
     if (ticker != null) {
       ticker.shutdownNow();

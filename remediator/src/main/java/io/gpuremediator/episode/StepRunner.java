@@ -101,11 +101,12 @@ final class StepRunner {
 
   /**
    * Whether the actions, done, gave the node back: they take it out of service, and the episode no longer holds
-   * anything that does (its last steps untainted and uncordoned it, after a repair and a passing diagnose).
+   * anything that does (its last steps untainted and uncordoned it, after a repair and a passing diagnose); or they
+   * fence a GPU, and it is unfenced. A GPU still fenced after a node path (an escalation) is given back by the release.
    */
   private boolean returnedToService(String node, Episode e, Playbook playbook) {
-    return (playbook.takesNodeOutOfService() || playbook.fencesGpu())
-        && !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint()) && e.fenced().isEmpty();
+    return playbook.takesNodeOutOfService() ? !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint())
+        : playbook.fencesGpu() && e.fenced().isEmpty();
   }
 
   /** Ends the episode as released: what it still holds is given back, the transition table says the rest. */

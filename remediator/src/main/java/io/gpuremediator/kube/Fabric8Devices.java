@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuremediator.device.Device;
 import io.gpuremediator.device.DeviceRef;
@@ -14,17 +16,20 @@ import io.gpuremediator.device.DeviceTaint;
 import io.gpuremediator.device.Devices;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * DRA through fabric8's generic resources ({@code resource.k8s.io/v1}: fabric8 7.8.0 has no typed DeviceTaintRule).
  * ResourceSlices are listed by the fields the API server supports for them ({@code spec.nodeName}, {@code spec.driver});
  * claims are listed in every namespace (no field selects them by device) and read for their allocation and
- * {@code status.reservedFor}. Every call takes its place in the API budget the other adapters share.
+ * {@code status.reservedFor}. Every call takes its place in the API budget the other adapters share; our rules are also
+ * watched (list and watch, by our label), so a human's delete is looked at when it happens.
  */
 final class Fabric8Devices implements Devices {
   private static final ObjectMapper JSON = Serialization.jsonMapper();
@@ -150,6 +155,27 @@ final class Fabric8Devices implements Devices {
       }
     }
     return out;
+  }
+
+  @Override
+  public AutoCloseable watchRules(Consumer<String> deleted) {
+    SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(RULES)
+        .withLabel(NodeKeys.MANAGED_LABEL, "true").runnableInformer(0);
+    informer.exceptionHandler((started, t) -> true);
+    informer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(GenericKubernetesResource rule) {}
+
+      @Override
+      public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource rule) {}
+
+      @Override
+      public void onDelete(GenericKubernetesResource rule, boolean finalStateUnknown) {
+        deleted.accept(rule.getMetadata().getName());
+      }
+    });
+    informer.start();
+    return informer::stop;
   }
 
   private static DeviceTaint taint(JsonNode t) {

@@ -62,6 +62,26 @@ class ConfigLoaderTest {
     assertThat(c.dryRun()).isFalse();
     assertThat(c.limits()).isEqualTo(RemediatorConfig.Limits.DEFAULTS);
     assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
+    assertThat(c.safety().maxUnavailableGpus()).hasToString("10%");
+    assertThat(c.safety().maxFencedPerNode()).isEqualTo(1);
+    assertThat(c.draDriver()).isEqualTo("gpu.nvidia.com");
+  }
+
+  @Test
+  void decodesTheGpuLimitsAndTheDraDriverAndNamesEachMistakeWithItsLine() throws IOException {
+    RemediatorConfig c = load(String.join("\n", "auth: {insecure_no_auth: true}",
+        "safety: {max_unavailable_gpus: 16, max_fenced_per_node: 2}", "dra: {driver: gpu.example.com}", "")).config()
+        .orElseThrow();
+    assertThat(c.safety().maxUnavailableGpus().of(1000)).isEqualTo(16);
+    assertThat(c.safety().maxFencedPerNode()).isEqualTo(2);
+    assertThat(c.draDriver()).isEqualTo("gpu.example.com");
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  max_unavailable_gpus: lots",
+        "  max_fenced_per_node: -1", "dra:", "  driver: Not A Driver", "  pools: x", "")).errors()).containsExactly(
+        f + ":3: \"max_unavailable_gpus\" in safety: \"lots\" is not a GPU count or a percentage from 0% to 100%",
+        f + ":4: \"max_fenced_per_node\" in safety must be a non-negative integer, not \"-1\"",
+        f + ":6: \"driver\" in dra must be a DRA driver's name (a DNS subdomain), not \"Not A Driver\"",
+        f + ":7: unknown key \"pools\" in dra");
   }
 
   @Test

@@ -16,6 +16,7 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
@@ -46,7 +47,7 @@ import org.yaml.snakeyaml.Yaml;
  * runs against the emulated API server through every path that calls Kubernetes (leader election, the node
  * informer, a quarantine through a write conflict, a drain blocked by a budget until its timeout deletes the
  * pod, failed diagnostics with their log read, a human's release, a GPU reset and a reboot by Job each diagnosed and
- * returned to service, a storm that opens the breaker, refusal
+ * returned to service, one GPU of a DRA node fenced, reset, diagnosed and unfenced, a storm that opens the breaker, refusal
  * Events, shutdown), every
  * request it sends is recorded and turned into an RBAC (apiGroup, resource, verb, namespace), and the two
  * must be equal: a call the roles do not grant fails, and so does a grant no call uses. The provider overlays' roles are
@@ -118,7 +119,7 @@ class ClusterRoleTest {
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
-        + "safety: {max_unavailable: 50%, rate_limit: 100/1h, breaker: {nodes: 3, window: 10m}}\n"
+        + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%, rate_limit: 100/1h, breaker: {nodes: 4, window: 10m}}\n"
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"
         + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
     JumpClock clock = new JumpClock();
@@ -152,9 +153,21 @@ class ClusterRoleTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> "true".equals(
           setup.nodes().withName("gpu-node-1").get().getMetadata().getLabels().get("gpu-remediator.io/needs-human")));
       assertThat(service.postJson("/api/v1/nodes/gpu-node-1/release", "{\"reason\": \"GPU replaced\"}").body()).contains("released_by_human");
-      // Repairs: a GPU reset on one node and a reboot (by Job) on another, each diagnosed and returned to service.
-      assertThat(service.post(Alerts.xid("gpu-node-3", "48", "reset_gpu"), Alerts.xid("gpu-node-4", "79", "reboot")))
+      // Repairs: a GPU reset on one node and a reboot (by Job) on another, each diagnosed and returned to service; on a
+      // DRA node, one GPU fenced (its pod evicted by the device taint controller), reset, diagnosed and unfenced.
+      setup.nodes().withName("gpu-node-5").edit(n -> {
+        n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.dra-driver", "true");
+        return n;
+      });
+      DraObjects.slice(setup, "gpu-node-5", 8);
+      DraObjects.podHolding(setup, "ml-training", "trainer-5", "gpu-node-5", 2);
+      Alert fenced = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fd5", Map.of("node", "gpu-node-5", "gpu", "2",
+          "UUID", DraObjects.uuid("gpu-node-5", 2), "xid", "48", "source", "dcgm", "recommended_action", "reset_gpu",
+          "severity", "critical", "remediate", "true"));
+      assertThat(service.post(Alerts.xid("gpu-node-3", "48", "reset_gpu"), Alerts.xid("gpu-node-4", "79", "reboot"), fenced))
           .contains("actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(setup).size() == 1);
+      Jobs.complete(setup, "gpu_reset");
       Jobs.complete(setup, "gpu_reset");
       Jobs.complete(setup, "collect"); // the reboot's evidence first
       Jobs.complete(setup, "reboot");
@@ -164,8 +177,10 @@ class ClusterRoleTest {
       });
       Jobs.complete(setup, "diagnose");
       Jobs.complete(setup, "diagnose");
+      Jobs.complete(setup, "diagnose");
       await().atMost(Duration.ofSeconds(20)).until(() -> Stream.of("gpu-node-3", "gpu-node-4")
-          .noneMatch(n -> Boolean.TRUE.equals(setup.nodes().withName(n).get().getSpec().getUnschedulable())));
+          .noneMatch(n -> Boolean.TRUE.equals(setup.nodes().withName(n).get().getSpec().getUnschedulable()))
+          && DraObjects.rules(setup).isEmpty());
       Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
       assertThat(service.post(storm)).contains("breaker_open");
       // Refusal Events and the breaker's announcement are written off the webhook path: wait until both were sent.

@@ -27,7 +27,7 @@ class PlaybookLoaderTest {
         Arguments.of("bad-matcher-regex.yaml", List.of(
             "5: matcher \"severity=~\"critical|(page\"\": invalid regex: Unclosed group")),
         Arguments.of("unknown-action.yaml", List.of(
-            "6: unknown action \"reimage\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, collect, drain, diagnose, gpu_reset, reboot, replace, silence, notify)")),
+            "6: unknown action \"reimage\" (known: taint, untaint, cordon, uncordon, label, unlabel, annotate, condition, event, collect, fence_gpu, unfence_gpu, drain, diagnose, gpu_reset, reboot, replace, silence, notify)")),
         Arguments.of("bad-taint-effect.yaml", List.of(
             "8: taint action: \"effect\" must be one of NoSchedule, PreferNoSchedule, NoExecute, not \"NoScheduleEver\"")),
         Arguments.of("unknown-template-variable.yaml", List.of(
@@ -65,6 +65,15 @@ class PlaybookLoaderTest {
             "6: collect action: \"timeout\" must be more than 0 and at most 2h",
             "6: \"keep\" in collect action: duration must be greater than zero",
             "7: missing required key \"image\" in collect action")),
+        Arguments.of("bad-fence.yaml", List.of(
+            "5: missing required key \"gpus\" in fence_gpu action",
+            "5: fence_gpu action: \"effect\" must be one of NoExecute, NoSchedule, None, not \"PreferNoSchedule\"",
+            "5: fence_gpu action: key \"example.com/unhealthy\" must start with gpu-remediator.io/ and not be one the"
+                + " service reserves (gpu-remediator.io/exclude, gpu-remediator.io/state, gpu-remediator.io/managed)",
+            "6: fence_gpu action: \"gpus\": \"GPU 3\" is not a label value (at most 63 of A-Z, a-z, 0-9, '-', '_', '.',"
+                + " starting and ending alphanumeric)",
+            "6: fence_gpu action: \"on_fail\" must name a playbook",
+            "7: unknown key \"all\" in unfence_gpu action")),
         Arguments.of("bad-match-node.yaml", List.of(
             "6: match_node: matcher \"karpenter.sh/nodepool=~\"metal|(gpu\"\": invalid regex: Unclosed group",
             "11: \"match_node\" in playbook must list at least one matcher")),
@@ -136,8 +145,8 @@ class PlaybookLoaderTest {
   void shippedPlaybooksAreValidAndOrderedByFileName() {
     LoadResult loaded = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks")));
     assertThat(loaded.errors()).isEmpty();
-    assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-xid-reset",
-        "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid", "gpu-recovery-reset", "gpu-recovery-reboot",
+    assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-dra-xid-reset",
+        "gpu-dra-recovery-reset", "gpu-xid-reset", "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid", "gpu-recovery-reset", "gpu-recovery-reboot",
         "gpu-recovery-drain", "gpu-recovery-service", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
         "gpu-count-dropped", "neuron-hardware-error",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "node-condition-reboot",
@@ -149,7 +158,7 @@ class PlaybookLoaderTest {
   void theShippedPlaybooksThatEscalateToReplacementAreOneLadder() {
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
     assertThat(set.ladderOf(set.named("gpu-xid-reset").orElseThrow())).containsExactly("gpu-count-dropped",
-        "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-recovery-drain", "gpu-recovery-reboot",
+        "gpu-dra-recovery-reset", "gpu-dra-xid-reset", "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-recovery-drain", "gpu-recovery-reboot",
         "gpu-recovery-reset", "gpu-xid-reboot", "gpu-xid-reset", "infiniband-link-down", "node-condition-reboot");
     assertThat(set.ladderOf(set.named("gpu-xid-service").orElseThrow())).as("no escalate: a rung of its own")
         .containsExactly("gpu-xid-service");

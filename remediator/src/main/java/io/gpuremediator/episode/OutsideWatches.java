@@ -1,0 +1,52 @@
+package io.gpuremediator.episode;
+
+import io.gpuremediator.action.EpisodeNames;
+import io.gpuremediator.action.StepPorts;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The watches that have the loop look at a node when something its episodes hold outside the node changes: their
+ * steps' Jobs (the Job's node), and our DeviceTaintRules (a rule deleted: the node whose episode fenced with it, where
+ * a human's override ends the episode now rather than at its next look).
+ */
+final class OutsideWatches implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(OutsideWatches.class);
+  private final List<AutoCloseable> watches;
+
+  private OutsideWatches(List<AutoCloseable> watches) {
+    this.watches = watches;
+  }
+
+  /** Starts both watches; {@code look} asks for a look at a node. */
+  static OutsideWatches start(StepPorts ports, Cluster cluster, Consumer<String> look) {
+    AutoCloseable jobs = ports.workloads().watchJobs(ports.jobNamespace(), EpisodeNames.JOB_EPISODE_LABEL, look);
+    AutoCloseable rules = ports.devices().watchRules(rule -> {
+      for (NodeInfo n : cluster.nodes()) {
+        for (Episode e : n.ledger().episodes().values()) {
+          if (e.fenced().stream().map(FencedGpu::rule).anyMatch(rule::equals)) {
+            look.accept(n.name());
+          }
+        }
+      }
+    });
+    return new OutsideWatches(List.of(jobs, rules));
+  }
+
+  @Override
+  public void close() {
+    for (AutoCloseable w : watches) {
+      try {
+        w.close();
+      } catch (Exception e) {
+        LOGGER.warn("a watch did not stop cleanly: {}", e.toString());
+      }
+    }
+  }
+}
