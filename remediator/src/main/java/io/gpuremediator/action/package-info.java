@@ -5,7 +5,7 @@
  * (recording in the node's ledger what it changed, so that an undo removes only what we added), and, for a long step
  * ({@link io.gpuremediator.action.LongStep}), starts, looks and cancels in the background with stages of its own.
  *
- * <p>Uses: {@code decision}, {@code node}, {@code outbound}, {@code playbook}, {@code safety}, {@code state},
+ * <p>Uses: {@code decision}, {@code device}, {@code node}, {@code outbound}, {@code playbook}, {@code safety}, {@code state},
  * {@code value}, {@code workload}, {@code yaml}; libraries: {@code org.yaml}.
  */
 package io.gpuremediator.action;

@@ -7,7 +7,7 @@
  * write is fenced by the node's resourceVersion and by leadership; one node is changed by one thread at a time. See
  * docs/episodes.md.
  *
- * <p>Uses: {@code action}, {@code alert}, {@code decision}, {@code metrics}, {@code node}, {@code outbound},
+ * <p>Uses: {@code action}, {@code alert}, {@code decision}, {@code device}, {@code metrics}, {@code node}, {@code outbound},
  * {@code playbook}, {@code safety}, {@code state}, {@code value}, {@code workload}; libraries: {@code org.slf4j}.
  */
 package io.gpuremediator.episode;
