@@ -209,6 +209,10 @@
           controls.append(nodeButton('Release', 'release', n.node), nodeButton('Retry', 'retry', n.node));
         }
         const progress = element('td', n.progress || '', 'progress');
+        if (n.fenced_gpus && n.fenced_gpus.length) { // the GPUs fenced by a DeviceTaintRule; the node stays in service
+          progress.append(element('div', 'fenced: ' + n.fenced_gpus.map(g => g.uuid + ' (' + g.device + ', rule '
+            + g.rule + ')').join(', '), 'fenced'));
+        }
         if (n.evidence && n.evidence.length) { // the evidence Jobs collected before a reboot or a replacement
           progress.append(element('div', 'evidence: ' + n.evidence.join(', '), 'evidence'));
         }
@@ -262,8 +266,14 @@
         const cell = element('span', null, 'cell ' + stageClass(n.stage));
         cell.dataset.node = n.node;
         cell.dataset.stage = n.stage;
-        cell.title = n.node + ': ' + n.stage;
-        cell.setAttribute('aria-label', n.node + ': ' + n.stage);
+        // a node with a GPU fenced stays in service: the cell says which GPUs are out
+        const what = n.node + ': ' + n.stage + (n.fenced_gpus ? ' (fenced GPU ' + n.fenced_gpus.join(', ') + ')' : '');
+        cell.title = what;
+        cell.setAttribute('aria-label', what);
+        if (n.fenced_gpus) {
+          cell.dataset.fenced = n.fenced_gpus.length;
+          cell.textContent = n.fenced_gpus.length;
+        }
         cells.append(cell);
       }
       group.append(cells);

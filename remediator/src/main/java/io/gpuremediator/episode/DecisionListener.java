@@ -22,8 +22,8 @@ public interface DecisionListener {
   /** Called with how long one action took to take effect, in seconds. */
   default void actionTimed(String action, String outcome, double seconds) {}
 
-  /** Called with the active episodes per stage after each look over the fleet. */
-  default void stages(Map<Stage, Integer> counts) {}
+  /** Called after each look over the fleet: active episodes per stage, and the GPUs their fence_gpu steps fenced. */
+  default void stages(Map<Stage, Integer> counts, int gpusFenced) {}
 
   /**
    * Called with when the oldest long step under way of each kind started, after each look over the fleet (a kind with

@@ -126,9 +126,9 @@ public final class DecisionRecorder implements DecisionListener {
     metrics.actionTimed(action, outcome, seconds);
   }
 
-  /** Every stage that is not over, 0 when no episode is in it, so dashboards always see the series. */
+  /** Every stage that is not over, 0 when no episode is in it, so dashboards always see the series; the GPUs fenced. */
   @Override
-  public void stages(Map<Stage, Integer> counts) {
+  public void stages(Map<Stage, Integer> counts, int gpusFenced) {
     Map<String, Integer> byCode = new TreeMap<>();
     for (Stage s : Stage.values()) {
       if (!s.isOver()) {
@@ -136,6 +136,7 @@ public final class DecisionRecorder implements DecisionListener {
       }
     }
     metrics.episodeStages(byCode);
+    metrics.gpusFenced(gpusFenced);
   }
 
   @Override

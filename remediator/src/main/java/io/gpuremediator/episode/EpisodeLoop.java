@@ -167,9 +167,10 @@ public final class EpisodeLoop implements AutoCloseable {
     }
   }
 
-  /** Looks over every node once: counts episodes per stage and kicks the nodes with work to do. */
+  /** Looks over every node once: counts episodes per stage and GPUs fenced, and kicks the nodes with work to do. */
   void scan() {
     Map<Stage, Integer> counts = new EnumMap<>(Stage.class);
+    int fenced = 0;
     Map<String, Instant> oldest = new TreeMap<>();
     PlaybookSet set = playbooks.get();
     boolean lead = leading.getAsBoolean();
@@ -184,6 +185,7 @@ public final class EpisodeLoop implements AutoCloseable {
       boolean work = outbound.expiryDue(n, now) || newcomers.contains(n.name());
       for (Episode e : n.ledger().episodes().values()) {
         counts.merge(e.progress().stage(), 1, Integer::sum);
+        fenced += e.fenced().size();
         if (!e.progress().stage().isFailed()) {
           e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
         }
@@ -202,7 +204,7 @@ public final class EpisodeLoop implements AutoCloseable {
     if (drains != null) {
       drains.retain(seen);
     }
-    moves.decisions().listener().stages(counts);
+    moves.decisions().listener().stages(counts, fenced);
     moves.decisions().listener().oldestSteps(oldest);
   }
 

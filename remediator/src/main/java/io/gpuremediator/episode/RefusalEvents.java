@@ -177,9 +177,9 @@ public final class RefusalEvents implements DecisionListener {
       }
 
       @Override
-      public void stages(Map<Stage, Integer> counts) {
+      public void stages(Map<Stage, Integer> counts, int gpusFenced) {
         for (DecisionListener l : listeners) {
-          l.stages(counts);
+          l.stages(counts, gpusFenced);
         }
       }
 

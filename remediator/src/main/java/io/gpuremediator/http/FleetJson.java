@@ -2,6 +2,7 @@ package io.gpuremediator.http;
 
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.FencedGpu;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Comparator;
@@ -36,7 +37,13 @@ final class FleetJson {
     selected.stream().sorted(Comparator.comparing(NodeInfo::name)).forEach(n -> {
       String value = label.map(l -> n.labels().getOrDefault(l, "")).orElse("");
       String stage = stage(n);
-      groups.computeIfAbsent(value, v -> new JsonArray()).add(new JsonObject().put("node", n.name()).put("stage", stage));
+      JsonObject cell = new JsonObject().put("node", n.name()).put("stage", stage);
+      List<String> fenced = n.ledger().episodes().values().stream().flatMap(e -> e.fenced().stream())
+          .map(FencedGpu::uuid).toList();
+      if (!fenced.isEmpty()) {
+        cell.put("fenced_gpus", new JsonArray(fenced));
+      }
+      groups.computeIfAbsent(value, v -> new JsonArray()).add(cell);
       counts.computeIfAbsent(value, v -> new TreeMap<>()).merge(stage, 1, Integer::sum);
       total.merge(stage, 1, Integer::sum);
     });

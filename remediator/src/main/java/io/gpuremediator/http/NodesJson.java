@@ -2,6 +2,7 @@ package io.gpuremediator.http;
 
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
 import io.vertx.core.json.JsonArray;
@@ -46,6 +47,14 @@ final class NodesJson {
     return o;
   }
 
+  /** The GPUs fenced: each its UUID, its DRA device and the DeviceTaintRule that fences it. */
+  private static JsonArray fenced(List<FencedGpu> gpus) {
+    JsonArray out = new JsonArray();
+    gpus.forEach(g -> out.add(new JsonObject().put("uuid", g.uuid()).put("driver", g.driver()).put("pool", g.pool())
+        .put("device", g.device()).put("rule", g.rule())));
+    return out;
+  }
+
   private static JsonObject node(NodeInfo n) {
     NodeLedger ledger = n.ledger();
     JsonArray episodes = new JsonArray();
@@ -55,7 +64,8 @@ final class NodesJson {
       episodes.add(new JsonObject().put("fingerprint", e.fingerprint()).put("alertname", e.alertname())
           .put("playbook", e.playbook()).put("starts_at", e.startsAt().toString()).put("since", e.since().toString())
           .put("stage", p.stage().code()).put("stage_since", p.stageSince().toString()).put("resolved", p.resolved())
-          .put("step", step(p)).put("progress", p.note()).put("evidence", new JsonArray(e.evidence())));
+          .put("step", step(p)).put("progress", p.note()).put("evidence", new JsonArray(e.evidence()))
+          .put("fenced_gpus", fenced(e.fenced())));
       if (!playbooks.contains(e.playbook())) {
         playbooks.add(e.playbook());
       }
@@ -74,6 +84,7 @@ final class NodesJson {
         .put("step", shown.map(NodesJson::step).orElse(null))
         .put("progress", shown.map(Progress::note).orElse(null))
         .put("evidence", new JsonArray(ledger.episodes().values().stream().flatMap(e -> e.evidence().stream()).toList()))
+        .put("fenced_gpus", fenced(ledger.episodes().values().stream().flatMap(e -> e.fenced().stream()).toList()))
         .put("since", since == null ? null : since.toString()).put("unschedulable", n.unschedulable())
         .put("ready", n.isReady()).put("episodes", episodes).put("changes", changes)
         .put("error", n.ledgerError().orElse(null));

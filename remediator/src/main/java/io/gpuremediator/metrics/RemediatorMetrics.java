@@ -30,6 +30,7 @@ public final class RemediatorMetrics {
   private final Counter connectionsClosed;
   private final Counter requestsLimited;
   private final Gauge episodeStage;
+  private final Gauge gpusFenced;
   private final Gauge oldestStep;
   private final Histogram stepDuration;
   private final Histogram alertToAction;
@@ -47,6 +48,8 @@ public final class RemediatorMetrics {
         .labelNames("kind").register(registry);
     episodeStage = Gauge.build("remediator_episode_stage", "Active episodes by closed-loop stage.")
         .labelNames("stage").register(registry);
+    gpusFenced = Gauge.build("remediator_gpus_fenced", "GPUs fenced by a DeviceTaintRule of an active episode (fence_gpu);"
+        + " their nodes stay in service.").register(registry);
     stepDuration = Histogram.build("remediator_step_duration_seconds",
         "How long a long step (drain, diagnose) took, from its start to its end, by kind and outcome.")
         .labelNames("kind", "outcome").buckets(1, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200).register(registry);
@@ -214,6 +217,11 @@ public final class RemediatorMetrics {
   /** Sets the number of active episodes in each stage (every stage code, zero included). */
   public void episodeStages(Map<String, Integer> byStage) {
     byStage.forEach((stage, n) -> episodeStage.labels(stage).set(n));
+  }
+
+  /** Sets the number of GPUs fenced by active episodes. */
+  public void gpusFenced(int n) {
+    gpusFenced.set(n);
   }
 
   /** Sets when the oldest step under way of each kind started; a kind with none under way is removed. */

@@ -192,7 +192,7 @@ public final class RemediatorService implements AutoCloseable {
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster, unwatched), clock).dryRun(config.dryRun()).gate(gate)
         .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts()).deferTo(config.deferTo())
         .fanOut(fanOut).build();
-    decided.stages(Map.of()); // every stage at 0 from the start, so dashboards see the series
+    decided.stages(Map.of(), 0); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
     loop.start();
     return engine;

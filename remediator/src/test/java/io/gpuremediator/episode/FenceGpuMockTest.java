@@ -132,6 +132,23 @@ class FenceGpuMockTest {
   }
 
   @Test
+  void aDriversOwnTaintThatOutlivesTheRepairIsReported() {
+    start("NoExecute");
+    DraObjects.slice(h.client, NODE, 8, List.of(3)); // NVIDIA's driver tainted the GPU itself on the XID
+    h.fire(xidOn(NODE, 3));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    h.finishJob("gpu_reset", "Complete", "");
+    h.lookUntil(NODE, Stage.DIAGNOSING, 2);
+    h.finishJob("diagnose", "Complete", "");
+    h.look(NODE);
+    String remains = "the driver's own taint [gpu.nvidia.com/xid=79:NoSchedule] is still on GPU " + DraObjects.uuid(NODE, 3)
+        + " of " + NODE;
+    assertThat(h.decisions(Reason.GPU_UNFENCED)).singleElement().satisfies(d -> assertThat(d.detail()).contains(remains));
+    assertThat(h.events("DriverTaintRemains")).singleElement().satisfies(ev -> assertThat(ev.getMessage()).contains(remains));
+    assertThat(DraObjects.rules(h.client)).isEmpty();
+  }
+
+  @Test
   void underNoScheduleTheResetWaitsUntilThePodUsingTheGpuFinished() {
     start("NoSchedule");
     h.fire(xidOn(NODE, 3));

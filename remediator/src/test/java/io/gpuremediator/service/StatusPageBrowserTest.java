@@ -10,6 +10,7 @@ import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Browser;
+import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
@@ -70,13 +71,17 @@ class StatusPageBrowserTest {
         + "    match: ['alertname=\"StatusPageEvidence\"']\n    actions:\n      - cordon: {}\n"
         + "      - collect: {image: debian:bookworm-slim, command: [journalctl, -k, -b], timeout: 10m}\n"
         + "      - drain: {mode: evict, timeout: 30m}\n");
+    // One that fences a GPU of a DRA node, for the fleet map's fenced cell and the node row's GPUs.
+    Files.writeString(dir.resolve("fence.yaml"), "playbooks:\n  - name: status-page-fence\n"
+        + "    match: ['alertname=\"StatusPageFence\"']\n    actions:\n"
+        + "      - fence_gpu: {gpus: \"{{ labels.UUID }}\", effect: NoExecute}\n");
     Files.writeString(dir.resolve("token"), TOKEN);
     Files.writeString(dir.resolve("read-token"), READ_TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
         + "auth: {bearer_token_file: token, read_token_file: read-token}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml, evidence.yaml]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
+        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml, evidence.yaml, fence.yaml]\nleader_election: {enabled: false}\n"
+        + "safety: {max_unavailable: 50%, max_unavailable_gpus: 100%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
         + ", max_unavailable: 100%, incident: {nodes: 2, window: 10m}}]}\n");
     service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(), Optional.of(TOKEN));
     port = service.port();
@@ -313,6 +318,28 @@ class StatusPageBrowserTest {
         .map(JsonObject.class::cast).filter(n -> n.getString("node").equals("gpu-node-16")).findFirst().orElseThrow()
         .getJsonArray("evidence").getList()).containsExactly(job);
     browser.screenshot(SHOTS.resolve("evidence.png"));
+  }
+
+  @Test
+  @Order(13)
+  void aFencedGpuShowsOnTheFleetMapAndInItsNodesRow() throws Exception {
+    DraObjects.slice(client, "gpu-node-9", 8);
+    String uuid = DraObjects.uuid("gpu-node-9", 4);
+    Alert fence = Alerts.alert(AlertStatus.FIRING, "StatusPageFence", "fpfence9",
+        Map.of("node", "gpu-node-9", "gpu", "4", "UUID", uuid, "severity", "critical", "remediate", "true"));
+    assertThat(post("/api/v1/alerts", Alerts.json(fence), TOKEN).statusCode()).isEqualTo(200);
+    String cell = "#fleet-map .cell[data-node='gpu-node-9']";
+    await().atMost(SEEN).until(() -> browser.script("const c = document.querySelector(arguments[0]);"
+        + " return c && c.title;", cell), title -> ("gpu-node-9: fenced (fenced GPU " + uuid + ")").equals(title));
+    assertThat(browser.script("return document.querySelector(arguments[0]).dataset.stage;", cell)).isEqualTo("fenced");
+    await().atMost(SEEN).until(() -> String.valueOf(browser.text("tr[data-node='gpu-node-9'] .fenced"))
+        .equals("fenced: " + uuid + " (gpu-4, rule gpu-remediator.gpu-node-9.gpu-4)"));
+    JsonObject node = new JsonObject(send("GET", "/api/v1/nodes", null, TOKEN).body()).getJsonArray("nodes").stream()
+        .map(JsonObject.class::cast).filter(n -> n.getString("node").equals("gpu-node-9")).findFirst().orElseThrow();
+    assertThat(node.getBoolean("unschedulable")).isFalse();
+    assertThat(node.getJsonArray("fenced_gpus").getJsonObject(0).getMap()).containsEntry("uuid", uuid)
+        .containsEntry("device", "gpu-4").containsEntry("rule", "gpu-remediator.gpu-node-9.gpu-4");
+    browser.screenshot(SHOTS.resolve("fenced-gpu.png"));
   }
 
   private static String url(int port) {
