@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * {@code unfence_gpu: {}}: deletes the DeviceTaintRules of the episode's {@code fence_gpu} steps (one already gone is
@@ -64,15 +65,21 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
   }
 
   /**
-   * Deletes the episode's DeviceTaintRules (its end, a human's release, or this step) and says which of its GPUs still
-   * carry a taint of their driver's own.
+   * Deletes the episode's DeviceTaintRules (its end, a human's release, or this step), those it recorded and, while a
+   * fence is under way, any its label names (written by an instance that stopped before recording it), and says which
+   * of its GPUs still carry a taint of their driver's own.
    */
   static List<String> giveBack(String node, Episode e, StepPorts ports) throws ClusterException {
+    Set<String> rules = new TreeSet<>(e.fenced().stream().map(FencedGpu::rule).toList());
+    if (rules.isEmpty() && !e.progress().task().filter(t -> t.kind().equals("fence_gpu")).isPresent()) {
+      return List.of(); // nothing fenced, no fence under way: no call
+    }
+    rules.addAll(ports.devices().rulesLabelled(EpisodeNames.JOB_EPISODE_LABEL, EpisodeNames.episodeHash(node, e)));
+    for (String rule : rules) {
+      ports.devices().unfence(rule);
+    }
     if (e.fenced().isEmpty()) {
       return List.of();
-    }
-    for (FencedGpu g : e.fenced()) {
-      ports.devices().unfence(g.rule());
     }
     List<String> remains = new ArrayList<>();
     for (Device d : ports.devices().onNode(node, ports.draDriver())) {

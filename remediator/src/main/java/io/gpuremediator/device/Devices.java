@@ -34,6 +34,11 @@ public interface Devices {
     public List<String> holders(DeviceRef device) {
       return List.of();
     }
+
+    @Override
+    public List<String> rulesLabelled(String key, String value) {
+      return List.of();
+    }
   };
 
   /**
@@ -53,6 +58,12 @@ public interface Devices {
 
   /** The rule of this name, or empty when there is none (never written, or deleted by a human). */
   Optional<FenceRule> rule(String name) throws ClusterException;
+
+  /**
+   * The names of the rules carrying this label (an episode's: one it wrote and could not record, its instance stopped
+   * between the two, is found by it and given back with the rest).
+   */
+  List<String> rulesLabelled(String key, String value) throws ClusterException;
 
   /** Deletes the rule; one already gone is fine. */
   void unfence(String name) throws ClusterException;

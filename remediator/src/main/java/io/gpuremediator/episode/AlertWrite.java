@@ -140,7 +140,9 @@ final class AlertWrite {
     NodeInfo base = fresh;
     for (Episode e : fresh.ledger().episodes().values()) {
       Optional<String> what = e.fingerprint().equals(alert.fingerprint()) ? Optional.empty() : HumanOverride.removed(fresh, e);
-      if (what.isPresent()) {
+      // One holding fenced GPUs ends here only when this alert's episode can take them over (a firing one); else the
+      // loop ends it, and gives its DeviceTaintRules back.
+      if (what.isPresent() && (phase == Phase.FIRING || e.fenced().isEmpty())) {
         overridden.put(e, what.get());
         base = HumanOverride.ended(base, e, now);
       }
@@ -165,6 +167,12 @@ final class AlertWrite {
     NodeLedger before = draft.ledger();
     draft.ledger(track(before, alert, playbook, matched, phase, now, firstLong < specs.size() ? firstLong
         : Progress.DONE));
+    for (Episode ended : overridden.keySet()) { // the GPUs it fenced stay fenced, held by this alert's episode
+      Episode mine = draft.ledger().episodes().get(alert.fingerprint());
+      if (!ended.fenced().isEmpty() && mine != null) {
+        draft.ledger(draft.ledger().withEpisode(mine.holdingFencesOf(ended)));
+      }
+    }
     String background = firstLong < specs.size()
         ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
             + " continue in the background" : "";
@@ -219,7 +227,9 @@ final class AlertWrite {
     // re-send of it stays a duplicate.
     NodeLedger base = known != null && !known.startsAt().equals(alert.startsAt()) ? ledger.released(alert.fingerprint(), now)
         : ledger;
-    return base.withEpisode(new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
-        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of(), Map.of(), matched));
+    // The old one's fenced GPUs stay fenced, held by the new one: it gives them back, or fences them again (found).
+    Episode opened = new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
+        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of(), Map.of(), matched);
+    return base.withEpisode(known == null ? opened : opened.holdingFencesOf(known));
   }
 }

@@ -53,6 +53,9 @@ public final class Episodes {
       return Optional.of("step " + (next + 1) + " of " + p.actions().size() + " (" + p.actions().get(next).kind()
           + ") has not finished");
     }
+    if (!e.fenced().isEmpty()) {
+      return Optional.of("the GPUs it fenced are given back first (DeviceTaintRules deleted by the loop)");
+    }
     return Optional.empty();
   }
 

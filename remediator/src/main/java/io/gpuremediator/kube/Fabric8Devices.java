@@ -119,6 +119,16 @@ final class Fabric8Devices implements Devices {
   }
 
   @Override
+  public List<String> rulesLabelled(String key, String value) throws ClusterException {
+    try {
+      return budget.read(() -> client.genericKubernetesResources(RULES).withLabel(key, value).list()).getItems().stream()
+          .map(r -> r.getMetadata().getName()).toList();
+    } catch (KubernetesClientException e) {
+      throw ApiFailures.of("list the DeviceTaintRules labelled " + key + "=" + value, e);
+    }
+  }
+
+  @Override
   public void unfence(String name) throws ClusterException {
     try {
       budget.write(() -> client.genericKubernetesResources(RULES).withName(name).delete());

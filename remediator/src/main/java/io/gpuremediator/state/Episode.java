@@ -141,6 +141,17 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
     return out;
   }
 
+  /** The same episode holding the GPUs {@code earlier} (an episode of the same alert it replaces) fenced. */
+  public Episode holdingFencesOf(Episode earlier) {
+    Episode out = this;
+    for (Map.Entry<String, String> o : earlier.outbound.entrySet()) {
+      if (o.getKey().startsWith(FENCED_PREFIX)) {
+        out = out.withOutbound(FENCED_PREFIX + "inherited/" + o.getKey().substring(FENCED_PREFIX.length()), o.getValue());
+      }
+    }
+    return out;
+  }
+
   /** The GPUs the episode's fence_gpu steps fenced, in step order. */
   public List<FencedGpu> fenced() {
     return outbound.entrySet().stream().filter(o -> o.getKey().startsWith(FENCED_PREFIX))

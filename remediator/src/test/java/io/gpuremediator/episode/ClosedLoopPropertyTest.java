@@ -6,12 +6,15 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -28,8 +31,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,7 +48,8 @@ import org.junit.jupiter.api.Test;
  * while a budget allows nothing, so the only way past it is a delete, allowed only at an evict_then_delete
  * timeout), one Job per diagnose or repair attempt (a reboot asked at most once per attempt), never more nodes draining than max_draining, and a long step under way
  * only at the cursor; and an episode a human took the node back from never puts back what the human removed, nor acts
- * again once it ended. At the end, with every alert resolved,
+ * again once it ended; invariant 9 on the nodes of a DRA stack, where the shipped playbooks fence one GPU: never more
+ * GPUs fenced than max_unavailable_gpus, one rule a device, and a rule given back only by its episode or a human. At the end, with every alert resolved,
  * every budget open and every Job passing, no episode is left mid-step. A failure names its seed; replay
  * one with {@code -Dloop.seed=N}.
  */
@@ -51,7 +58,7 @@ class ClosedLoopPropertyTest {
   private static final int SEQUENCES = 1000;
 
   @Test
-  void invariantsSixAndSevenHoldAfterEveryStep() {
+  void invariantsSixSevenAndNineHoldAfterEveryStep() {
     String one = System.getProperty("loop.seed");
     long first = one == null ? 0 : Long.parseLong(one);
     long last = one == null ? SEQUENCES : first + 1;
@@ -86,6 +93,8 @@ class ClosedLoopPropertyTest {
     private EpisodeLoop deposed;
     private int deletionsSeen;
     private final HumanTakeovers takeovers = new HumanTakeovers();
+    private final InMemoryDevices devices;
+    private final int maxGpus;
 
     Sequence(long seed) {
       this.seed = seed;
@@ -94,6 +103,15 @@ class ClosedLoopPropertyTest {
       this.alerts = new FiringAlerts(random, clock, nodes);
       this.maxDraining = 1 + random.nextInt(3);
       this.cluster = Fleets.nodes(nodes);
+      Set<String> dra = new TreeSet<>();
+      for (int n = 0; n < nodes; n++) {
+        if (random.nextBoolean()) { // a node of the GPU Operator's DRA stack: the shipped playbooks fence its GPUs
+          dra.add("gpu-node-" + n);
+          Fleets.label(cluster, "gpu-node-" + n, "nvidia.com/gpu.deploy.dra-driver", "true");
+        }
+      }
+      this.devices = new InMemoryDevices(dra);
+      this.maxGpus = 1 + random.nextInt(4);
       for (int n = 0; n < nodes; n++) {
         for (int p = random.nextInt(4); p > 0; p--) {
           workloads.pod("gpu-node-" + n, "pod-" + n + "-" + p, random.nextInt(3) == 0);
@@ -105,27 +123,31 @@ class ClosedLoopPropertyTest {
     }
 
     private EpisodeLoop newLoop() {
-      return new EpisodeLoop(cluster, workloads, () -> SHIPPED, cluster::nodes,
-          new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator"),
-          () -> true, decided::add, clock);
+      return new EpisodeLoop(cluster, workloads, devices, () -> SHIPPED, cluster::nodes,
+          new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
+              Set.of(), Optional.empty(), List.of(), 2, List.of(), new LoopSettings.Fencing("gpu.nvidia.com",
+              new Budget(maxGpus, false), 1)), () -> true, decided::add, clock, OutsidePorts.NONE, ReplaceBudget.NONE);
     }
 
     void run(Map<String, Integer> seen) {
       int steps = 40 + random.nextInt(41);
       for (int step = 0; step < steps; step++) {
         Map<String, Boolean> heldBefore = held();
+        Set<String> fencedBefore = new TreeSet<>(devices.rules.keySet());
         int before = decided.size();
         String what = step(random.nextInt(100));
         seen.merge(what, 1, Integer::sum);
         check(step, what, heldBefore, decided.subList(before, decided.size()));
+        checkFences(step, what, fencedBefore, decided.subList(before, decided.size()), seen);
       }
       settle(seen);
     }
 
     private String step(int roll) {
       if (roll < 18) {
-        send(alerts.fire());
-        return "fire";
+        boolean gpu = random.nextInt(3) == 0;
+        send(gpu ? alerts.fireOnGpu() : alerts.fire());
+        return gpu ? "fire on a GPU" : "fire";
       } else if (roll < 24 && !alerts.isEmpty()) {
         send(alerts.any());
         return "re-send";
@@ -162,9 +184,46 @@ class ClosedLoopPropertyTest {
       }
     }
 
-    /** A human takes a quarantined node back: uncordons it and removes every taint of ours (kubectl). */
+    /** A human takes a quarantined node back (uncordons it, removes our taints), or a fenced GPU (deletes our rule). */
     private String override() {
+      if (!devices.rules.isEmpty() && random.nextBoolean()) {
+        List<String> rules = new ArrayList<>(devices.rules.keySet());
+        devices.unfence(rules.get(random.nextInt(rules.size())));
+        return "human unfence";
+      }
       return takeovers.takeBack(cluster, random) ? "human override" : "nothing to take back";
+    }
+
+    /**
+     * Invariant 9: never more GPUs fenced than max_unavailable_gpus allows, never two rules on one device, every rule
+     * belongs to a live episode of its node that fences, and a rule goes only by its episode's unfence or end, or a human.
+     */
+    private void checkFences(int step, String what, Set<String> before, List<Decision> made, Map<String, Integer> seen) {
+      String where = "seed " + seed + " (replay: -Dloop.seed=" + seed + "), step " + step + " (" + what + ")";
+      assertThat(devices.rules.size()).as(where + ": GPUs fenced, max_unavailable_gpus " + maxGpus + ": " + devices.rules
+          .keySet()).isLessThanOrEqualTo(maxGpus);
+      assertThat(devices.rules.values().stream().map(r -> r.device().toString()).distinct().count())
+          .as(where + ": one rule a device").isEqualTo(devices.rules.size());
+      for (FenceRule r : devices.rules.values()) {
+        assertThat(cluster.node(r.device().pool()).orElseThrow().ledger().episodes().values()).as(where + ": rule "
+            + r.name() + " without a live episode that fences; its node's last decisions: " + decided.stream()
+            .filter(d -> d.node().equals(r.device().pool())).skip(Math.max(0, decided.stream()
+            .filter(d -> d.node().equals(r.device().pool())).count() - 6)).map(d -> d.reason().code() + " " + d.playbook()
+            + " " + d.detail()).toList()).anyMatch(e -> SHIPPED.named(e.playbook()).map(
+            p -> p.fencesGpu()).orElse(false) || !e.fenced().isEmpty());
+      }
+      for (String gone : before) {
+        if (devices.rules.containsKey(gone) || what.equals("human unfence")) {
+          continue;
+        }
+        String node = gone.split("\\.")[1];
+        assertThat(made).as(where + ": rule " + gone + " deleted without an unfence, a release or a human")
+            .anyMatch(d -> d.node().equals(node) && (d.reason() == Reason.GPU_UNFENCED || d.reason() == Reason.RELEASED
+                || d.reason() == Reason.RELEASED_BY_HUMAN || d.reason() == Reason.HUMAN_OVERRIDE));
+      }
+      if (!devices.rules.isEmpty()) {
+        seen.merge("GPUs fenced", devices.rules.size(), Integer::sum);
+      }
     }
 
     /**
@@ -247,7 +306,8 @@ class ClosedLoopPropertyTest {
             assertThat(e.progress().task().orElseThrow().started().plus(Duration.ofMinutes(30))).isBeforeOrEqualTo(clock.instant()));
       }
       deletionsSeen = workloads.deletedOn.size();
-      takeovers.check(cluster, where);
+      takeovers.check(cluster, where + " decisions " + decided.stream().skip(Math.max(0, decided.size() - 15))
+          .map(d -> d.node() + " " + d.fingerprint() + " " + d.reason().code() + " " + d.playbook() + " " + d.detail()).toList());
       long draining = cluster.nodes().stream().filter(n -> n.ledger().episodes().values().stream()
           .anyMatch(e -> e.progress().stage() == Stage.DRAINING)).count();
       assertThat(draining).as(where + ": nodes draining (max_draining " + maxDraining + "): " + cluster.nodes().stream()

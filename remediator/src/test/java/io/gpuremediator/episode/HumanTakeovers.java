@@ -34,8 +34,9 @@ final class HumanTakeovers {
       return false;
     }
     NodeInfo n = held.get(random.nextInt(held.size()));
-    n.ledger().episodes().values().forEach(e -> overridden.computeIfAbsent(n.name(), k -> new HashSet<>())
-        .add(e.fingerprint() + "@" + e.startsAt()));
+    // The episodes whose quarantine this takes back: those holding our cordon or a taint (not one that fenced a GPU only).
+    n.ledger().episodes().values().stream().filter(e -> ClaimKey.keepsOutOfService(n.ledger(), e.fingerprint()))
+        .forEach(e -> overridden.computeIfAbsent(n.name(), k -> new HashSet<>()).add(e.fingerprint() + "@" + e.startsAt()));
     try {
       cluster.modifyNode(n.name(), x -> new Edited<>(new NodeInfo(x.name(), x.labels(), x.annotations(),
           x.taints().stream().filter(t -> !t.key().startsWith(NodeKeys.DOMAIN)).toList(), false, x.conditions(),

@@ -38,8 +38,8 @@ public final class FiringAlerts {
   public Alert fire() {
     int node = random.nextInt(nodes);
     String alertname = REMEDIATION[random.nextInt(REMEDIATION.length)];
-    Map<String, String> labels = new HashMap<>(Map.of("node", "gpu-node-" + node, "gpu", "0", "xid", "79",
-        "severity", "critical", "remediate", "true"));
+    Map<String, String> labels = new HashMap<>(Map.of("node", "gpu-node-" + node, "gpu", "0", "UUID",
+        DraObjects.uuid("gpu-node-" + node, 0), "xid", "79", "severity", "critical", "remediate", "true"));
     if (alertname.equals("GpuXidHardwareError")) { // each rung of the XID ladder, and rules older than it
       String action = XID_ACTIONS[random.nextInt(XID_ACTIONS.length)];
       if (!action.isEmpty()) {
@@ -50,6 +50,23 @@ public final class FiringAlerts {
     String fp = Long.toHexString((alertname + node + labels.getOrDefault("recommended_action", "")).hashCode()
         & 0xffffffffL);
     Alert a = Alerts.alert(AlertStatus.FIRING, alertname, fp, labels);
+    Alert fresh = new Alert(a.status(), a.labels(), a.annotations(), clock.instant(), Optional.empty(), "", a.fingerprint());
+    firing.put(fresh.fingerprint(), fresh);
+    return fresh;
+  }
+
+  /**
+   * A new reset-class XID alert on a random GPU of a random node (one fingerprint per node and GPU), with the GPU's
+   * UUID as dcgm-exporter labels it: on a DRA node, the shipped playbooks fence that GPU.
+   */
+  public Alert fireOnGpu() {
+    int node = random.nextInt(nodes);
+    int gpu = random.nextInt(8);
+    Map<String, String> labels = Map.of("node", "gpu-node-" + node, "gpu", Integer.toString(gpu), "UUID",
+        DraObjects.uuid("gpu-node-" + node, gpu), "xid", "48", "recommended_action", "reset_gpu", "source", "dcgm",
+        "severity", "critical", "remediate", "true");
+    String fp = Long.toHexString(("gpu" + node + "/" + gpu).hashCode() & 0xffffffffL);
+    Alert a = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", fp, labels);
     Alert fresh = new Alert(a.status(), a.labels(), a.annotations(), clock.instant(), Optional.empty(), "", a.fingerprint());
     firing.put(fresh.fingerprint(), fresh);
     return fresh;

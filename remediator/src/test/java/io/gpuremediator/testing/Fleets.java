@@ -21,6 +21,7 @@ import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +35,20 @@ public final class Fleets {
   public static InMemoryCluster nodes(int count) {
     return new InMemoryCluster(IntStream.range(0, count)
         .mapToObj(i -> booted(NodeInfo.named("gpu-node-" + i, Map.of("nvidia.com/gpu.present", "true")), "boot-1")).toList());
+  }
+
+  /** Labels the node (as its installer does: the GPU Operator, a node pool). */
+  public static void label(InMemoryCluster cluster, String node, String key, String value) {
+    try {
+      cluster.modifyNode(node, n -> {
+        Map<String, String> labels = new HashMap<>(n.labels());
+        labels.put(key, value);
+        return new Cluster.Edited<>(new NodeInfo(n.name(), labels, n.annotations(), n.taints(), n.unschedulable(),
+            n.conditions(), n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null);
+      });
+    } catch (ClusterException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The kubelet after a reboot: the node Ready with a new bootID. */
