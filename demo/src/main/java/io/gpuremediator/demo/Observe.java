@@ -40,6 +40,12 @@ final class Observe {
     return Optional.empty();
   }
 
+  /** The series a PromQL query returns now (each with its {@code metric} labels and {@code value}). */
+  JsonNode series(String promql) throws IOException, InterruptedException {
+    return p.http().get(p.prometheusUrl() + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8), null)
+        .path("data").path("result");
+  }
+
   /** The value of a PromQL query that returns one number, if it returns one. */
   Optional<Double> scalar(String promql) throws IOException, InterruptedException {
     JsonNode result = p.http().get(p.prometheusUrl() + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8), null)

@@ -72,6 +72,8 @@ public final class Story {
   private final String driverAsks;
   private final String beyond;
   private final String ib;
+  private final String draNode;
+  private final String draSpare;
   private final List<String> storm;
   private final FabricChapter fabric;
 
@@ -94,6 +96,8 @@ public final class Story {
     ib = gpuNodes.get(4);
     storm = gpuNodes.subList(12, 22);
     fabric = new FabricChapter(p, t, see, List.of(gpuNodes.get(10), gpuNodes.get(22), gpuNodes.get(23)), this::report);
+    draNode = gpuNodes.get(12); // of the storm's nodes too: its GPU is back long before the storm
+    draSpare = gpuNodes.get(13);
   }
 
   /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */
@@ -202,6 +206,8 @@ public final class Story {
     t.note("where a GPU reports the driver's recovery action, that decides: no XID alert asks for more than it does;");
     t.note("where it does not (older drivers or exporters), NVIDIA's Xid catalog decides, as in chapters 2 and 3");
 
+    DraChapter.Seen dra = new DraChapter(p, t, see, draNode, draSpare, this::report).play();
+
     t.chapter("4. XID 13 on " + app + ": the application's fault, not the node's");
     long appAt = System.nanoTime();
     p.simulator().inject(app, 0, "xid", "13");
@@ -300,6 +306,10 @@ public final class Story {
         + Timeline.human(driverReset.seen().get("node")) + " by " + driverPlaybook + ", drained, GPU 4 reset ("
         + Timeline.human(driverReset.took()) + "), diagnosed: back in service " + Timeline.human(driverReset.back())
         + " after the driver asked"));
+    t.plain(String.format("  %-18s %-26s %s", draNode, "XID 48 on a DRA node", "GPU 3"
+        + " fenced " + Timeline.human(dra.milestones().get("fence")) + " after the fault, its pod moved to " + draSpare
+        + ", reset and diagnosed alone, unfenced " + Timeline.human(dra.milestones().get("unfenced")) + " after the fault; node "
+        + (dra.cordoned() ? "CORDONED" : "never cordoned") + ", " + dra.othersRunning() + " other pods kept running"));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -327,7 +337,7 @@ public final class Story {
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
         replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired(),
-        evidenceFirst);
+        evidenceFirst, dra.cordoned(), dra.othersRunning());
   }
 
   /**

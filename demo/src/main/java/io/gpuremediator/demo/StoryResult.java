@@ -36,6 +36,8 @@ import java.util.Map;
  * @param fabricPages the pages gpu-oncall received about the incident
  * @param fabricRepaired whether a reset or reboot was asked of a node of the clique
  * @param xidEvidenceFirst whether the XID 79 node's evidence Job was created before its reboot was asked
+ * @param draNodeCordoned whether the DRA node whose one GPU was fenced was ever cordoned or tainted
+ * @param draOthersRunning how many of that node's 7 other inference pods kept running
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -65,4 +67,6 @@ public record StoryResult(
     boolean fabricIncident,
     int fabricPages,
     boolean fabricRepaired,
-    boolean xidEvidenceFirst) {}
+    boolean xidEvidenceFirst,
+    boolean draNodeCordoned,
+    int draOthersRunning) {}

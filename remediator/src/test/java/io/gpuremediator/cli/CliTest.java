@@ -42,7 +42,7 @@ class CliTest {
     assertThat(run("validate", "../deploy/playbooks", config.toString())).isZero();
     assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
         "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by gpu-count-dropped,"
-            + " gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
+            + " gpu-dra-recovery-reset, gpu-dra-xid-reset, gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
             + " gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service,"
             + " infiniband-link-down, neuron-hardware-error, node-condition-reboot, node-condition-replace,"

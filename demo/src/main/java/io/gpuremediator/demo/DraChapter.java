@@ -1,0 +1,166 @@
+package io.gpuremediator.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuremediator.demo.Milestones.Milestone;
+import io.gpuremediator.pipeline.Pipeline;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * One GPU of a DRA node fenced, not its node (Kubernetes 1.37's device taints). Two nodes run the GPU Operator's DRA
+ * stack: labelled {@code nvidia.com/gpu.deploy.dra-driver=true}, their GPUs published in ResourceSlices of
+ * {@code gpu.nvidia.com} under the UUIDs their exporter reports; on the first, eight inference pods each hold one GPU
+ * through a ResourceClaim. XID 48 on one GPU: the remediator writes a DeviceTaintRule (NoExecute) on that GPU, the
+ * emulated API server's device taint eviction controller deletes the pod using it, and the chapter plays its
+ * Deployment and the scheduler (a new pod on a free GPU of the second node). The GPU is reset and diagnosed alone,
+ * then unfenced; the node is never cordoned, and the other seven pods keep running throughout.
+ */
+final class DraChapter {
+  static final String NAMESPACE = "ml-inference";
+  private static final String DRA_LABEL = "nvidia.com/gpu.deploy.dra-driver";
+  private static final String ALERT = "GpuXidHardwareError";
+  private static final int GPU = 3;
+  private static final Duration TIMEOUT = Duration.ofMinutes(3);
+  private static final ResourceDefinitionContext SLICES = context("ResourceSlice", "resourceslices", false);
+  private static final ResourceDefinitionContext CLAIMS = context("ResourceClaim", "resourceclaims", true);
+  private static final ResourceDefinitionContext RULES = context("DeviceTaintRule", "devicetaintrules", false);
+
+  /** What the chapter saw: the milestones' times, whether the node was ever cordoned, the pods left running. */
+  record Seen(Map<String, Duration> milestones, boolean cordoned, int othersRunning, String movedTo) {}
+
+  private final Pipeline p;
+  private final Timeline t;
+  private final Observe see;
+  private final String node;
+  private final String spare;
+  private final Milestones.Reached report;
+
+  DraChapter(Pipeline p, Timeline t, Observe see, String node, String spare, Milestones.Reached report) {
+    this.p = p;
+    this.t = t;
+    this.see = see;
+    this.node = node;
+    this.spare = spare;
+    this.report = report;
+  }
+
+  Seen play() throws Exception {
+    t.chapter("3c. XID 48 on GPU " + GPU + " of " + node + ", a node of the GPU Operator's DRA stack: one GPU out, not the node");
+    KubernetesClient kube = p.kube();
+    Map<Integer, String> uuids = publish(node);
+    publish(spare);
+    for (int gpu = 0; gpu < 8; gpu++) {
+      pod(kube, "inference-" + gpu, node, gpu);
+    }
+    t.at("node", node + " and " + spare + " labelled " + DRA_LABEL + "=true, their GPUs published in ResourceSlices of"
+        + " gpu.nvidia.com (UUIDs as their exporter reports them); 8 inference pods on " + node + ", one GPU each (ResourceClaims)");
+    long at = System.nanoTime();
+    p.simulator().inject(node, GPU, "xid", "48");
+    String uuid = uuids.get(GPU);
+    t.at("fault", node + " GPU " + GPU + " (" + uuid + "): DCGM_FI_DEV_XID_ERRORS = 48");
+    boolean[] cordoned = {false};
+    String[] moved = {""};
+    Map<String, Duration> seen = Milestones.await(at, TIMEOUT, List.of(
+        new Milestone("alert", () -> see.prometheusAlert(ALERT, node, "firing").map(a -> ALERT + " firing with UUID "
+            + a.path("labels").path("UUID").asText())),
+        new Milestone("fence", () -> decision("gpu_fenced").map(d -> d.path("detail").asText())),
+        new Milestone("evicted", () -> Optional.ofNullable(kube.pods().inNamespace(NAMESPACE).withName("inference-" + GPU).get())
+            .isPresent() ? Optional.empty() : Optional.of(moved[0] = move(kube))),
+        new Milestone("repair", () -> decision("repair_started").map(d -> "the GPU alone: " + d.path("detail").asText())),
+        new Milestone("diagnose", () -> decision("diagnose_started").map(d -> d.path("detail").asText())),
+        new Milestone("unfenced", () -> decision("gpu_unfenced").filter(d -> rules(kube).isEmpty())
+            .map(d -> d.path("detail").asText()))), report, () -> cordoned[0] |= cordoned(kube));
+    p.simulator().clear(node, "xid");
+    t.at("fault", node + " GPU " + GPU + " reports no XID after its reset (simulator: fault cleared)");
+    int others = (int) kube.pods().inNamespace(NAMESPACE).list().getItems().stream()
+        .filter(pod -> node.equals(pod.getSpec().getNodeName())).count();
+    t.at("node", node + (cordoned[0] || cordoned(kube) ? " WAS CORDONED" : " never cordoned or tainted") + "; " + others
+        + " of its 7 other inference pods kept running throughout");
+    return new Seen(seen, cordoned[0], others, moved[0]);
+  }
+
+  /** Labels the node a DRA node and publishes its GPUs as NVIDIA's driver does, under the UUIDs its exporter reports. */
+  private Map<Integer, String> publish(String name) throws IOException, InterruptedException {
+    Map<Integer, String> uuids = new TreeMap<>();
+    for (JsonNode s : see.series("DCGM_FI_DEV_GPU_TEMP{node=\"" + name + "\"}")) {
+      uuids.put(s.path("metric").path("gpu").asInt(), s.path("metric").path("UUID").asText());
+    }
+    StringBuilder devices = new StringBuilder();
+    uuids.forEach((gpu, uuid) -> devices.append("  - name: gpu-").append(gpu).append("\n    attributes:\n")
+        .append("      type: {string: gpu}\n      uuid: {string: ").append(uuid).append("}\n")
+        .append("      productName: {string: NVIDIA H100 80GB HBM3}\n"));
+    p.kube().genericKubernetesResources(SLICES).resource(Serialization.unmarshal("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: %1$s-gpu.nvidia.com-7x9kq}
+        spec:
+          driver: gpu.nvidia.com
+          nodeName: %1$s
+          pool: {generation: 1, name: %1$s, resourceSliceCount: 1}
+          devices:
+        %2$s""".formatted(name, devices.toString().indent(2)), GenericKubernetesResource.class)).create();
+    p.kube().nodes().withName(name).edit(n -> {
+      n.getMetadata().getLabels().put(DRA_LABEL, "true");
+      return n;
+    });
+    return uuids;
+  }
+
+  /** A running pod on {@code on} whose ResourceClaim holds its GPU {@code gpu}. */
+  private static void pod(KubernetesClient kube, String name, String on, int gpu) {
+    kube.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
+        .addToLabels("app", "inference").endMetadata().withNewSpec().withNodeName(on).addNewContainer().withName("server")
+        .withImage("nvcr.io/nvidia/tritonserver:25.08-py3").endContainer().endSpec().withNewStatus().withPhase("Running")
+        .endStatus().build()).create();
+    kube.genericKubernetesResources(CLAIMS).inNamespace(NAMESPACE).resource(Serialization.unmarshal("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: %1$s-gpu, namespace: %2$s}
+        spec:
+          devices:
+            requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]
+        status:
+          allocation:
+            devices:
+              results: [{request: gpu, driver: gpu.nvidia.com, pool: %3$s, device: gpu-%4$d}]
+          reservedFor: [{resource: pods, name: %1$s, uid: uid-%1$s}]
+        """.formatted(name, NAMESPACE, on, gpu), GenericKubernetesResource.class)).createOr(r -> r.update());
+  }
+
+  /** The evicted pod's Deployment makes a new one, and the scheduler gives it a free GPU of the spare node. */
+  private String move(KubernetesClient kube) {
+    pod(kube, "inference-" + GPU + "-r2", spare, 0);
+    return "inference-" + GPU + " evicted by the device taint eviction controller; its new pod (the chapter plays the"
+        + " Deployment and the scheduler) runs on GPU 0 of " + spare;
+  }
+
+  private boolean cordoned(KubernetesClient kube) {
+    Node n = kube.nodes().withName(node).get();
+    return Boolean.TRUE.equals(n.getSpec().getUnschedulable())
+        || n.getSpec().getTaints() != null && n.getSpec().getTaints().stream().anyMatch(x -> x.getKey().startsWith("gpu-remediator"));
+  }
+
+  private static List<GenericKubernetesResource> rules(KubernetesClient kube) {
+    return new ArrayList<>(kube.genericKubernetesResources(RULES).list().getItems());
+  }
+
+  private Optional<JsonNode> decision(String reason) throws IOException, InterruptedException {
+    return see.decisions(node).stream().filter(d -> d.path("reason").asText().equals(reason)).findFirst();
+  }
+
+  private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
+    return new ResourceDefinitionContext.Builder().withGroup("resource.k8s.io").withVersion("v1").withKind(kind)
+        .withPlural(plural).withNamespaced(namespaced).build();
+  }
+}
