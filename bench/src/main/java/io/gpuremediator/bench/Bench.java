@@ -96,6 +96,13 @@ public final class Bench {
           + " API server and client in one JVM)");
     }
 
+    if (runs("fence")) {
+      System.out.println("\n== fencing one GPU of a DRA node: webhook to DeviceTaintRule written, seen on a watch, each"
+          + " followed by a floor sample as above (service, simulated API server and client in one JVM on both cores;"
+          + " sequential)");
+      FenceLatency.run(playbooks, work);
+    }
+
     if (runs("multi-node")) {
       System.out.println("\n== a multi-node event: one webhook naming " + MultiNodeEvent.NODES + " distinct nodes, every limit"
           + " opened (service, simulated API server and client in one JVM on both cores)");
@@ -299,22 +306,27 @@ public final class Bench {
 
   /** Polls the node until its ledger says the drain is done; fails with what it saw after 30 s. */
   private static void awaitDrained(KubernetesClient client, String name) {
+    awaitStage(client, name, "drained");
+  }
+
+  /** Polls the node until its ledger shows an episode in this stage; fails with what it saw after 30 s. */
+  static void awaitStage(KubernetesClient client, String name, String stage) {
     long deadline = System.nanoTime() + 30_000_000_000L;
     String seen = "";
     while (System.nanoTime() < deadline) {
       Node node = client.nodes().withName(name).get();
       Map<String, String> annotations = node.getMetadata().getAnnotations();
       seen = annotations == null ? "" : annotations.getOrDefault("gpu-remediator.io/state", "");
-      if (seen.contains("\"stage\":\"drained\"")) {
+      if (seen.contains("\"stage\":\"" + stage + "\"")) {
         return;
       }
       LockSupport.parkNanos(1_000_000);
     }
-    throw new IllegalStateException("node " + name + " not drained within 30 s; its ledger: " + seen);
+    throw new IllegalStateException("node " + name + " not " + stage + " within 30 s; its ledger: " + seen);
   }
 
   /** The three calls of one quarantine, made directly; the node is read first, outside the time (the service reads its cache). */
-  private static double floorQuarantine(KubernetesClient client, String name) {
+  static double floorQuarantine(KubernetesClient client, String name) {
     Node node = client.nodes().withName(name).get();
     long t0 = System.nanoTime();
     node.getStatus().getConditions().add(new NodeConditionBuilder().withType("GpuHealthy")

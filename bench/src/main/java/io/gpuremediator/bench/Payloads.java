@@ -31,6 +31,17 @@ final class Payloads {
     return envelope(status, new JsonArray().add(alert(status, i, "79")));
   }
 
+  /**
+   * One reset-class XID alert (XID 48, the catalog's reset) on GPU {@code gpu} of node {@code i}, with the GPU's UUID as
+   * dcgm-exporter labels it: on a DRA node the shipped playbooks fence that GPU.
+   */
+  static String onGpu(int i, int gpu, String uuid) {
+    JsonObject a = alert("firing", i, "48");
+    a.getJsonObject("labels").put("gpu", Integer.toString(gpu)).put("UUID", uuid).put("recommended_action", "reset_gpu")
+        .put("source", "dcgm");
+    return envelope("firing", new JsonArray().add(a.put("fingerprint", String.format("%016x", 0xfe0ce000L + i))));
+  }
+
   private static JsonObject alert(String status, int i, String xid) {
     return new JsonObject().put("status", status)
         .put("labels", new JsonObject().put("alertname", "GpuXidHardwareError").put("node", MockApiServer.nodeName(i))

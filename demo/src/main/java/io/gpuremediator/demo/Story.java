@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  */
 public final class Story {
   /** The story uses GPU nodes 3 to 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
-  public static final int GPU_NODES_NEEDED = 24;
+  public static final int GPU_NODES_NEEDED = 26;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String RECOVERY_ALERT = "GpuRecoveryActionRequired";
@@ -96,8 +96,8 @@ public final class Story {
     ib = gpuNodes.get(4);
     storm = gpuNodes.subList(12, 22);
     fabric = new FabricChapter(p, t, see, List.of(gpuNodes.get(10), gpuNodes.get(22), gpuNodes.get(23)), this::report);
-    draNode = gpuNodes.get(12); // of the storm's nodes too: its GPU is back long before the storm
-    draSpare = gpuNodes.get(13);
+    draNode = gpuNodes.get(24);
+    draSpare = gpuNodes.get(25);
   }
 
   /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */

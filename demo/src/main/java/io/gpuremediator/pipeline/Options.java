@@ -16,7 +16,7 @@ public record Options(int gpuNodes, int trnNodes, Duration interval, Duration gr
     boolean verbose) {
 
   /**
-   * The demo: 24 GPU nodes and 2 Trainium nodes, 1 s everything. The story faults eleven nodes within ten minutes before
+   * The demo: 26 GPU nodes and 2 Trainium nodes, 1 s everything. The story faults eleven nodes within ten minutes before
    * its storm: seven it quarantines (the XID 79 and XID 48 nodes and the one whose driver asks for a reset, repaired and
    * back before the two lost GPUs and the InfiniBand port fire, and the node replaced through Karpenter once the first
    * lost GPU's node is back, so at most three are out at once), one GPU of a DRA node it fences (the node stays in
@@ -27,7 +27,7 @@ public record Options(int gpuNodes, int trnNodes, Duration interval, Duration gr
    * does.
    */
   public static Options demo(boolean verbose) {
-    return new Options(24, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
+    return new Options(26, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
         "{max_unavailable: 5, max_unavailable_gpus: 48, breaker: {nodes: 11, window: 10m}, page: [gpu-oncall], domains: [{label: "
             + "nvidia.com/gpu.clique, max_unavailable: 100%, incident: {nodes: 2, window: 15m}}]}", verbose);
   }

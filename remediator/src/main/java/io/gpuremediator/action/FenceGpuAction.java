@@ -30,9 +30,10 @@ import java.util.Set;
  * or tainted; its other GPUs' pods keep running. Under {@code NoExecute} the device taint eviction controller evicts
  * the pods using the GPU; under {@code NoSchedule} they finish; {@code None} only shows the taint (a dry run in the
  * cluster). The rule's name follows from node and device ({@link EpisodeNames#fenceRuleName}): a restart finds it.
- * A node that publishes no such device (a device-plugin node), or already has {@code safety.max_fenced_per_node} GPUs
- * fenced, fails the step to {@code on_fail} (the node path); the fleet's GPU budget
- * ({@code safety.max_unavailable_gpus}) makes it wait. The episode keeps the GPU ({@link FencedGpu}); its
+ * Its start takes a place in the GPU limits, its look reads the node's slices once and writes the rule. A node that
+ * already has {@code safety.max_fenced_per_node} GPUs fenced, or publishes no such device (a device-plugin node), fails
+ * the step to {@code on_fail} (the node path); the fleet's GPU budget ({@code safety.max_unavailable_gpus}) makes it
+ * wait. The episode keeps the GPU ({@link FencedGpu}); its
  * {@code gpu_reset} and {@code diagnose} then act on it only, and {@code unfence_gpu} or the episode's end give it back.
  */
 public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpuSpec> {
@@ -90,26 +91,30 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
-  /** Finds the device and takes a place in the GPU limits: a fence that cannot be placed fails to the node path. */
+  /**
+   * Takes a place in the GPU limits for the alert's GPU (by its UUID or index: no read of the slices, which the look
+   * makes once): one that cannot be placed on its node fails to the node path, one the fleet has no room for waits.
+   */
   @Override
-  public StepStart start(LongStepRun<FenceGpuSpec> run) throws ClusterException {
-    Found found = find(run);
-    if (found.device().isEmpty()) {
-      return new StepStart.Failed(Reason.GPU_NOT_PUBLISHED, found.why());
+  public StepStart start(LongStepRun<FenceGpuSpec> run) {
+    String gpu;
+    try {
+      gpu = gpu(run.spec(), context(run));
+    } catch (RenderException e) {
+      return new StepStart.Impossible(Reason.TEMPLATE_INVALID, "fence_gpu on " + run.node() + ": " + e.getMessage());
     }
-    Device d = found.device().get();
-    Optional<GpuBudget.Refusal> refused = run.ports().limits().gpus().take(run.node(), d.ref().pool() + "/"
-        + d.ref().device(), run.now(), run.ports().cluster());
+    Optional<GpuBudget.Refusal> refused = run.ports().limits().gpus().take(run.node(), gpu, run.now(),
+        run.ports().cluster());
     if (refused.isPresent() && refused.get().reason() == Reason.FENCED_PER_NODE) {
-      return new StepStart.Failed(Reason.FENCED_PER_NODE, "GPU " + found.gpu() + " of " + run.node() + " not fenced: "
+      return new StepStart.Failed(Reason.FENCED_PER_NODE, "GPU " + gpu + " of " + run.node() + " not fenced: "
           + refused.get().detail());
     }
     if (refused.isPresent()) {
-      String note = "fencing GPU " + found.gpu() + " of " + run.node() + " waits: " + refused.get().detail();
+      String note = "fencing GPU " + gpu + " of " + run.node() + " waits: " + refused.get().detail();
       run.warn().accept("GpuBudgetExhausted", note); // a refusal is an Event too, as every limit's is
       return new StepStart.Wait(refused.get().reason(), note, false);
     }
-    return new StepStart.Go("fencing GPU " + found.gpu() + " (" + d.ref() + ")", Optional.empty());
+    return new StepStart.Go("fencing GPU " + gpu + " of " + run.node(), Optional.empty());
   }
 
   @Override
@@ -147,8 +152,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
   private Found find(LongStepRun<FenceGpuSpec> run) throws ClusterException {
     String gpu;
     try {
-      gpu = gpu(run.spec(), new TemplateContext(run.episode().labels(), run.episode().annotations(), run.node(),
-          run.episode().alertname(), run.episode().fingerprint()));
+      gpu = gpu(run.spec(), context(run));
     } catch (RenderException e) {
       return new Found("", Optional.empty(), "fence_gpu on " + run.node() + ": " + e.getMessage());
     }
@@ -158,6 +162,11 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
     return new Found(gpu, device, device.isPresent() ? "" : run.node() + " publishes no device with uuid or index " + gpu
         + " in the ResourceSlices of " + driver + " (" + (devices.isEmpty() ? "none at all: a device-plugin node?"
         : devices.size() + " other devices") + "); nothing fenced");
+  }
+
+  private static TemplateContext context(LongStepRun<FenceGpuSpec> run) {
+    Episode e = run.episode();
+    return new TemplateContext(e.labels(), e.annotations(), run.node(), e.alertname(), e.fingerprint());
   }
 
   private static String gpu(FenceGpuSpec spec, TemplateContext ctx) throws RenderException {

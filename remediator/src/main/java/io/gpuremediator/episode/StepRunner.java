@@ -72,7 +72,7 @@ final class StepRunner {
       List<ActionSpec> list = Episodes.currentList(e, pb.get());
       Instant now = moves.now();
       if (p.task().isPresent()) {
-        e = look(node, e, pb.get(), list, p.task().get(), set, now);
+        e = look(node, e, pb.get(), list, p.task().get(), set, now, n > 0); // n > 0: e is our own write's, just now
       } else if (p.next() >= list.size()) {
         e = endOfList(node, e, pb.get());
       } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
@@ -87,8 +87,8 @@ final class StepRunner {
   private Episode endOfList(String node, Episode e, Playbook playbook) throws ClusterException {
     Progress p = e.progress();
     if (!p.releasing() && returnedToService(node, e, playbook)) {
-      release(node, e, "the actions of " + playbook.name() + " returned the node to service (its diagnostics passed);"
-          + " the episode is over without waiting for its alert");
+      release(node, e, "the actions of " + playbook.name() + " returned " + (playbook.takesNodeOutOfService() ? "the node"
+          : "its fenced GPUs") + " to service (its diagnostics passed); the episode is over without waiting for its alert");
       return null;
     }
     if (!p.releasing()) {
@@ -180,9 +180,9 @@ final class StepRunner {
     return written.orElse(null);
   }
 
-  /** One look at the long step under way. */
+  /** One look at the long step under way; {@code ours}: the episode is our write's answer of this advance, no read needed. */
   private Episode look(String node, Episode e, Playbook playbook, List<ActionSpec> list, Task task, PlaybookSet set,
-      Instant now) throws ClusterException {
+      Instant now, boolean ours) throws ClusterException {
     // A reloaded playbook may have another step there now, or none: the task's step is then no longer there to run.
     Optional<ActionSpec> spec = task.step() < list.size() ? Optional.of(list.get(task.step())) : Optional.empty();
     Optional<LongStep<ActionSpec>> kind = spec.filter(s -> s.kind().equals(task.kind())).flatMap(ActionRegistry::longStep);
@@ -190,7 +190,7 @@ final class StepRunner {
     if (early && kind.map(k -> !k.looksBeforeRetry()).orElse(true)) {
       return null;
     }
-    if (!moves.writer().stillCurrent(node, e)) {
+    if (!ours && !moves.writer().stillCurrent(node, e)) {
       return null; // another instance, the webhook or a human moved the episode since the cache showed it
     }
     if (kind.isEmpty()) {

@@ -54,12 +54,12 @@ public final class GpuBudget {
   }
 
   /**
-   * Takes a place for the device ({@code pool/device}) on the node, or says why not: {@code fenced_per_node} when the
-   * node already has {@code max_fenced_per_node} GPUs fenced (by other episodes), {@code gpu_budget_exhausted} when the
-   * fleet has no GPU to spare. A device already fenced, or already given a place, takes none again.
+   * Takes a place for the GPU ({@code gpu}: its UUID, or its index) on the node, or says why not: {@code fenced_per_node}
+   * when the node already has {@code max_fenced_per_node} GPUs fenced (by other episodes), {@code gpu_budget_exhausted}
+   * when the fleet has no GPU to spare. A GPU already fenced, or already given a place, takes none again.
    */
-  public Optional<Refusal> take(String node, String device, Instant now, Cluster cluster) {
-    String key = node + "/" + device;
+  public Optional<Refusal> take(String node, String gpu, Instant now, Cluster cluster) {
+    String key = node + "/" + gpu;
     admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
     int total = 0;
     int used = 0;
@@ -72,7 +72,7 @@ public final class GpuBudget {
       }
       for (Episode e : n.ledger().episodes().values()) {
         for (FencedGpu g : e.fenced()) {
-          if ((n.name() + "/" + g.pool() + "/" + g.device()).equals(key)) {
+          if ((n.name() + "/" + g.uuid()).equals(key)) {
             return Optional.empty();
           }
           used++;
