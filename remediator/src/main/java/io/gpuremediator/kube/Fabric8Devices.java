@@ -62,6 +62,9 @@ final class Fabric8Devices implements Devices {
     List<Device> out = new ArrayList<>();
     for (GenericKubernetesResource slice : slices) {
       JsonNode spec = JSON.valueToTree(slice).path("spec");
+      if (!node.equals(spec.path("nodeName").asText()) || !driver.equals(spec.path("driver").asText())) {
+        continue; // a server that ignored the field selector: another node's GPU is never ours to fence
+      }
       for (JsonNode d : spec.path("devices")) {
         Map<String, String> attributes = new LinkedHashMap<>();
         d.path("attributes").fields().forEachRemaining(a -> a.getValue().fields()

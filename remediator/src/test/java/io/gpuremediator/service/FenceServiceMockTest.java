@@ -1,0 +1,79 @@
+package io.gpuremediator.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.DraObjects;
+import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole service, the shipped playbooks and its watches, against the emulated API server: a reset-class XID on a DRA
+ * node fences that GPU (the node schedulable, the pod using it evicted by the device taint controller), and a human who
+ * deletes our DeviceTaintRule ends the episode without a timer's look (the loop's interval is 10 minutes), with nothing
+ * put back. That the watch of our rules alone tells the loop is Fabric8DevicesMockTest's and OutsideWatchesTest's.
+ */
+class FenceServiceMockTest {
+  private static final String NODE = "gpu-node-1";
+  @TempDir Path dir;
+  private EmulatedApiServer server;
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void aGpuIsFencedAndAHumanWhoDeletesOurRuleEndsTheEpisode() throws Exception {
+    server = EmulatedApiServer.start();
+    KubernetesClient client = server.client();
+    Nodes.createFleet(client, 3);
+    client.nodes().withName(NODE).edit(n -> {
+      n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.dra-driver", "true");
+      return n;
+    });
+    DraObjects.slice(client, NODE, 8);
+    DraObjects.podHolding(client, "ml", "server-2", NODE, 2);
+    Files.writeString(dir.resolve("token"), "fence-test-token-0123456789");
+    Path config = dir.resolve("remediator.yaml");
+    // The loop's interval is long: only the watches can tell the loop in time.
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
+        + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%}\nloop: {interval: 10m}\n");
+    try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(),
+        Optional.of("fence-test-token-0123456789"))) {
+      Alert xid = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fd2", Map.of("node", NODE, "gpu", "2",
+          "UUID", DraObjects.uuid(NODE, 2), "xid", "48", "source", "dcgm", "recommended_action", "reset_gpu",
+          "severity", "critical", "remediate", "true"));
+      assertThat(service.post(xid)).contains("gpu-dra-xid-reset", "actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(client).size() == 1);
+      await().atMost(Duration.ofSeconds(20)).until(() -> server.deviceTaintEvictions("ml", "server-2") == 1);
+      assertThat(client.nodes().withName(NODE).get().getSpec().getUnschedulable()).isNull();
+      JsonObject node = new JsonObject(service.get("/api/v1/nodes").body()).getJsonArray("nodes").stream()
+          .map(JsonObject.class::cast).filter(n -> n.getString("node").equals(NODE)).findFirst().orElseThrow();
+      assertThat(node.getJsonArray("fenced_gpus").getJsonObject(0).getString("uuid")).isEqualTo(DraObjects.uuid(NODE, 2));
+
+      client.genericKubernetesResources(DraObjects.RULES).withName("gpu-remediator." + NODE + ".gpu-2").delete();
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/api/v1/decisions?limit=1000").body()
+          .contains("\"reason\":\"human_override\""));
+      assertThat(service.get("/api/v1/decisions?limit=1000").body()).contains("DeviceTaintRule gpu-remediator." + NODE
+          + ".gpu-2 fencing GPU " + DraObjects.uuid(NODE, 2) + " was deleted");
+      assertThat(DraObjects.rules(client)).as("nothing is put back").isEmpty();
+    }
+  }
+}
