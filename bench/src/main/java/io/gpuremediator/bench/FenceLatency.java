@@ -5,11 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
+import io.gpuremediator.simapi.DraShapes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -18,6 +17,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -31,8 +31,6 @@ import java.util.concurrent.locks.LockSupport;
  * is the write alone. Each sample waits for the episode's next step (the GPU's reset) before the floor sample.
  */
 final class FenceLatency {
-  private static final ResourceDefinitionContext SLICES = context("ResourceSlice", "resourceslices", false);
-  private static final ResourceDefinitionContext RULES = context("DeviceTaintRule", "devicetaintrules", false);
   /**
    * The fence is the webhook's write, then in the loop the task's record, one read of the node's slices and the rule's
    * create: four calls and a hand-off to the loop's thread, where the floor has three calls and no hand-off.
@@ -52,7 +50,7 @@ final class FenceLatency {
         dra(client, MockApiServer.nodeName(i));
       }
       Map<String, Long> seen = new ConcurrentHashMap<>();
-      Watch watch = client.genericKubernetesResources(RULES).watch(new Watcher<>() {
+      Watch watch = client.genericKubernetesResources(DraShapes.RULES).watch(new Watcher<>() {
         @Override
         public void eventReceived(Action action, GenericKubernetesResource rule) {
           if (action == Action.ADDED) {
@@ -79,7 +77,7 @@ final class FenceLatency {
           int gpu = i % 8;
           String rule = "gpu-remediator." + node + ".gpu-" + gpu;
           long l0 = System.nanoTime();
-          client.genericKubernetesResources(SLICES).withField("spec.nodeName", node).withField("spec.driver", "gpu.nvidia.com")
+          client.genericKubernetesResources(DraShapes.SLICES).withField("spec.nodeName", node).withField("spec.driver", "gpu.nvidia.com")
               .list();
           double listTook = (System.nanoTime() - l0) / 1e6;
           long t0 = System.nanoTime();
@@ -133,29 +131,14 @@ final class FenceLatency {
 
   /** Labels the node a DRA node and publishes its eight GPUs as NVIDIA's driver does. */
   private static void dra(KubernetesClient client, String node) {
-    StringBuilder devices = new StringBuilder();
+    Map<Integer, String> uuids = new TreeMap<>();
     for (int gpu = 0; gpu < 8; gpu++) {
-      devices.append("- name: gpu-").append(gpu).append("\n  attributes:\n    type: {string: gpu}\n    uuid: {string: ")
-          .append(uuid(node, gpu)).append("}\n");
+      uuids.put(gpu, uuid(node, gpu));
     }
-    client.genericKubernetesResources(SLICES).resource(Serialization.unmarshal("""
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: %1$s-gpu.nvidia.com}
-        spec:
-          driver: gpu.nvidia.com
-          nodeName: %1$s
-          pool: {generation: 1, name: %1$s, resourceSliceCount: 1}
-          devices:
-        %2$s""".formatted(node, devices.toString().indent(4)), GenericKubernetesResource.class)).create();
+    client.genericKubernetesResources(DraShapes.SLICES).resource(DraShapes.slice(node, uuids, Map.of())).create();
     client.nodes().withName(node).edit(x -> {
       x.getMetadata().getLabels().put("nvidia.com/gpu.deploy.dra-driver", "true");
       return x;
     });
-  }
-
-  private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
-    return new ResourceDefinitionContext.Builder().withGroup("resource.k8s.io").withVersion("v1").withKind(kind)
-        .withPlural(plural).withNamespaced(namespaced).build();
   }
 }

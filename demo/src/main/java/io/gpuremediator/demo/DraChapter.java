@@ -5,10 +5,9 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuremediator.demo.Milestones.Milestone;
 import io.gpuremediator.pipeline.Pipeline;
+import io.gpuremediator.simapi.DraShapes;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,9 +31,6 @@ final class DraChapter {
   private static final String ALERT = "GpuXidHardwareError";
   private static final int GPU = 3;
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
-  private static final ResourceDefinitionContext SLICES = context("ResourceSlice", "resourceslices", false);
-  private static final ResourceDefinitionContext CLAIMS = context("ResourceClaim", "resourceclaims", true);
-  private static final ResourceDefinitionContext RULES = context("DeviceTaintRule", "devicetaintrules", false);
 
   /** What the chapter saw: the milestones' times, whether the node was ever cordoned, the pods left running. */
   record Seen(Map<String, Duration> milestones, boolean cordoned, int othersRunning, String movedTo) {}
@@ -96,20 +92,7 @@ final class DraChapter {
     for (JsonNode s : see.series("DCGM_FI_DEV_GPU_TEMP{node=\"" + name + "\"}")) {
       uuids.put(s.path("metric").path("gpu").asInt(), s.path("metric").path("UUID").asText());
     }
-    StringBuilder devices = new StringBuilder();
-    uuids.forEach((gpu, uuid) -> devices.append("  - name: gpu-").append(gpu).append("\n    attributes:\n")
-        .append("      type: {string: gpu}\n      uuid: {string: ").append(uuid).append("}\n")
-        .append("      productName: {string: NVIDIA H100 80GB HBM3}\n"));
-    p.kube().genericKubernetesResources(SLICES).resource(Serialization.unmarshal("""
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: %1$s-gpu.nvidia.com-7x9kq}
-        spec:
-          driver: gpu.nvidia.com
-          nodeName: %1$s
-          pool: {generation: 1, name: %1$s, resourceSliceCount: 1}
-          devices:
-        %2$s""".formatted(name, devices.toString().indent(2)), GenericKubernetesResource.class)).create();
+    p.kube().genericKubernetesResources(DraShapes.SLICES).resource(DraShapes.slice(name, uuids, Map.of())).create();
     p.kube().nodes().withName(name).edit(n -> {
       n.getMetadata().getLabels().put(DRA_LABEL, "true");
       return n;
@@ -123,19 +106,8 @@ final class DraChapter {
         .addToLabels("app", "inference").endMetadata().withNewSpec().withNodeName(on).addNewContainer().withName("server")
         .withImage("nvcr.io/nvidia/tritonserver:25.08-py3").endContainer().endSpec().withNewStatus().withPhase("Running")
         .endStatus().build()).create();
-    kube.genericKubernetesResources(CLAIMS).inNamespace(NAMESPACE).resource(Serialization.unmarshal("""
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceClaim
-        metadata: {name: %1$s-gpu, namespace: %2$s}
-        spec:
-          devices:
-            requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]
-        status:
-          allocation:
-            devices:
-              results: [{request: gpu, driver: gpu.nvidia.com, pool: %3$s, device: gpu-%4$d}]
-          reservedFor: [{resource: pods, name: %1$s, uid: uid-%1$s}]
-        """.formatted(name, NAMESPACE, on, gpu), GenericKubernetesResource.class)).createOr(r -> r.update());
+    kube.genericKubernetesResources(DraShapes.CLAIMS).inNamespace(NAMESPACE)
+        .resource(DraShapes.claim(NAMESPACE, name, on, gpu)).createOr(r -> r.update());
   }
 
   /** The evicted pod's Deployment makes a new one, and the scheduler gives it a free GPU of the spare node. */
@@ -152,15 +124,11 @@ final class DraChapter {
   }
 
   private static List<GenericKubernetesResource> rules(KubernetesClient kube) {
-    return new ArrayList<>(kube.genericKubernetesResources(RULES).list().getItems());
+    return new ArrayList<>(kube.genericKubernetesResources(DraShapes.RULES).list().getItems());
   }
 
   private Optional<JsonNode> decision(String reason) throws IOException, InterruptedException {
     return see.decisions(node).stream().filter(d -> d.path("reason").asText().equals(reason)).findFirst();
   }
 
-  private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
-    return new ResourceDefinitionContext.Builder().withGroup("resource.k8s.io").withVersion("v1").withKind(kind)
-        .withPlural(plural).withNamespaced(namespaced).build();
-  }
 }
