@@ -103,8 +103,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
     } catch (RenderException e) {
       return new StepStart.Impossible(Reason.TEMPLATE_INVALID, "fence_gpu on " + run.node() + ": " + e.getMessage());
     }
-    Optional<GpuBudget.Refusal> refused = run.ports().limits().gpus().take(run.node(), gpu, run.now(),
-        run.ports().cluster());
+    Optional<GpuBudget.Refusal> refused = run.ports().limits().gpus().take(run.node(), gpu, run.now());
     if (refused.isPresent() && refused.get().reason() == Reason.FENCED_PER_NODE) {
       return new StepStart.Failed(Reason.FENCED_PER_NODE, "GPU " + gpu + " of " + run.node() + " not fenced: "
           + refused.get().detail());

@@ -189,6 +189,7 @@ public final class FleetGate implements SafetyGate {
     List<LimitUsage> usage = new ArrayList<>();
     FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
     usage.addAll(ReplaceRateLimit.usage(fleet));
+    usage.add(GpuBudget.usage(selected, limits.maxUnavailableGpus()));
     return new SafetySnapshot(g.loaded, selected.size(), unavailable.size(), limits.maxUnavailable().of(selected.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),

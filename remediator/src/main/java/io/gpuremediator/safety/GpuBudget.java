@@ -1,16 +1,17 @@
 package io.gpuremediator.safety;
 
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -58,33 +59,20 @@ public final class GpuBudget {
    * when the node already has {@code max_fenced_per_node} GPUs fenced (by other episodes), {@code gpu_budget_exhausted}
    * when the fleet has no GPU to spare. A GPU already fenced, or already given a place, takes none again.
    */
-  public Optional<Refusal> take(String node, String gpu, Instant now, Cluster cluster) {
+  public Optional<Refusal> take(String node, String gpu, Instant now) {
     String key = node + "/" + gpu;
     admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
-    int total = 0;
-    int used = 0;
-    int onNode = 0;
-    for (NodeInfo n : selected.get()) {
-      total += gpusOf(n);
-      if (Unavailable.is(n)) {
-        used += gpusOf(n);
-        continue;
-      }
-      for (Episode e : n.ledger().episodes().values()) {
-        for (FencedGpu g : e.fenced()) {
-          if ((n.name() + "/" + g.uuid()).equals(key)) {
-            return Optional.empty();
-          }
-          used++;
-          onNode += n.name().equals(node) ? 1 : 0;
-        }
-      }
+    Count c = count(selected.get());
+    if (c.fenced().contains(key)) {
+      return Optional.empty();
     }
     if (admitted.putIfAbsent(key, now) != null) {
       return Optional.empty();
     }
+    int used = c.used();
+    int onNode = (int) c.fenced().stream().filter(k -> k.startsWith(node + "/")).count();
     for (String other : admitted.keySet()) {
-      if (!other.equals(key)) {
+      if (!other.equals(key) && !c.fenced().contains(other)) {
         used++;
         onNode += other.startsWith(node + "/") ? 1 : 0;
       }
@@ -94,13 +82,47 @@ public final class GpuBudget {
       return Optional.of(new Refusal(Reason.FENCED_PER_NODE, onNode + " GPU(s) of " + node + " are fenced already;"
           + " safety.max_fenced_per_node allows " + maxFencedPerNode));
     }
-    int allowed = maxUnavailableGpus.of(total);
+    int allowed = maxUnavailableGpus.of(c.total());
     if (used + 1 > allowed) {
       admitted.remove(key);
-      return Optional.of(new Refusal(Reason.GPU_BUDGET_EXHAUSTED, used + " of " + total + " GPUs of the selected nodes"
+      return Optional.of(new Refusal(Reason.GPU_BUDGET_EXHAUSTED, used + " of " + c.total() + " GPUs of the selected nodes"
           + " are fenced or on unavailable nodes; safety.max_unavailable_gpus " + maxUnavailableGpus + " allows " + allowed));
     }
     return Optional.empty();
+  }
+
+  /** What {@code safety.max_unavailable_gpus} has used of what it allows, for the page, the API and the metrics. */
+  static LimitUsage usage(List<NodeInfo> selected, Budget maxUnavailableGpus) {
+    Count c = count(selected);
+    return new LimitUsage("max_unavailable_gpus", c.used(), maxUnavailableGpus.of(c.total()), "of " + c.total()
+        + " GPUs of the selected nodes, fenced or on unavailable nodes (" + maxUnavailableGpus + ")");
+  }
+
+  /**
+   * The selected nodes' GPUs, those out (fenced, or on an unavailable node), and the fenced ones ({@code node/uuid}) of
+   * nodes in service.
+   */
+  private record Count(int total, int used, Set<String> fenced) {}
+
+  private static Count count(List<NodeInfo> selected) {
+    int total = 0;
+    int used = 0;
+    Set<String> fenced = new HashSet<>();
+    for (NodeInfo n : selected) {
+      total += gpusOf(n);
+      if (Unavailable.is(n)) {
+        used += gpusOf(n);
+        continue;
+      }
+      for (Episode e : n.ledger().episodes().values()) {
+        for (FencedGpu g : e.fenced()) {
+          if (fenced.add(n.name() + "/" + g.uuid())) {
+            used++;
+          }
+        }
+      }
+    }
+    return new Count(total, used, fenced);
   }
 
   /** The node's fence was written (the cache shows it), failed, or was never written: its places are given back. */

@@ -14,6 +14,8 @@ import java.util.Optional;
  * @param cooldown the default time after a release before the same playbook may act on the node again
  * @param replaceRate instance replacements admitted fleet-wide per window ({@code safety.replace_rate_limit})
  * @param domains the failure domains' budgets ({@code safety.domains}), checked with the fleet's
+ * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes ({@code safety.max_unavailable_gpus}), taken
+ *     by a fence's start ({@link GpuBudget}) and shown with the other limits
  */
 public record SafetyLimits(
     Budget maxUnavailable,
@@ -23,14 +25,25 @@ public record SafetyLimits(
     Optional<Duration> autoResetAfter,
     Duration cooldown,
     Rate replaceRate,
-    List<DomainBudget> domains) {
+    List<DomainBudget> domains,
+    Budget maxUnavailableGpus) {
 
   /** The fleet default for instance replacements: 2 a day. */
   public static final Rate DEFAULT_REPLACE_RATE = new Rate(2, Duration.ofHours(24));
 
+  /** The default GPU budget: 10% of the selected nodes' GPUs. */
+  public static final Budget DEFAULT_MAX_UNAVAILABLE_GPUS = new Budget(10, true);
+
   /** Copies the domains. */
   public SafetyLimits {
     domains = List.copyOf(domains);
+  }
+
+  /** Limits with the default GPU budget. */
+  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+      Optional<Duration> autoResetAfter, Duration cooldown, Rate replaceRate, List<DomainBudget> domains) {
+    this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, replaceRate, domains,
+        DEFAULT_MAX_UNAVAILABLE_GPUS);
   }
 
   /** Limits with the default replacement rate and no failure domain. */
@@ -51,7 +64,7 @@ public record SafetyLimits(
     return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
         s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit(), s.domains().stream()
         .map(d -> new DomainBudget(d.label(), d.maxUnavailable(), d.incident().map(i ->
-        new DomainBudget.IncidentRule(i.nodes(), i.window())))).toList());
+        new DomainBudget.IncidentRule(i.nodes(), i.window())))).toList(), s.maxUnavailableGpus());
   }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */

@@ -378,7 +378,8 @@ class FleetGateTest {
     started("n2", "gpu-hardware-xid");
     assertThat(gate.admitReplacement("n3")).isEmpty();
     assertThat(gate.snapshot().limits()).extracting(LimitUsage::limit, LimitUsage::used, LimitUsage::allowed)
-        .containsExactly(tuple("max_unavailable", 0, 2), tuple("rate_limit", 2, 3), tuple("replace_rate_limit", 1, 2));
+        .containsExactly(tuple("max_unavailable", 0, 2), tuple("rate_limit", 2, 3), tuple("replace_rate_limit", 1, 2),
+            tuple("max_unavailable_gpus", 0, 16)); // 20 nodes without GPU Feature Discovery's count: 8 GPUs each
     assertThat(gate.snapshot().limits().get(1).left()).isEqualTo(1);
   }
 

@@ -67,6 +67,12 @@ class FenceServiceMockTest {
       JsonObject node = new JsonObject(service.get("/api/v1/nodes").body()).getJsonArray("nodes").stream()
           .map(JsonObject.class::cast).filter(n -> n.getString("node").equals(NODE)).findFirst().orElseThrow();
       assertThat(node.getJsonArray("fenced_gpus").getJsonObject(0).getString("uuid")).isEqualTo(DraObjects.uuid(NODE, 2));
+      JsonObject gpus = new JsonObject(service.get("/api/v1/safety").body()).getJsonArray("limits").stream()
+          .map(JsonObject.class::cast).filter(l -> l.getString("limit").equals("max_unavailable_gpus")).findFirst()
+          .orElseThrow();
+      assertThat(gpus.getInteger("used")).as("one GPU fenced of 3 nodes' 24").isEqualTo(1);
+      assertThat(gpus.getInteger("allowed")).isEqualTo(12);
+      assertThat(service.get("/metrics").body()).contains("remediator_limit_used{limit=\"max_unavailable_gpus\",} 1.0");
 
       client.genericKubernetesResources(DraObjects.RULES).withName("gpu-remediator." + NODE + ".gpu-2").delete();
       await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/api/v1/decisions?limit=1000").body()
