@@ -1,6 +1,8 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.FenceGpuAction;
 import io.gpuremediator.node.DeferRule;
+import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +38,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
    */
   public record Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
     /** NVIDIA's DRA driver; 10% of the selected nodes' GPUs; one GPU a node. */
-    public static final Fencing DEFAULT = new Fencing("gpu.nvidia.com", new Budget(10, true), 1);
+    public static final Fencing DEFAULT = new Fencing(FenceGpuAction.NVIDIA_DRIVER, SafetyLimits.DEFAULT_MAX_UNAVAILABLE_GPUS, 1);
   }
 
   /** Settings that fence as {@link Fencing#DEFAULT} does. */
