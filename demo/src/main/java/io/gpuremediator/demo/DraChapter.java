@@ -3,7 +3,6 @@ package io.gpuremediator.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.demo.Milestones.Milestone;
 import io.gpuremediator.pipeline.Pipeline;
@@ -102,10 +101,8 @@ final class DraChapter {
 
   /** A running pod on {@code on} whose ResourceClaim holds its GPU {@code gpu}. */
   private static void pod(KubernetesClient kube, String name, String on, int gpu) {
-    kube.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE)
-        .addToLabels("app", "inference").endMetadata().withNewSpec().withNodeName(on).addNewContainer().withName("server")
-        .withImage("nvcr.io/nvidia/tritonserver:25.08-py3").endContainer().endSpec().withNewStatus().withPhase("Running")
-        .endStatus().build()).create();
+    kube.pods().inNamespace(NAMESPACE).resource(DraShapes.pod(NAMESPACE, name, on, "nvcr.io/nvidia/tritonserver:25.08-py3"))
+        .create();
     kube.genericKubernetesResources(DraShapes.CLAIMS).inNamespace(NAMESPACE)
         .resource(DraShapes.claim(NAMESPACE, name, on, gpu)).createOr(r -> r.update());
   }

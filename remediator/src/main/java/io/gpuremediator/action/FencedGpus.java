@@ -25,7 +25,7 @@ final class FencedGpus {
   static Optional<StepStart> waitWhileHeld(LongStepRun<?> run, String what) throws ClusterException {
     List<String> holders = new ArrayList<>();
     for (FencedGpu g : run.episode().fenced()) {
-      for (String pod : run.ports().devices().holders(new DeviceRef(g.driver(), g.pool(), g.device()))) {
+      for (String pod : run.ports().devices().holders(run.node(), new DeviceRef(g.driver(), g.pool(), g.device()))) {
         holders.add(pod + " holds GPU " + g.uuid());
       }
     }

@@ -31,7 +31,7 @@ public interface Devices {
     public void unfence(String name) {}
 
     @Override
-    public List<String> holders(DeviceRef device) {
+    public List<String> holders(String node, DeviceRef device) {
       return List.of();
     }
 
@@ -68,6 +68,10 @@ public interface Devices {
   /** Deletes the rule; one already gone is fine. */
   void unfence(String name) throws ClusterException;
 
-  /** The pods ({@code namespace/name}) a ResourceClaim allocated this device is reserved for: they hold it. */
-  List<String> holders(DeviceRef device) throws ClusterException;
+  /**
+   * The pods on the node ({@code namespace/name}) that hold the device: a ResourceClaim of theirs (named in the pod's
+   * {@code spec.resourceClaims}, or in {@code status.resourceClaimStatuses} for one made from a template) is allocated
+   * the device and reserved for them. Read through the node's pods and their claims, never every claim of the cluster.
+   */
+  List<String> holders(String node, DeviceRef device) throws ClusterException;
 }

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -21,14 +24,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
  * DRA through fabric8's generic resources ({@code resource.k8s.io/v1}: fabric8 7.8.0 has no typed DeviceTaintRule).
  * ResourceSlices are listed by the fields the API server supports for them ({@code spec.nodeName}, {@code spec.driver});
- * claims are listed in every namespace (no field selects them by device) and read for their allocation and
- * {@code status.reservedFor}. Every call takes its place in the API budget the other adapters share; our rules are also
+ * a device's holders are found through the node's pods (by {@code spec.nodeName}) and the claims they name, each read
+ * for its allocation and {@code status.reservedFor} (no field selects claims by device, and listing every claim of a
+ * large cluster at each look would cost the API server more than the node's few). Every call takes its place in the API budget the other adapters share; our rules are also
  * watched (list and watch, by our label), so a human's delete is looked at when it happens.
  */
 final class Fabric8Devices implements Devices {
@@ -143,31 +150,57 @@ final class Fabric8Devices implements Devices {
   }
 
   @Override
-  public List<String> holders(DeviceRef device) throws ClusterException {
-    List<GenericKubernetesResource> claims;
+  public List<String> holders(String node, DeviceRef device) throws ClusterException {
+    List<Pod> pods;
     try {
-      claims = budget.read(() -> client.genericKubernetesResources(CLAIMS).inAnyNamespace().list()).getItems();
+      pods = budget.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list()).getItems();
     } catch (KubernetesClientException e) {
-      throw ApiFailures.of("list ResourceClaims", e);
+      throw ApiFailures.of("list pods on node " + node, e);
     }
     List<String> out = new ArrayList<>();
-    for (GenericKubernetesResource claim : claims) {
-      JsonNode status = JSON.valueToTree(claim).path("status");
-      boolean allocated = false;
-      for (JsonNode r : status.path("allocation").path("devices").path("results")) {
-        allocated |= device.driver().equals(r.path("driver").asText()) && device.pool().equals(r.path("pool").asText())
-            && device.device().equals(r.path("device").asText());
-      }
-      if (!allocated) {
-        continue;
-      }
-      for (JsonNode user : status.path("reservedFor")) {
-        if ("pods".equals(user.path("resource").asText())) {
-          out.add(claim.getMetadata().getNamespace() + "/" + user.path("name").asText());
+    for (Pod pod : pods) {
+      String namespace = pod.getMetadata().getNamespace();
+      for (String claimName : claimsOf(pod)) {
+        GenericKubernetesResource claim;
+        try {
+          claim = budget.read(() -> client.genericKubernetesResources(CLAIMS).inNamespace(namespace).withName(claimName).get());
+        } catch (KubernetesClientException e) {
+          throw ApiFailures.of("read ResourceClaim " + namespace + "/" + claimName, e);
+        }
+        if (claim != null && holds(JSON.valueToTree(claim).path("status"), device, pod.getMetadata().getName())) {
+          out.add(namespace + "/" + pod.getMetadata().getName());
         }
       }
     }
     return out;
+  }
+
+  /** The claims a pod names: its own ({@code spec.resourceClaims}) and those made for it from a template. */
+  private static Set<String> claimsOf(Pod pod) {
+    Set<String> names = new TreeSet<>();
+    if (pod.getSpec() != null && pod.getSpec().getResourceClaims() != null) {
+      pod.getSpec().getResourceClaims().stream().map(PodResourceClaim::getResourceClaimName).filter(Objects::nonNull)
+          .forEach(names::add);
+    }
+    if (pod.getStatus() != null && pod.getStatus().getResourceClaimStatuses() != null) {
+      pod.getStatus().getResourceClaimStatuses().stream().map(PodResourceClaimStatus::getResourceClaimName)
+          .filter(Objects::nonNull).forEach(names::add);
+    }
+    return names;
+  }
+
+  /** Whether a claim's status allocates the device and reserves it for the pod. */
+  private static boolean holds(JsonNode status, DeviceRef device, String pod) {
+    boolean allocated = false;
+    for (JsonNode r : status.path("allocation").path("devices").path("results")) {
+      allocated |= device.driver().equals(r.path("driver").asText()) && device.pool().equals(r.path("pool").asText())
+          && device.device().equals(r.path("device").asText());
+    }
+    boolean reserved = false;
+    for (JsonNode user : status.path("reservedFor")) {
+      reserved |= "pods".equals(user.path("resource").asText()) && pod.equals(user.path("name").asText());
+    }
+    return allocated && reserved;
   }
 
   @Override

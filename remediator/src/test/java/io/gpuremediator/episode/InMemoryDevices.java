@@ -61,7 +61,7 @@ final class InMemoryDevices implements Devices {
   }
 
   @Override
-  public List<String> holders(DeviceRef device) {
+  public List<String> holders(String node, DeviceRef device) {
     return List.of();
   }
 }

@@ -66,15 +66,21 @@ class Fabric8DevicesMockTest {
   }
 
   @Test
-  void theHoldersOfADeviceAreThePodsItsClaimsAreReservedFor() throws Exception {
+  void theHoldersOfADeviceAreThePodsOnTheNodeWhoseClaimsAreReservedForThem() throws Exception {
     DraObjects.slice(client, "gpu-node-0", 8);
     DraObjects.podHolding(client, "ml", "trainer-3", "gpu-node-0", 3);
     DraObjects.podHolding(client, "ml", "trainer-4", "gpu-node-0", 4);
+    DraObjects.podHolding(client, "serving", "server-1", "gpu-node-1", 1);
     DeviceRef gpu3 = new DeviceRef("gpu.nvidia.com", "gpu-node-0", "gpu-3");
-    assertThat(devices.holders(gpu3)).containsExactly("ml/trainer-3");
+    int before = server.requestLog().size();
+    assertThat(devices.holders("gpu-node-0", gpu3)).containsExactly("ml/trainer-3");
+    assertThat(server.requestLog().subList(before, server.requestLog().size())).as("the node's pods and their claims,"
+        + " never every claim").noneMatch(r -> r.matches("GET /apis/resource\\.k8s\\.io/v1/resourceclaims(\\?.*)?"))
+        .anyMatch(r -> r.startsWith("GET /api/v1/pods?fieldSelector=spec.nodeName"));
     client.pods().inNamespace("ml").withName("trainer-3").delete(); // it finished: the claim controller unreserves it
-    assertThat(devices.holders(gpu3)).isEmpty();
-    assertThat(devices.holders(new DeviceRef("gpu.nvidia.com", "gpu-node-0", "gpu-4"))).containsExactly("ml/trainer-4");
+    assertThat(devices.holders("gpu-node-0", gpu3)).isEmpty();
+    assertThat(devices.holders("gpu-node-0", new DeviceRef("gpu.nvidia.com", "gpu-node-0", "gpu-4")))
+        .containsExactly("ml/trainer-4");
   }
 
   @Test

@@ -161,6 +161,7 @@ class ClusterRoleTest {
       });
       DraObjects.slice(setup, "gpu-node-5", 8);
       DraObjects.podHolding(setup, "ml-training", "trainer-5", "gpu-node-5", 2);
+      DraObjects.podHolding(setup, "ml-training", "server-6", "gpu-node-5", 6); // its claim is read: another GPU's
       Alert fenced = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fd5", Map.of("node", "gpu-node-5", "gpu", "2",
           "UUID", DraObjects.uuid("gpu-node-5", 2), "xid", "48", "source", "dcgm", "recommended_action", "reset_gpu",
           "severity", "critical", "remediate", "true"));

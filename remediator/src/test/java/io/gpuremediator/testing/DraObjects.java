@@ -43,7 +43,8 @@ public final class DraObjects {
 
   /** A running pod on the node whose ResourceClaim holds the node's GPU {@code gpu}. */
   public static void podHolding(KubernetesClient client, String namespace, String pod, String node, int gpu) {
-    Nodes.runningPod(client, namespace, pod, node, Map.of("app", pod));
+    client.pods().inNamespace(namespace).resource(DraShapes.pod(namespace, pod, node, "nvcr.io/nvidia/pytorch:25.08-py3"))
+        .create();
     client.genericKubernetesResources(DraShapes.CLAIMS).inNamespace(namespace)
         .resource(DraShapes.claim(namespace, pod, node, gpu)).create();
   }

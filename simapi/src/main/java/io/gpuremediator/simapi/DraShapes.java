@@ -1,6 +1,8 @@
 package io.gpuremediator.simapi;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.Map;
@@ -45,6 +47,18 @@ public final class DraShapes {
           pool: {generation: 1, name: %1$s, resourceSliceCount: 1}
           devices:
         %2$s""".formatted(node, devices.toString().indent(4)), GenericKubernetesResource.class);
+  }
+
+  /**
+   * A running pod on the node whose container uses the claim {@code <pod>-gpu} ({@code spec.resourceClaims}, the
+   * container's {@code resources.claims}), as a pod that asks for one GPU through DRA is written.
+   */
+  public static Pod pod(String namespace, String pod, String node, String image) {
+    return new PodBuilder().withNewMetadata().withName(pod).withNamespace(namespace).addToLabels("app", pod).endMetadata()
+        .withNewSpec().withNodeName(node).addNewResourceClaim().withName("gpu").withResourceClaimName(pod + "-gpu")
+        .endResourceClaim().addNewContainer().withName("main").withImage(image).withNewResources().addNewClaim()
+        .withName("gpu").endClaim().endResources().endContainer().endSpec()
+        .withNewStatus().withPhase("Running").endStatus().build();
   }
 
   /** The claim of {@code pod} (its name {@code <pod>-gpu}), allocated GPU {@code gpu} of the node's pool, reserved for it. */
