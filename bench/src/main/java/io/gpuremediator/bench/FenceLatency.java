@@ -107,19 +107,16 @@ final class FenceLatency {
         Collections.sort(fence);
         Collections.sort(floor);
         double p50 = fence.get(fence.size() / 2);
-        double p99 = fence.get((int) Math.ceil(fence.size() * 0.99) - 1);
+        double p99 = Bench.p99(fence);
         double f50 = floor.get(floor.size() / 2);
-        double f99 = floor.get((int) Math.ceil(floor.size() * 0.99) - 1);
+        double f99 = Bench.p99(floor);
         System.out.printf(Locale.ROOT, "%d fences, webhook to DeviceTaintRule seen on a watch: p50 %.1f ms, p99 %.1f ms, max"
             + " %.1f ms; floor (hop + a quarantine's three calls) p50 %.1f ms, p99 %.1f ms%n", fence.size(), p50, p99,
             fence.get(fence.size() - 1), f50, f99);
         System.out.printf(Locale.ROOT, "  of which the webhook's answer p50 %.1f ms; one read of a node's slices by a bare client"
             + " p50 %.1f ms (the emulated server filters every slice, as an API server without a watch cache does)%n",
             answers.get(answers.size() / 2), lists.get(lists.size() / 2));
-        System.out.printf(Locale.ROOT, "webhook to fence p50 is %.2fx the floor; target <= %.1fx -> %s%n", p50 / f50,
-            TARGET_P50, p50 <= TARGET_P50 * f50 ? "MET" : "NOT MET");
-        System.out.printf(Locale.ROOT, "webhook to fence p99 is %.2fx the floor; target <= %.1fx -> %s%n", p99 / f99,
-            TARGET_P99, p99 <= TARGET_P99 * f99 ? "MET" : "NOT MET");
+        Bench.ratios("webhook to fence", p50, p99, f50, f99, TARGET_P50, TARGET_P99);
       }
     }
   }

@@ -123,11 +123,6 @@ public enum Reason {
   GPU_BUDGET_EXHAUSTED(Outcome.SUPPRESSED),
   /** A reset or diagnostic of fenced GPUs waits until no pod holds them (the eviction controller, or the pods ending). */
   GPU_IN_USE(Outcome.SUPPRESSED),
-  /**
-   * The GPU's repair and diagnostics passed, but its DRA driver's own device taint (on a fatal XID) is still on it: the
-   * driver lifts it only when its plugin restarts; a human decides.
-   */
-  DRIVER_TAINT_REMAINS(Outcome.APPLIED),
   /** A repair began: the GPU reset Job was created, or the reboot was asked (recorded in the ledger first). */
   REPAIR_STARTED(Outcome.APPLIED),
   /** The repair is done: the GPU reset Job completed, or the node came back Ready with a new bootID. */
