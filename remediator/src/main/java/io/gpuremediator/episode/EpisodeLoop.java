@@ -25,9 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -43,6 +41,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EpisodeLoop implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(EpisodeLoop.class);
+  private static final int LOOKS_IN_A_ROW = 4;
 
   private final Cluster cluster;
   private final Supplier<PlaybookSet> playbooks;
@@ -59,7 +58,7 @@ public final class EpisodeLoop implements AutoCloseable {
   private final EpisodeWriter writer;
   private final Supplier<List<NodeInfo>> selected;
   private ScheduledExecutorService ticker;
-  private ExecutorService workers;
+  private LookQueue workers;
   private OutsideWatches watches;
   /** The pod watches of the nodes being drained (started with the loop). */
   private volatile DrainWatches drains;
@@ -123,40 +122,41 @@ public final class EpisodeLoop implements AutoCloseable {
 
   /** Starts the timer, the worker threads, and the watches of what episodes hold outside their nodes (Jobs, rules). */
   public void start() {
-    ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "remediator-loop-timer"));
-    workers = Executors.newFixedThreadPool(settings.workers(), r -> daemon(r, "remediator-loop"));
+    ticker = Executors.newSingleThreadScheduledExecutor(LookQueue.daemons("remediator-loop-timer"));
+    workers = new LookQueue(settings.workers(), this::runAndRelease);
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
-    watches = OutsideWatches.start(ports, cluster, this::kick);
-    drains = new DrainWatches(ports.workloads(), this::kick);
+    watches = OutsideWatches.start(ports, cluster, this::kickStepEnded);
+    drains = new DrainWatches(ports.workloads(), this::kickStepEnded);
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
-  }
-
-  /** Asks for a look at the node soon (a watch event or the webhook changed it); after its holder, if it is held. */
+  /** Asks for a look at the node soon (the webhook or the timer); after its holder, if it is held. */
   public void kick(String node) {
-    if (workers == null || workers.isShutdown() || !exclusion.tryEnter(node)) {
+    kick(node, false);
+  }
+
+  /** Asks for a look at a node whose step ended outside (a Job, a pod, a rule): before the nodes queued for anything else. */
+  void kickStepEnded(String node) {
+    kick(node, true);
+  }
+
+  private void kick(String node, boolean stepEnded) {
+    if (workers == null || workers.stopped() || !exclusion.tryEnter(node)) {
       return;
     }
-    try {
-      workers.execute(() -> runAndRelease(node));
-    } catch (RejectedExecutionException e) {
+    if (!workers.add(node, stepEnded)) {
       exclusion.exit(node);
     }
   }
 
   private void runAndRelease(String node) {
-    try {
-      advance(node);
-    } catch (RuntimeException e) {
-      LOGGER.warn("advancing the episodes of node {} failed: {}", node, e.toString(), e);
-    } finally {
-      exclusion.exit(node);
-    }
+    exclusion.lookAndLetGo(node, LOOKS_IN_A_ROW, () -> {
+      try {
+        advance(node);
+      } catch (RuntimeException e) {
+        LOGGER.warn("advancing the episodes of node {} failed: {}", node, e.toString(), e);
+      }
+    });
   }
 
   private void scanQuietly() {
@@ -291,7 +291,7 @@ public final class EpisodeLoop implements AutoCloseable {
       drains.close();
     }
     if (workers != null) {
-      workers.shutdownNow();
+      workers.close();
     }
   }
 }

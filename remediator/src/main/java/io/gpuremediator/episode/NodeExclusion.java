@@ -56,6 +56,39 @@ final class NodeExclusion {
     }
   }
 
+  /**
+   * Runs {@code look} on the node this thread holds, and again at once while a look was asked for meanwhile, up to
+   * {@code most} looks (a further one is asked for again, behind the other nodes: a node kicked without end never holds
+   * a thread); then lets the node go. A step that ended during a look (the last pod of a drain left) is handed on by
+   * this thread, not after every node queued behind it: a burst of a hundred episodes queued them for seconds.
+   */
+  void lookAndLetGo(String node, int most, Runnable look) {
+    boolean released = false;
+    try {
+      for (int n = 1; !released; n++) {
+        look.run();
+        if (n == most) {
+          break;
+        }
+        released = exitUnlessAsked(node);
+      }
+    } finally {
+      if (!released) {
+        exit(node);
+      }
+    }
+  }
+
+  /** Lets the node go unless a look was asked for while it was held; then keeps it. Whether it was let go. */
+  private synchronized boolean exitUnlessAsked(String node) {
+    if (again.remove(node)) {
+      return false;
+    }
+    held.remove(node);
+    notifyAll();
+    return true;
+  }
+
   /** Runs {@code work} holding the node, waiting up to {@code wait}; false when the node stayed busy. */
   boolean holding(String node, Duration wait, Runnable work) {
     try {

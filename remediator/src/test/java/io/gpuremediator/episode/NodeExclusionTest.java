@@ -45,4 +45,26 @@ class NodeExclusionTest {
     assertThat(ran).isTrue();
     assertThat(exclusion.tryEnter("n1")).as("let go after the work").isTrue();
   }
+
+  @Test
+  void aLookAskedForDuringALookRunsAtOnceOnTheSameThreadUpToTheMostThenQueues() {
+    List<String> queued = new ArrayList<>();
+    NodeExclusion exclusion = new NodeExclusion(queued::add);
+    List<String> looks = new ArrayList<>();
+    assertThat(exclusion.tryEnter("n1")).isTrue();
+    exclusion.lookAndLetGo("n1", 3, () -> {
+      looks.add(Thread.currentThread().getName());
+      assertThat(exclusion.tryEnter("n1")).as("held through every look").isFalse(); // a pod left meanwhile, say
+    });
+    assertThat(looks).as("three looks in a row on this thread").hasSize(3).allMatch(Thread.currentThread().getName()::equals);
+    assertThat(queued).as("the fourth asked for behind the other nodes").containsExactly("n1");
+    assertThat(exclusion.tryEnter("n1")).as("let go").isTrue();
+
+    looks.clear();
+    queued.clear();
+    exclusion.lookAndLetGo("n1", 3, () -> looks.add("look"));
+    assertThat(looks).as("nothing asked meanwhile: one look").hasSize(1);
+    assertThat(queued).isEmpty();
+    assertThat(exclusion.tryEnter("n1")).isTrue();
+  }
 }
