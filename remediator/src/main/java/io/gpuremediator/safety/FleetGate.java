@@ -4,6 +4,7 @@ import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class FleetGate implements SafetyGate {
   private static final Logger LOGGER = LoggerFactory.getLogger(FleetGate.class);
+  /** The least time between two background writes of the fleet state. */
+  public static final Duration WRITE_SPACING = Duration.ofMillis(250);
 
   private final GateState g;
   private final Supplier<List<NodeInfo>> selectedNodes;
@@ -42,7 +45,7 @@ public final class FleetGate implements SafetyGate {
    */
   public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation,
       SafetyListener listener, Clock clock) {
-    this(limits, store, selectedNodes, generation, listener, clock, Runnable::run);
+    this(limits, store, selectedNodes, generation, listener, clock, Runnable::run, Duration.ZERO);
   }
 
   /**
@@ -50,11 +53,17 @@ public final class FleetGate implements SafetyGate {
    *
    * @param background runs the ConfigMap writes and Events that follow a quarantine start or the breaker opening
    *     (one at a time, in order): the webhook that caused them is answered without waiting for them.
-   *     {@code Runnable::run} writes on the caller's thread.
+   *     {@code Runnable::run} writes on the caller's thread. A write starts no sooner than {@link #WRITE_SPACING} after
+   *     the one before it: the starts of a large event are stored a few at a time, not one write each.
    */
   public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation,
       SafetyListener listener, Clock clock, Executor background) {
-    this.g = new GateState(limits, clock, listener, new FleetStateWriter(store, background));
+    this(limits, store, selectedNodes, generation, listener, clock, background, WRITE_SPACING);
+  }
+
+  private FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation,
+      SafetyListener listener, Clock clock, Executor background, Duration spacing) {
+    this.g = new GateState(limits, clock, listener, new FleetStateWriter(store, background, spacing));
     this.selectedNodes = selectedNodes;
     this.stops = new BreakerAndPause(g);
     this.incidents = new DomainIncidents(g);

@@ -1,18 +1,21 @@
 package io.gpuremediator.safety;
 
 import io.gpuremediator.safety.FleetStore.FleetStoreException;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Stores the fleet state and announces its changes, apart from the gate's lock: writes are serialised on a monitor of
- * their own, and changes that come while one is under way are stored together by the next (a 50-node burst of starts
- * costs a few writes, not 50). A crash before a write loses only the starts of the last moments: every episode is on
- * its node's ledger.
+ * their own, one is in flight at a time, and the changes that come while one is under way or within {@code spacing} of
+ * its start are stored together by the next, which stores the newest state then. Each write encodes every recent start:
+ * spaced, a thousand-node event costs a write per {@code spacing} of its length, not one per start (quadratic). A crash
+ * before a write loses only the starts of the last moments: every episode is on its node's ledger.
  */
 final class FleetStateWriter {
   private static final Logger LOGGER = LoggerFactory.getLogger(FleetStateWriter.class);
@@ -23,10 +26,19 @@ final class FleetStateWriter {
   /** Set while the newest state waits to be stored; the background write that clears it stores what is newest then. */
   private final AtomicBoolean unsaved = new AtomicBoolean();
 
-  /** {@code background} runs the writes and announcements in order, off the caller's path. */
-  FleetStateWriter(FleetStore store, Executor background) {
+  private final long spacingNanos;
+  /** When the last background write started ({@link System#nanoTime}); read and written on the background only. */
+  private long lastStart;
+
+  /**
+   * {@code background} runs the writes and announcements in order, off the caller's path; a background write starts no
+   * sooner than {@code spacing} after the one before it.
+   */
+  FleetStateWriter(FleetStore store, Executor background, Duration spacing) {
     this.store = store;
     this.background = background;
+    this.spacingNanos = spacing.toNanos();
+    this.lastStart = System.nanoTime() - spacingNanos;
   }
 
   FleetState load() throws FleetStoreException {
@@ -39,6 +51,11 @@ final class FleetStateWriter {
       return; // a write is already due; it will store this change too
     }
     later(() -> {
+      long wait = lastStart + spacingNanos - System.nanoTime();
+      if (wait > 0) {
+        LockSupport.parkNanos(wait); // a wait, not a poll: the changes of this while are stored below, together
+      }
+      lastStart = System.nanoTime();
       unsaved.set(false);
       synchronized (saving) {
         try {

@@ -15,13 +15,18 @@ import io.gpuremediator.value.Rate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,6 +76,72 @@ class FleetGateTest {
   void twentyNodes() {
     IntStream.range(0, 20).forEach(i -> fleet.add(node("n" + i)));
     gate = gate("10%", "3/1h", 5, Optional.empty());
+  }
+
+  /**
+   * A thousand-node event must not cost a ConfigMap write a start, each encoding every start so far: one write is in
+   * flight, the next starts no sooner than the spacing after it and stores every start made meanwhile.
+   */
+  @Test
+  void theStartsOfABurstAreStoredAFewWritesAtATimeEachSpacedFromTheLast() throws Exception {
+    IntStream.range(20, 200).forEach(i -> fleet.add(node("n" + i)));
+    List<Long> writes = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch firstHeld = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    FleetStore slow = new FleetStore() {
+      @Override
+      public FleetState load() {
+        return store.load();
+      }
+
+      @Override
+      public void save(FleetState state) {
+        writes.add(System.nanoTime());
+        if (writes.size() == 1) {
+          firstHeld.countDown();
+          waitFor(release);
+        }
+        store.save(state);
+      }
+
+      @Override
+      public void announce(String reason, String message) {
+        store.announce(reason, message);
+      }
+    };
+    ExecutorService background = Executors.newSingleThreadExecutor();
+    try {
+      FleetGate g = new FleetGate(new SafetyLimits(new Budget(100, true), Rate.parse("1000/1h").value(), 1000,
+          Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), slow, () -> List.copyOf(fleet),
+          EVERY_CALL::incrementAndGet, SafetyListener.NONE, clock, background);
+      g.load();
+      start(g, 0);
+      firstHeld.await();
+      for (int i = 1; i < 150; i++) {
+        start(g, i); // while the first write is in flight
+      }
+      release.countDown();
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> store.load().starts().size() == 150);
+      assertThat(writes).as("the first start's write, then one for the 149 made while it was in flight").hasSize(2);
+      assertThat(writes.get(1) - writes.get(0)).as("spaced from the one before")
+          .isGreaterThanOrEqualTo(FleetGate.WRITE_SPACING.toNanos());
+    } finally {
+      background.shutdownNow();
+    }
+  }
+
+  private static void start(FleetGate g, int i) {
+    Candidate c = candidate("n" + i, "gpu-hardware-xid");
+    assertThat(g.reserve(c)).isEmpty();
+    g.settle(c, true);
+  }
+
+  private static void waitFor(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test
