@@ -22,6 +22,10 @@ public final class ConditionAction extends KindBase<ConditionAction.ConditionSpe
   /** Sets a node status condition. */
   public record ConditionSpec(String type, String status, Template reason, Template message, boolean dryRun)
       implements ActionSpec {
+    @Override
+    public boolean writesNodeStatus() {
+      return !dryRun;
+    }
   }
 
   private static final Set<String> KUBELET_CONDITIONS =

@@ -160,12 +160,13 @@ final class AlertWrite {
             false));
       }
     }
-    // Immediate steps run now; from the first long step on, the loop carries the list on in the background.
+    // The steps that make the node safe run now; from the first long step (or, firing, the first status write) on, the
+    // loop carries the list on in the background.
     boolean acts = phase == Phase.FIRING || active != null;
-    int firstLong = acts ? Episodes.firstLongStep(specs) : specs.size();
-    List<ActionRecord> records = StepRecords.apply(draft, specs, steps, firstLong, StepRecords.NO_EPISODE, acts);
+    int loopFrom = acts ? Episodes.loopTakesOver(specs, phase) : specs.size();
+    List<ActionRecord> records = StepRecords.apply(draft, specs, steps, loopFrom, StepRecords.NO_EPISODE, acts);
     NodeLedger before = draft.ledger();
-    draft.ledger(track(before, alert, playbook, matched, phase, now, firstLong < specs.size() ? firstLong
+    draft.ledger(track(before, alert, playbook, matched, phase, now, loopFrom < specs.size() ? loopFrom
         : Progress.DONE));
     for (Episode ended : overridden.keySet()) { // the GPUs it fenced stay fenced, held by this alert's episode
       Episode mine = draft.ledger().episodes().get(alert.fingerprint());
@@ -173,8 +174,8 @@ final class AlertWrite {
         draft.ledger(draft.ledger().withEpisode(mine.holdingFencesOf(ended)));
       }
     }
-    String background = firstLong < specs.size()
-        ? specs.get(firstLong).kind() + (specs.size() - firstLong > 1 ? " and " + (specs.size() - firstLong - 1) + " more steps" : "")
+    String background = loopFrom < specs.size()
+        ? specs.get(loopFrom).kind() + (specs.size() - loopFrom > 1 ? " and " + (specs.size() - loopFrom - 1) + " more steps" : "")
             + " continue in the background" : "";
     Optional<Episode> released = phase == Phase.RESOLVED && active != null
         && !draft.ledger().episodes().containsKey(alert.fingerprint()) ? Optional.of(active) : Optional.empty();

@@ -8,6 +8,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
+import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -34,6 +35,14 @@ final class EpisodeMoves {
     this.decisions = decisions;
     this.outbound = outbound;
     this.playbooks = playbooks;
+  }
+
+  /**
+   * Creates the silences and sends the notifications the steps just run queued, so that they go out before the stage
+   * change of the step after them; the episode as now written (null when fenced out).
+   */
+  Episode sendOwed(String node, Episode e, Playbook pb) throws ClusterException {
+    return outbound.due(e, pb, writer.now()) ? outbound.keep(node, e, pb) : e;
   }
 
   /** A move that records no decision (a note, a cursor, a time to look again); empty when fenced out. */

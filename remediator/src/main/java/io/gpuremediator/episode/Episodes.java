@@ -1,6 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
@@ -12,14 +13,20 @@ import java.util.Optional;
 public final class Episodes {
   private Episodes() {}
 
-  /** The index of the first long step of a list, or its size when it has none. */
-  public static int firstLongStep(List<ActionSpec> specs) {
-    for (int i = 0; i < specs.size(); i++) {
-      if (specs.get(i).isLongStep()) {
-        return i;
-      }
+  /**
+   * Where a webhook's part of a list ends and the loop's begins: at the first long step; while the alert fires, at the
+   * first step that writes the node's status when a long step follows anyway, so the answer waits for one write a
+   * node, the one that makes it safe (a burst of a thousand nodes is answered within Alertmanager's deadline), and the
+   * loop, which carries the episode on in any case, writes the status. A list of immediate steps alone is the webhook's.
+   */
+  public static int loopTakesOver(List<ActionSpec> specs, Phase phase) {
+    int firstLong = specs.size();
+    int firstStatus = specs.size();
+    for (int i = specs.size() - 1; i >= 0; i--) {
+      firstLong = specs.get(i).isLongStep() ? i : firstLong;
+      firstStatus = specs.get(i).writesNodeStatus() ? i : firstStatus;
     }
-    return specs.size();
+    return phase == Phase.FIRING && firstLong < specs.size() ? Math.min(firstLong, firstStatus) : firstLong;
   }
 
   /** Whether any step of the playbook runs in the background (so the alert's context must be kept). */

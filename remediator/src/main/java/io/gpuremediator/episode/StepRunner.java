@@ -35,8 +35,7 @@ import java.util.function.BooleanSupplier;
  * {@link EpisodeMoves}; what a long step does is its kind's ({@link LongStep}), reached through the registry.
  */
 final class StepRunner {
-  /** The most steps one look advances an episode by; bounds a look whatever the playbook. */
-  private static final int MAX_MOVES = 32;
+  private static final int MAX_MOVES = 32; // the most steps one look advances an episode by, whatever the playbook
 
   private final Cluster cluster;
   private final EpisodeMoves moves;
@@ -132,7 +131,8 @@ final class StepRunner {
     }
     moves.decided(node, next, Transition.STEPS_RAN, null, "steps " + (p.next() + 1) + " to " + stop + " of "
         + (p.releasing() ? "on_resolved" : "actions") + " of " + playbook.name() + " ran", w.get().records(), p.stage());
-    return w.get().episode().orElse(null);
+    Episode written = w.get().episode().orElse(null); // what these steps queued goes out before the next stage change
+    return written == null ? null : moves.sendOwed(node, written, playbook);
   }
 
   /** Runs immediate steps; a template that renders an invalid value stops the episode for a human. */

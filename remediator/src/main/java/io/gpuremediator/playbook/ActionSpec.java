@@ -99,6 +99,15 @@ public interface ActionSpec {
   }
 
   /**
+   * Whether this step writes the node's status (a condition), a write of its own beside the one that takes the node
+   * out (taints, cordon, labels, the ledger). A firing webhook whose list goes on to a long step answers once that one
+   * is written: from the first status write on, the loop carries the list on.
+   */
+  default boolean writesNodeStatus() {
+    return false;
+  }
+
+  /**
    * Whether this is a long step (drain, diagnose): carried on in the background after the webhook is
    * answered, resumed from the ledger after a restart. Steps after it wait for it to succeed.
    */
