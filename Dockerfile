@@ -12,7 +12,7 @@ COPY remediator/src remediator/src
 RUN mvn -B -ntp -q -f simapi/pom.xml -DskipTests install && mvn -B -ntp -q -f remediator/pom.xml -DskipTests package
 
 FROM eclipse-temurin:17-jre-jammy
-# Sized for the Deployment's 512 MiB limit: heap at most half of it, metaspace and code cache bounded;
+# Sized by the Deployment's memory limit (1 GiB: 20,000 selected GPU nodes): heap at most half of it, metaspace and code cache bounded;
 # an OutOfMemoryError ends the process so that Kubernetes restarts it rather than it limping on.
 ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50.0 -XX:InitialRAMPercentage=25.0 -XX:MaxMetaspaceSize=128m \
  -XX:ReservedCodeCacheSize=64m -Xss512k -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"

@@ -3,6 +3,7 @@ package io.gpuremediator.bench;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simcluster.SimCluster;
@@ -28,13 +29,32 @@ final class MockApiServer implements AutoCloseable {
   MockApiServer(int nodes) throws IOException {
     cluster = SimCluster.start("127.0.0.1", 0);
     for (int i = 0; i < nodes; i++) {
-      cluster.client().nodes().resource(new NodeBuilder()
-          .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true").endMetadata()
-          .withNewSpec().endSpec()
-          .withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.1." + (i / 250) + "." + (i % 250 + 1)).endAddress()
-          .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
-          .build()).create();
+      cluster.client().nodes().resource(minimalNode(i)).create();
     }
+  }
+
+  /** A server seeded with {@code nodes} minimal Ready GPU nodes, straight into the store (thousands in seconds). */
+  static MockApiServer preloaded(int nodes) {
+    MockApiServer api = new MockApiServer();
+    List<Node> fleet = new ArrayList<>(nodes);
+    for (int i = 0; i < nodes; i++) {
+      fleet.add(minimalNode(i));
+    }
+    api.cluster.preloadNodes(fleet);
+    return api;
+  }
+
+  private MockApiServer() {
+    cluster = SimCluster.start("127.0.0.1", 0);
+  }
+
+  private static Node minimalNode(int i) {
+    return new NodeBuilder()
+        .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true").endMetadata()
+        .withNewSpec().endSpec()
+        .withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.1." + (i / 250) + "." + (i % 250 + 1)).endAddress()
+        .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
+        .build();
   }
 
   /**
@@ -102,6 +122,11 @@ final class MockApiServer implements AutoCloseable {
     NodeAddress ip = gpu.getStatus().getAddresses().get(0);
     gpu.getStatus().getAddresses().set(0, new NodeAddress("11" + ip.getAddress().substring(2), "InternalIP"));
     return gpu;
+  }
+
+  /** Puts running pods straight into the store, as {@link #preloaded} does nodes. */
+  void preloadPods(String namespace, List<Pod> pods) {
+    cluster.preloadPods(namespace, pods);
   }
 
   static String nodeName(int i) {

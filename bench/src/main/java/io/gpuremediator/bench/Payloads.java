@@ -42,6 +42,13 @@ final class Payloads {
     return envelope("firing", new JsonArray().add(a.put("fingerprint", String.format("%016x", 0xfe0ce000L + i))));
   }
 
+  /** One firing reset-class XID alert (XID 48, the catalog's GPU reset) on node {@code i}: drain, reset Job, diagnose Job. */
+  static String reset(int i) {
+    JsonObject a = alert("firing", i, "48");
+    a.getJsonObject("labels").put("recommended_action", "reset_gpu").put("source", "dcgm");
+    return envelope("firing", new JsonArray().add(a));
+  }
+
   private static JsonObject alert(String status, int i, String xid) {
     return new JsonObject().put("status", status)
         .put("labels", new JsonObject().put("alertname", "GpuXidHardwareError").put("node", MockApiServer.nodeName(i))

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
  */
 final class Scale {
   private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
+  private static final Pattern LIMIT = Pattern.compile("limits: \\{memory: (\\d+)Mi\\}");
 
   private Scale() {}
 
@@ -30,14 +31,22 @@ final class Scale {
   static List<String> deployedJvmFlags(Path root) throws IOException {
     String dockerfile = Files.readString(root.resolve("Dockerfile")).replace("\\\n", " ");
     Matcher options = Pattern.compile("ENV JAVA_TOOL_OPTIONS=\"([^\"]*)\"").matcher(dockerfile);
-    Matcher limit = Pattern.compile("limits: \\{memory: (\\d+)Mi\\}")
-        .matcher(Files.readString(root.resolve("deploy/base/deployment.yaml")));
+    Matcher limit = LIMIT.matcher(Files.readString(root.resolve("deploy/base/deployment.yaml")));
     if (!options.find() || !limit.find()) {
       throw new IllegalStateException("no JAVA_TOOL_OPTIONS in the Dockerfile or no memory limit in deploy/base/deployment.yaml");
     }
     List<String> flags = new ArrayList<>(List.of(options.group(1).trim().split("\\s+")));
     flags.add("-XX:MaxRAM=" + limit.group(1) + "m");
     return flags;
+  }
+
+  /** The Deployment's memory limit (deploy/base/deployment.yaml), in MiB. */
+  static long deployedMemoryLimitMiB(Path root) throws IOException {
+    Matcher limit = LIMIT.matcher(Files.readString(root.resolve("deploy/base/deployment.yaml")));
+    if (!limit.find()) {
+      throw new IllegalStateException("no memory limit in deploy/base/deployment.yaml");
+    }
+    return Long.parseLong(limit.group(1));
   }
 
   /**

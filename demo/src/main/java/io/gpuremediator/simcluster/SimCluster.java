@@ -3,6 +3,7 @@ package io.gpuremediator.simcluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -125,6 +126,11 @@ public final class SimCluster implements AutoCloseable {
   /** Puts nodes straight into the store, no request or event: see {@link EmulatedApiServer#preload}. */
   public void preloadNodes(List<Node> nodes) {
     server.preload("/api/v1/nodes", nodes);
+  }
+
+  /** Puts pods of one namespace straight into the store, no request or event: see {@link EmulatedApiServer#preload}. */
+  public void preloadPods(String namespace, List<Pod> pods) {
+    server.preload("/api/v1/namespaces/" + namespace + "/pods", pods);
   }
 
   /** The newest requests the API server answered, as {@code METHOD path}: see {@link EmulatedApiServer#requestLog}. */

@@ -202,6 +202,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
       o.getMetadata().setResourceVersion("1");
       o.getMetadata().setUid(UUID.randomUUID().toString());
       o.getMetadata().setCreationTimestamp("2026-11-01T00:00:00Z");
+      o.getMetadata().setGeneration(1L); // the mock's update keeps it from the stored object: one without it is never updated
       String json = Serialization.asJson(o);
       store.getMap().put(AttributeSet.merge(store.getAttributeExtractor().fromPath(collectionPath),
           store.getAttributeExtractor().fromResource(json)), json);
