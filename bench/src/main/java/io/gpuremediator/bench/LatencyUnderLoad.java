@@ -137,7 +137,7 @@ final class LatencyUnderLoad {
             .append(' ').append((long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
       }
     }
-    return "episodes going on in the background at the end, by stage: " + (out.length() == 0 ? "none" : out);
+    return "episodes going on in the background, by stage, at the loop's last scan (its timer): " + (out.length() == 0 ? "none" : out);
   }
 
   /** The one call the answer waits for, made directly on another node (read first, outside the time). */
