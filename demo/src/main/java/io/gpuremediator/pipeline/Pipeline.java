@@ -118,7 +118,7 @@ public final class Pipeline implements AutoCloseable {
     prometheusPort = Ports.free();
     Path promConfig = run.resolve("prometheus.yml");
     Files.writeString(promConfig, ScrapeConfig.render(layout.scrapeConfig(),
-        DiscoveredPod.of(nodes, simulatorPort, alertmanagerPort), options.interval()));
+        DiscoveredPod.of(nodes, simulatorPort, alertmanagerPort), options.interval(), run.resolve("rules")));
     startUntilReady("prometheus", List.of(binary("prometheus"), "--config.file=" + promConfig,
         "--storage.tsdb.path=" + run.resolve("prometheus"), "--web.listen-address=127.0.0.1:" + prometheusPort),
         prometheusPort, "/-/ready");

@@ -16,21 +16,33 @@ import org.yaml.snakeyaml.Yaml;
  * rules, alert relabeling and rule files. Only three things change: each {@code kubernetes_sd_configs}
  * becomes the static targets Kubernetes discovery would find in the simulated cluster (with the same
  * {@code __meta_kubernetes_*} labels, so the production relabel rules do the work), rule file globs are
- * resolved against the source's directory as Prometheus would, and the intervals are shortened.
+ * resolved against the source's directory as Prometheus would, and the intervals are shortened: the global ones to
+ * the demo's, and each rule group's own in the same proportion, in copies of the rule files ({@link RuleIntervals}).
  */
 public final class ScrapeConfig {
   private ScrapeConfig() {}
 
-  /** Renders the config; fails on any service discovery it cannot stand in for. */
+  /**
+   * Renders the config, with the rule files' copies in {@code rules}; fails on any service discovery it cannot stand
+   * in for.
+   */
   @SuppressWarnings("unchecked")
-  public static String render(Path source, List<DiscoveredPod> pods, Duration interval) throws IOException {
+  public static String render(Path source, List<DiscoveredPod> pods, Duration interval, Path rules) throws IOException {
     Map<String, Object> config = new Yaml().load(Files.readString(source));
     Map<String, Object> global = (Map<String, Object>) config.computeIfAbsent("global", k -> new LinkedHashMap<>());
+    // Prometheus evaluates every minute when the config does not say.
+    String evaluation = String.valueOf(global.getOrDefault("evaluation_interval", "1m"));
+    Duration production = RuleIntervals.duration(evaluation);
+    if (production == null) {
+      throw new IllegalArgumentException(source + ": an evaluation_interval the demo cannot scale: '" + evaluation + "'");
+    }
     global.put("scrape_interval", interval.toSeconds() + "s");
     global.put("evaluation_interval", interval.toSeconds() + "s");
     List<String> ruleFiles = new ArrayList<>();
-    for (Object f : (List<Object>) config.getOrDefault("rule_files", List.of())) {
-      ruleFiles.add(source.toAbsolutePath().getParent().resolve(f.toString()).normalize().toString());
+    List<Object> globs = (List<Object>) config.getOrDefault("rule_files", List.of());
+    for (int i = 0; i < globs.size(); i++) {
+      Path glob = source.toAbsolutePath().getParent().resolve(globs.get(i).toString()).normalize();
+      ruleFiles.add(RuleIntervals.copy(glob, rules.resolve(String.valueOf(i)), production, interval));
     }
     config.put("rule_files", ruleFiles);
     for (Object job : (List<Object>) config.getOrDefault("scrape_configs", List.of())) {

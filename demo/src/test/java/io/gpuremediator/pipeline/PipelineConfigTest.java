@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +34,7 @@ class PipelineConfigTest {
 
   @Test
   void theScrapeConfigKeepsEveryJobAndRelabelAndStandsInForDiscoveryWithTheSameMetaLabels() throws Exception {
-    String rendered = ScrapeConfig.render(SCRAPE, DiscoveredPod.of(NODES, 9000, 9001), Duration.ofSeconds(1));
+    String rendered = ScrapeConfig.render(SCRAPE, DiscoveredPod.of(NODES, 9000, 9001), Duration.ofSeconds(1), dir.resolve("rules"));
     Path file = dir.resolve("prometheus.yml");
     Files.writeString(file, rendered);
     run("promtool", "check", "config", file.toString());
@@ -49,7 +50,37 @@ class PipelineConfigTest {
       assertThat(demoJobs.get(i).get("relabel_configs")).isEqualTo(sourceJobs.get(i).get("relabel_configs"));
       assertThat(demoJobs.get(i).get("metric_relabel_configs")).isEqualTo(sourceJobs.get(i).get("metric_relabel_configs"));
     }
-    assertThat(demo.get("rule_files")).isEqualTo(List.of(Path.of("../rules/*.rules.yml").toAbsolutePath().normalize().toString()));
+    assertThat(demo.get("rule_files")).isEqualTo(List.of(dir.resolve("rules/0/*.rules.yml").toString()));
+    run("promtool", "check", "rules", dir.resolve("rules/0/gpu-xid.rules.yml").toString());
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void eachRuleGroupRunsAsOftenRelativeToTheGlobalIntervalAsInProduction() throws Exception {
+    ScrapeConfig.render(SCRAPE, DiscoveredPod.of(NODES, 9000, 9001), Duration.ofSeconds(1), dir.resolve("rules"));
+    // dcgm/prometheus.yml evaluates every 15 s: the demo's 1 s is a fifteenth of it.
+    Map<String, Integer> intervals = new TreeMap<>();
+    for (String file : List.of("gpu-presence.rules.yml", "gpu-xid.rules.yml", "infiniband.rules.yml")) {
+      Map<String, Object> rules = new Yaml().load(Files.readString(dir.resolve("rules/0").resolve(file)));
+      for (Map<String, Object> g : (List<Map<String, Object>>) rules.get("groups")) {
+        Map<String, Object> source = ((List<Map<String, Object>>) ((Map<String, Object>) new Yaml().load(
+            Files.readString(Path.of("../rules").resolve(file)))).get("groups")).stream()
+            .filter(o -> o.get("name").equals(g.get("name"))).findFirst().orElseThrow();
+        assertThat(g.get("rules")).isEqualTo(source.get("rules"));
+        intervals.put((String) g.get("name"), g.containsKey("interval")
+            ? Integer.valueOf(((String) g.get("interval")).replace("ms", "")) : null);
+      }
+    }
+    assertThat(intervals).containsEntry("gpu-xid", null).containsEntry("gpu-presence", 4000)
+        .containsEntry("gpu-presence-telemetry", 20000).containsEntry("infiniband-recent", 20000)
+        .containsEntry("gpu-presence-hourly", 240000);
+  }
+
+  @Test
+  void aGroupIntervalTheDemoCannotScaleIsRefusedWithItsLine() {
+    Path file = dir.resolve("odd.rules.yml");
+    assertThatThrownBy(() -> RuleIntervals.scaled(file, "groups:\n  - name: x\n    interval: 1m30s\n", Duration.ofSeconds(15),
+        Duration.ofSeconds(1))).hasMessage(file + ":3: a group interval the demo cannot scale: '1m30s' (a number of s, m or h)");
   }
 
   @SuppressWarnings("unchecked")
@@ -61,7 +92,7 @@ class PipelineConfigTest {
   void discoveryTheDemoCannotStandInForIsRefused() throws Exception {
     Path file = dir.resolve("consul.yml");
     Files.writeString(file, "scrape_configs:\n  - job_name: x\n    consul_sd_configs: [{server: 'consul:8500'}]\n");
-    assertThatThrownBy(() -> ScrapeConfig.render(file, DiscoveredPod.of(NODES, 1, 2), Duration.ofSeconds(1)))
+    assertThatThrownBy(() -> ScrapeConfig.render(file, DiscoveredPod.of(NODES, 1, 2), Duration.ofSeconds(1), dir.resolve("rules")))
         .hasMessage(file + ": the demo cannot stand in for consul_sd_configs");
   }
 

@@ -89,7 +89,7 @@ class RealInstallScrapeTest {
               at(neuron, "spec", "template", "spec", "containers", "0", "ports", "0", "containerPort"), address, "/metrics"),
           new DiscoveredPod("monitoring", "node-exporter-5tgfw", "other-node", Map.of("app", "node-exporter"), 9400, address, "/metrics"));
       Path config = dir.resolve("prometheus.yml");
-      Files.writeString(config, ScrapeConfig.render(Path.of("../dcgm/prometheus.yml"), pods, Duration.ofSeconds(1)));
+      Files.writeString(config, ScrapeConfig.render(Path.of("../dcgm/prometheus.yml"), pods, Duration.ofSeconds(1), dir.resolve("rules")));
       processes.start("prometheus", List.of("prometheus", "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
           "--web.listen-address=127.0.0.1:" + prometheusPort), dir.resolve("prometheus.log"));
 

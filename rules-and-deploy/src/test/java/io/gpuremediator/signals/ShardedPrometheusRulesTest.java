@@ -63,7 +63,7 @@ class ShardedPrometheusRulesTest {
       simulator.inject("trn-node-1", null, "neuron_error", "HBM_UNCORRECTABLE_ERROR");
 
       String whole = withFastGroups(ScrapeConfig.render(DCGM.resolve("prometheus.yml"), DiscoveredPod.of(nodes, simulatorPort,
-          Ports.free()), Duration.ofSeconds(1)));
+          Ports.free()), Duration.ofSeconds(1), dir.resolve("scaled-rules")));
       List<String> urls = new ArrayList<>();
       urls.add(prometheus(processes, "whole", Shards.of(whole, 0, 1)));
       for (int s = 0; s < SHARDS; s++) {
