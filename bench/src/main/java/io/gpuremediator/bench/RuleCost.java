@@ -308,19 +308,20 @@ final class RuleCost {
       List<Double> measured = new ArrayList<>(g.seconds());
       Collections.sort(measured);
       double median = measured.get(measured.size() / 2);
+      double worst = measured.get(measured.size() - 1);
       double share = median * STEP_SECONDS / g.interval();
       for (int i = 0; i < MEASURED; i++) {
         cycles[i] += share;
       }
-      sumOfWorst += measured.get(measured.size() - 1) * STEP_SECONDS / g.interval();
+      sumOfWorst += worst * STEP_SECONDS / g.interval();
       if (median > slowestSeconds) {
         slowest = e.getKey();
         slowestSeconds = median;
       }
       System.out.printf(Locale.ROOT, "%-22s %5d  %7.1f ms  %7.1f ms  (evaluated every %.0f s: its own evaluations over the same minutes,"
           + " median %.1f ms of %d, max %.1f ms, counted as %.0f/%.0f of that)%n", e.getKey(), g.rules(), share * 1000,
-          measured.get(measured.size() - 1) * STEP_SECONDS / g.interval() * 1000, g.interval(), median * 1000, measured.size(),
-          measured.get(measured.size() - 1) * 1000, (double) STEP_SECONDS, g.interval());
+          worst * STEP_SECONDS / g.interval() * 1000, g.interval(), median * 1000, measured.size(), worst * 1000,
+          (double) STEP_SECONDS, g.interval());
     }
     for (JsonNode g : http.get(prom + "/api/v1/rules", null).path("data").path("groups")) {
       double interval = g.path("interval").asDouble();
