@@ -12,6 +12,7 @@ import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
+import io.gpuremediator.safety.SelectedFleet;
 import java.time.Clock;
 
 /**
@@ -32,8 +33,7 @@ public final class OfflineEngine {
 
   private static SafetyGate gate(RemediatorConfig config, Cluster cluster, Clock clock) {
     FleetGate gate = new FleetGate(SafetyLimits.from(config), new InMemoryFleetStore(),
-        () -> cluster.nodes().stream().filter(n -> config.nodeSelector().matches(n.labels())).toList(),
-        cluster::generation, SafetyListener.NONE, clock);
+        SelectedFleet.of(cluster, config.nodeSelector()), SafetyListener.NONE, clock);
     try {
       gate.load();
     } catch (FleetStore.FleetStoreException e) {

@@ -63,18 +63,16 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   /**
-   * Starts the node informers without waiting for them: the cache is ready once {@link #isReady()} says so.
-   * An API server that is down at start or later is retried forever (with fabric8's backoff), never a
-   * dead cache: the service stays unready and answers 503 until the watch is back.
+   * Starts the node informers without waiting for them (ready once {@link #isReady()} says so). An API server down at
+   * start or later is retried forever (fabric8's backoff): the service stays unready, answering 503, until the watch is back.
    */
   public void start() {
     watch.start();
   }
 
   /**
-   * Tells {@code listener} the name of each node with episodes whose ledger, bootID or readiness changed (what a step
-   * under way waits for), and of each node that arrived with a taint of ours no episode holds (the pre-flight gate's),
-   * on the watch's thread: keep it quick.
+   * Tells {@code listener} each node with episodes whose ledger, bootID or readiness changed (what a step waits for), and
+   * each that arrived with a taint of ours no episode holds (the pre-flight gate's), on the watch's thread: keep it quick.
    */
   public void onEpisodesChanged(Consumer<String> listener) {
     cache.onEpisodesChanged(listener);
@@ -129,17 +127,20 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return cache.generation();
   }
 
+  @Override
+  public Optional<List<String>> changedBetween(long from, long to) {
+    return cache.changedBetween(from, to);
+  }
+
   /**
    * {@inheritDoc}
    *
-   * <p>The first attempt starts from the watch cache, as controllers do: if the cache is stale a write
-   * fails with 409 and the next attempt reads the node fresh and edits it again. The conditions the edit
-   * sets are written first (the status subresource), then the metadata and spec with the ledger: the ledger
-   * is the record that the episode's node actions were done, so everything it vouches for is stored before
-   * it. A write whose answer was lost (a timeout after the server applied it, a reset connection) is then
-   * harmless: if it was the status write, the retry finds the conditions set and writes the rest; if it was
-   * the ledger write, the retry finds the episode and does nothing. So a quarantine costs three calls:
-   * status update, update, event.
+   * <p>The first attempt starts from the watch cache, as controllers do: a stale cache fails with 409 and the next attempt
+   * reads the node fresh and edits it again. The conditions the edit sets are written first (the status subresource), then
+   * the metadata and spec with the ledger: the ledger records that the episode's node actions were done, so everything it
+   * vouches for is stored before it. A write whose answer was lost (a timeout after the server applied it, a reset
+   * connection) is then harmless: the retry finds the conditions set and writes the rest, or finds the episode and does
+   * nothing.
    */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
@@ -291,7 +292,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
   }
 
-  /** Transient: no HTTP answer (fabric8 reports code 0 or -1), 429, 5xx, or a conflict we gave up retrying. */
+  /** Stops the node watches. */
   @Override
   public void close() {
     watch.close();

@@ -1,6 +1,7 @@
 package io.gpuremediator.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.gpuremediator.node.ChangeLog;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.Taint;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -26,7 +26,10 @@ final class NodeCache {
    */
   private final Map<String, Node> ownWrites = new ConcurrentHashMap<>();
   private final Map<String, String> nameByIp = new ConcurrentHashMap<>();
-  private final AtomicLong generation = new AtomicLong();
+  /** Room for the changes of a busy minute of a large fleet; a count further behind counts every node again. */
+  private static final int CHANGES_KEPT = 16_384;
+
+  private final ChangeLog changes = new ChangeLog(CHANGES_KEPT);
   private volatile Consumer<String> episodesChanged = name -> { };
 
   /** Takes in a node delivered by a watch or answered to one of our writes; an older version than the cached is ignored. */
@@ -42,8 +45,8 @@ final class NodeCache {
       ownWrites.remove(name, own); // the watch caught up with our write
     }
     NodeInfo info = NodeMapper.toInfo(node);
-    generation.incrementAndGet();
     NodeInfo previous = byName.put(info.name(), info);
+    changes.changed(info.name()); // after the put: whoever reads the new generation finds the node as it is now
     if (previous != null) {
       previous.internalIps().stream().filter(ip -> !info.internalIps().contains(ip))
           .forEach(ip -> nameByIp.remove(ip, info.name()));
@@ -66,8 +69,8 @@ final class NodeCache {
   /** Forgets a node no watch holds any more; a node that had episodes is announced, as a change is. */
   void remove(String name) {
     ownWrites.remove(name);
-    generation.incrementAndGet();
     NodeInfo gone = byName.remove(name);
+    changes.changed(name);
     if (gone != null) {
       gone.internalIps().forEach(ip -> nameByIp.remove(ip, gone.name()));
       if (!gone.ledger().episodes().isEmpty()) {
@@ -98,7 +101,12 @@ final class NodeCache {
   }
 
   long generation() {
-    return generation.get();
+    return changes.generation();
+  }
+
+  /** The nodes changed after generation {@code from} up to {@code to}; empty when the log no longer holds them all. */
+  Optional<List<String>> changedBetween(long from, long to) {
+    return changes.between(from, to);
   }
 
   void onEpisodesChanged(Consumer<String> listener) {

@@ -81,6 +81,14 @@ public interface Cluster {
   long generation();
 
   /**
+   * The nodes whose cached copy changed (or went) after generation {@code from} up to {@code to}, as
+   * {@link ChangeLog#between}; empty when not known, and then a count over the fleet counts every node again.
+   */
+  default Optional<List<String>> changedBetween(long from, long to) {
+    return Optional.empty();
+  }
+
+  /**
    * Reads the node fresh, applies {@code edit} (possibly more than once, on conflict) and writes the
    * result: labels, annotations, taints, cordon and ledger in one update, conditions in one status
    * update; nothing when nothing changed.

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -16,7 +15,7 @@ import java.util.function.Function;
 public final class InMemoryCluster implements Cluster {
   private final Map<String, NodeInfo> nodes = new ConcurrentHashMap<>();
   private final List<NodeEvent> events = new CopyOnWriteArrayList<>();
-  private final AtomicLong generation = new AtomicLong();
+  private final ChangeLog changes = new ChangeLog(1024);
 
   /** Creates a cluster holding these nodes. */
   public InMemoryCluster(List<NodeInfo> initial) {
@@ -58,13 +57,18 @@ public final class InMemoryCluster implements Cluster {
     }
     Edited<T> edited = edit.apply(current);
     nodes.put(name, edited.node());
-    generation.incrementAndGet();
+    changes.changed(name);
     return edited.result();
   }
 
   @Override
   public long generation() {
-    return generation.get();
+    return changes.generation();
+  }
+
+  @Override
+  public Optional<List<String>> changedBetween(long from, long to) {
+    return changes.between(from, to);
   }
 
   @Override

@@ -2,17 +2,11 @@ package io.gpuremediator.safety;
 
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
-import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.SafetyGate.Candidate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.LongSupplier;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 /**
  * The admission of new episodes: the pause and the breaker first, then the incidents the candidate's failure domains
@@ -28,23 +22,16 @@ final class FleetAdmission {
   private final GateState g;
   private final BreakerAndPause stops;
   private final DomainIncidents incidents;
-  private final Supplier<List<NodeInfo>> selectedNodes;
-  private final LongSupplier generation;
+  /** The selected fleet as counted at the last admission (under the lock). */
+  private final FleetCounts counts;
   /** Admitted episodes whose node write has not settled yet (under the lock). */
   private final List<Candidate> reservations = new ArrayList<>();
-  private long countedGeneration = -1;
-  private int countedSelected;
-  private Set<String> countedUnavailable = Set.of();
-  /** Per domain label, per value: the selected nodes of that value (under the lock, with the counts above). */
-  private Map<String, Map<String, List<String>>> countedDomains = Map.of();
 
-  FleetAdmission(GateState g, BreakerAndPause stops, DomainIncidents incidents, Supplier<List<NodeInfo>> selectedNodes,
-      LongSupplier generation) {
+  FleetAdmission(GateState g, BreakerAndPause stops, DomainIncidents incidents, SelectedFleet selected) {
     this.g = g;
     this.stops = stops;
     this.incidents = incidents;
-    this.selectedNodes = selectedNodes;
-    this.generation = generation;
+    this.counts = new FleetCounts(selected, g.limits.domains());
   }
 
   Optional<Refusal> reserve(Candidate c) {
@@ -104,12 +91,12 @@ final class FleetAdmission {
     if (stopped.isPresent()) {
       return stopped;
     }
-    count();
-    incidents.open(c, countedDomains);
-    FleetView fleet = new FleetView(now, g.state, g.limits, countedSelected, countedUnavailable, countedDomains,
+    counts.update();
+    incidents.open(c, counts.domains());
+    FleetView fleet = new FleetView(now, g.state, g.limits, counts.selected(), counts.unavailable(), counts.domains(),
         reservations);
     if (c.becomesUnavailable()) {
-      g.listener.unavailable(MaxUnavailableLimit.unavailable(fleet), g.limits.maxUnavailable().of(countedSelected));
+      g.listener.unavailable(MaxUnavailableLimit.unavailable(fleet), g.limits.maxUnavailable().of(counts.selected()));
     }
     for (FleetLimit limit : FleetLimits.ROWS) {
       Optional<Refusal> refused = limit.refuse(c, fleet);
@@ -118,18 +105,5 @@ final class FleetAdmission {
       }
     }
     return Optional.empty();
-  }
-
-  /** Counts selected and unavailable nodes, again only when the cache changed (under the lock). */
-  private void count() {
-    long now = generation.getAsLong();
-    if (now != countedGeneration) {
-      List<NodeInfo> selected = selectedNodes.get();
-      countedSelected = selected.size();
-      countedUnavailable = selected.stream().filter(Unavailable::is).map(NodeInfo::name)
-          .collect(Collectors.toSet());
-      countedDomains = Domains.byValue(g.limits.domains(), selected);
-      countedGeneration = now;
-    }
   }
 }

@@ -31,7 +31,7 @@ public final class FleetGate implements SafetyGate {
   public static final Duration WRITE_SPACING = Duration.ofMillis(250);
 
   private final GateState g;
-  private final Supplier<List<NodeInfo>> selectedNodes;
+  private final SelectedFleet selected;
   private final BreakerAndPause stops;
   private final DomainIncidents incidents;
   private final FleetAdmission admission;
@@ -41,11 +41,16 @@ public final class FleetGate implements SafetyGate {
    * Creates the gate, storing on the caller's thread.
    *
    * @param selectedNodes the nodes that match node_selector, from the watch cache
-   * @param generation changes whenever the cache changes, so fleet counts are recomputed only then
+   * @param generation changes whenever the cache changes, so fleet counts are recomputed (whole) only then
    */
   public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation,
       SafetyListener listener, Clock clock) {
-    this(limits, store, selectedNodes, generation, listener, clock, Runnable::run, Duration.ZERO);
+    this(limits, store, SelectedFleet.countedWhole(selectedNodes, generation), listener, clock);
+  }
+
+  /** Creates the gate over the selected fleet, storing on the caller's thread. */
+  public FleetGate(SafetyLimits limits, FleetStore store, SelectedFleet selected, SafetyListener listener, Clock clock) {
+    this(limits, store, selected, listener, clock, Runnable::run, Duration.ZERO);
   }
 
   /**
@@ -56,18 +61,18 @@ public final class FleetGate implements SafetyGate {
    *     {@code Runnable::run} writes on the caller's thread. A write starts no sooner than {@link #WRITE_SPACING} after
    *     the one before it: the starts of a large event are stored a few at a time, not one write each.
    */
-  public FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation,
-      SafetyListener listener, Clock clock, Executor background) {
-    this(limits, store, selectedNodes, generation, listener, clock, background, WRITE_SPACING);
+  public FleetGate(SafetyLimits limits, FleetStore store, SelectedFleet selected, SafetyListener listener, Clock clock,
+      Executor background) {
+    this(limits, store, selected, listener, clock, background, WRITE_SPACING);
   }
 
-  private FleetGate(SafetyLimits limits, FleetStore store, Supplier<List<NodeInfo>> selectedNodes, LongSupplier generation,
-      SafetyListener listener, Clock clock, Executor background, Duration spacing) {
+  private FleetGate(SafetyLimits limits, FleetStore store, SelectedFleet selected, SafetyListener listener, Clock clock,
+      Executor background, Duration spacing) {
     this.g = new GateState(limits, clock, listener, new FleetStateWriter(store, background, spacing));
-    this.selectedNodes = selectedNodes;
+    this.selected = selected;
     this.stops = new BreakerAndPause(g);
     this.incidents = new DomainIncidents(g);
-    this.admission = new FleetAdmission(g, stops, incidents, selectedNodes, generation);
+    this.admission = new FleetAdmission(g, stops, incidents, selected);
     this.replacements = new ReplaceRateLimit(g, stops);
   }
 
@@ -176,7 +181,7 @@ public final class FleetGate implements SafetyGate {
    * @throws FleetStoreException when the state is not loaded or cannot be stored (nothing changed)
    */
   public boolean resetIncident(String label, String value, String by) throws FleetStoreException {
-    List<String> valueNodes = selectedNodes.get().stream().filter(n -> value.equals(n.labels().get(label)))
+    List<String> valueNodes = selected.nodes().stream().filter(n -> value.equals(n.labels().get(label)))
         .map(NodeInfo::name).toList();
     return incidents.reset(label, value, valueNodes, by);
   }
@@ -188,18 +193,18 @@ public final class FleetGate implements SafetyGate {
     FleetState now = g.state;
     SafetyLimits limits = g.limits;
     Instant at = g.clock.instant();
-    List<NodeInfo> selected = selectedNodes.get();
-    Set<String> unavailable = selected.stream().filter(Unavailable::is).map(NodeInfo::name)
+    List<NodeInfo> nodes = selected.nodes();
+    Set<String> unavailable = nodes.stream().filter(Unavailable::is).map(NodeInfo::name)
         .collect(Collectors.toSet());
     Map<String, Integer> perPlaybook = new HashMap<>();
     now.playbookStarts().forEach((k, v) -> perPlaybook.put(k, FleetState.countWithin(v, at, limits.rate().window())));
-    Map<String, Map<String, List<String>>> byValue = Domains.byValue(limits.domains(), selected);
-    FleetView fleet = new FleetView(at, now, limits, selected.size(), unavailable, byValue, List.of());
+    Map<String, Map<String, List<String>>> byValue = Domains.byValue(limits.domains(), nodes);
+    FleetView fleet = new FleetView(at, now, limits, nodes.size(), unavailable, byValue, List.of());
     List<LimitUsage> usage = new ArrayList<>();
     FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
     usage.addAll(ReplaceRateLimit.usage(fleet));
-    usage.add(GpuBudget.usage(selected, limits.maxUnavailableGpus()));
-    return new SafetySnapshot(g.loaded, selected.size(), unavailable.size(), limits.maxUnavailable().of(selected.size()),
+    usage.add(GpuBudget.usage(nodes, limits.maxUnavailableGpus()));
+    return new SafetySnapshot(g.loaded, nodes.size(), unavailable.size(), limits.maxUnavailable().of(nodes.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
         limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)),

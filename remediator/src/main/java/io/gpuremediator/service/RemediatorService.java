@@ -32,6 +32,7 @@ import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
+import io.gpuremediator.safety.SelectedFleet;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
 import io.vertx.core.Vertx;
@@ -169,8 +170,8 @@ public final class RemediatorService implements AutoCloseable {
   private RemediationEngine startEngine(Supplier<List<NodeInfo>> selected) throws StartupException {
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
     outside = OutsideWiring.create(config, vertx, metrics, clock);
-    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), selected,
-        cluster::generation, new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock,
+    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), SelectedFleet.of(cluster, config.nodeSelector()),
+        new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock,
         stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
     new LimitsCollector(gate::snapshot).register(registry);

@@ -112,8 +112,8 @@ class FleetGateTest {
     ExecutorService background = Executors.newSingleThreadExecutor();
     try {
       FleetGate g = new FleetGate(new SafetyLimits(new Budget(100, true), Rate.parse("1000/1h").value(), 1000,
-          Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), slow, () -> List.copyOf(fleet),
-          EVERY_CALL::incrementAndGet, SafetyListener.NONE, clock, background);
+          Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), slow, SelectedFleet.countedWhole(() -> List.copyOf(fleet),
+          EVERY_CALL::incrementAndGet), SafetyListener.NONE, clock, background);
       g.load();
       start(g, 0);
       firstHeld.await();
@@ -166,7 +166,7 @@ class FleetGateTest {
       }
     };
     FleetGate g = new FleetGate(new SafetyLimits(new Budget(100, true), Rate.parse("100/1h").value(), 5, Duration.ofMinutes(10),
-        Optional.empty(), Duration.ofHours(1)), counting, () -> List.copyOf(fleet), EVERY_CALL::incrementAndGet,
+        Optional.empty(), Duration.ofHours(1)), counting, SelectedFleet.countedWhole(() -> List.copyOf(fleet), EVERY_CALL::incrementAndGet),
         SafetyListener.NONE, clock, later::add);
     g.load();
     for (int i = 0; i < 3; i++) {

@@ -16,6 +16,7 @@ import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
+import io.gpuremediator.safety.SelectedFleet;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
@@ -73,7 +74,8 @@ public final class Fleets {
 
   /** A loaded gate over the cluster's GPU nodes. */
   public static FleetGate gate(InMemoryCluster cluster, SafetyLimits limits, FleetStore store, Clock clock) {
-    FleetGate gate = new FleetGate(limits, store, cluster::nodes, cluster::generation, SafetyListener.NONE, clock);
+    FleetGate gate = new FleetGate(limits, store, SelectedFleet.of(cluster, LabelSelector.parse("").value()),
+        SafetyListener.NONE, clock);
     try {
       gate.load();
     } catch (FleetStore.FleetStoreException e) {
