@@ -43,8 +43,10 @@ final class BreakerAndPause {
       autoReset(now);
       SafetyLimits limits = g.limits;
       FleetState next = g.state.withFiring(startedAt, now).pruned(now, limits.retention());
-      List<String> storm = next.storm(limits.breakerWindow());
-      if (!next.breaker().open() && storm.size() > limits.breakerNodes()) {
+      // A storm is some of the nodes firing: while they are no more than the breaker allows, none is looked for.
+      List<String> storm = next.breaker().open() || next.firing().size() <= limits.breakerNodes() ? List.of()
+          : next.storm(limits.breakerWindow());
+      if (storm.size() > limits.breakerNodes()) {
         String reason = storm.size() + " nodes started firing remediation alerts within "
             + Durations.format(limits.breakerWindow()) + " of each other (more than " + limits.breakerNodes() + "): "
             + storm.stream().limit(NODES_NAMED_IN_REASON).collect(Collectors.joining(", "))

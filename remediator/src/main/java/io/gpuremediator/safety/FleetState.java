@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -55,13 +54,16 @@ public record FleetState(
     Objects.requireNonNull(breaker, "breaker");
     Objects.requireNonNull(pause, "pause");
     starts = List.copyOf(starts);
-    TreeMap<String, List<Instant>> copy = new TreeMap<>();
-    playbookStarts.forEach((k, v) -> copy.put(k, List.copyOf(v)));
-    playbookStarts = Collections.unmodifiableSortedMap(copy);
-    firing = Collections.unmodifiableSortedMap(new TreeMap<>(firing));
-    acknowledged = Collections.unmodifiableSortedMap(new TreeMap<>(acknowledged));
+    if (!(playbookStarts instanceof FrozenMap)) {
+      TreeMap<String, List<Instant>> copy = new TreeMap<>();
+      playbookStarts.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+      playbookStarts = FrozenMap.adopt(copy);
+    }
+    // Frozen maps are shared between versions, not copied: a webhook makes a new version, and a storm has thousands.
+    firing = FrozenMap.of(firing);
+    acknowledged = FrozenMap.of(acknowledged);
     replacements = List.copyOf(replacements);
-    incidents = Collections.unmodifiableSortedMap(new TreeMap<>(incidents));
+    incidents = FrozenMap.of(incidents);
   }
 
   /**
@@ -83,9 +85,9 @@ public record FleetState(
 
   /** The state with this incident open. */
   public FleetState withIncident(Incident opened) {
-    Map<String, Incident> next = new TreeMap<>(incidents);
+    TreeMap<String, Incident> next = FrozenMap.thaw(incidents);
     next.put(Incident.key(opened.label(), opened.value()), opened);
-    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, replacements, next);
+    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, replacements, FrozenMap.adopt(next));
   }
 
   /**
@@ -93,17 +95,18 @@ public record FleetState(
    * are acknowledged, as a breaker reset acknowledges a storm's, so their re-sends are decided one by one.
    */
   public FleetState withoutIncident(String label, String value, Collection<String> valueNodes) {
-    Map<String, Incident> next = new TreeMap<>(incidents);
+    TreeMap<String, Incident> next = FrozenMap.thaw(incidents);
     next.remove(Incident.key(label, value));
-    Map<String, Sighting> live = new TreeMap<>(firing);
-    Map<String, Sighting> acked = new TreeMap<>(acknowledged);
+    TreeMap<String, Sighting> live = FrozenMap.thaw(firing);
+    TreeMap<String, Sighting> acked = FrozenMap.thaw(acknowledged);
     for (String node : valueNodes) {
       Sighting seen = live.remove(node);
       if (seen != null) {
         acked.put(node, seen);
       }
     }
-    return new FleetState(breaker, pause, starts, playbookStarts, live, acked, replacements, next);
+    return new FleetState(breaker, pause, starts, playbookStarts, FrozenMap.adopt(live), FrozenMap.adopt(acked), replacements,
+        FrozenMap.adopt(next));
   }
 
   /** The state with an instance replacement admitted at {@code now}. */
@@ -151,11 +154,11 @@ public record FleetState(
   public FleetState withStart(String playbook, Instant now) {
     List<Instant> fleet = new ArrayList<>(starts);
     fleet.add(now);
-    Map<String, List<Instant>> byPlaybook = new TreeMap<>(playbookStarts);
+    TreeMap<String, List<Instant>> byPlaybook = FrozenMap.thaw(playbookStarts);
     List<Instant> own = new ArrayList<>(byPlaybook.getOrDefault(playbook, List.of()));
     own.add(now);
-    byPlaybook.put(playbook, own);
-    return new FleetState(breaker, pause, fleet, byPlaybook, firing, acknowledged, replacements, incidents);
+    byPlaybook.put(playbook, List.copyOf(own));
+    return new FleetState(breaker, pause, fleet, FrozenMap.adopt(byPlaybook), firing, acknowledged, replacements, incidents);
   }
 
   /**
@@ -163,8 +166,8 @@ public record FleetState(
    * wins). An episode acknowledged at a breaker reset is only seen again, never counted.
    */
   public FleetState withFiring(Map<String, Instant> startedAt, Instant now) {
-    Map<String, Sighting> next = new TreeMap<>(firing);
-    Map<String, Sighting> acked = new TreeMap<>(acknowledged);
+    TreeMap<String, Sighting> next = FrozenMap.thaw(firing);
+    TreeMap<String, Sighting> acked = acknowledged.isEmpty() ? new TreeMap<>() : FrozenMap.thaw(acknowledged);
     startedAt.forEach((node, t) -> {
       Sighting known = acked.get(node);
       if (known != null && known.startedAt().equals(t)) {
@@ -173,7 +176,8 @@ public record FleetState(
         next.merge(node, new Sighting(t, now), (a, b) -> b.startedAt().isBefore(a.startedAt()) ? new Sighting(a.startedAt(), now) : b);
       }
     });
-    return new FleetState(breaker, pause, starts, playbookStarts, next, acked, replacements, incidents);
+    return new FleetState(breaker, pause, starts, playbookStarts, FrozenMap.adopt(next), FrozenMap.adopt(acked), replacements,
+        incidents);
   }
 
   /**
@@ -218,7 +222,7 @@ public record FleetState(
     if (next.open()) {
       return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged, replacements, incidents);
     }
-    Map<String, Sighting> acked = new TreeMap<>(acknowledged);
+    TreeMap<String, Sighting> acked = FrozenMap.thaw(acknowledged);
     acked.putAll(firing);
     return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked, replacements, incidents);
   }
@@ -235,6 +239,9 @@ public record FleetState(
    */
   public FleetState pruned(Instant now, Duration longestWindow) {
     Instant from = now.minus(longestWindow);
+    if (!anythingBefore(from, now)) {
+      return this; // each webhook prunes: most find nothing old, and copying the state is what costs
+    }
     List<Instant> fleet = starts.stream().filter(t -> t.isAfter(from)).toList();
     Map<String, List<Instant>> byPlaybook = new TreeMap<>();
     playbookStarts.forEach((k, v) -> {
@@ -246,6 +253,38 @@ public record FleetState(
     Optional<Pause> livePause = pause.filter(p -> p.until().isAfter(now));
     return new FleetState(breaker, livePause, fleet, byPlaybook, seenSince(firing, from), seenSince(acknowledged, from),
         replacements.stream().filter(t -> t.isAfter(from)).toList(), incidents);
+  }
+
+  /** Whether pruning at {@code now} would drop anything: a time not after {@code from}, or an expired pause. */
+  private boolean anythingBefore(Instant from, Instant now) {
+    if (pause.isPresent() && !pause.get().until().isAfter(now) || oldest(starts, from) || oldest(replacements, from)) {
+      return true;
+    }
+    for (List<Instant> times : playbookStarts.values()) {
+      if (oldest(times, from)) {
+        return true;
+      }
+    }
+    return seenBefore(firing, from) || seenBefore(acknowledged, from);
+  }
+
+  /** Whether a time of {@code times} is not after {@code from}. */
+  private static boolean oldest(List<Instant> times, Instant from) {
+    for (Instant t : times) {
+      if (!t.isAfter(from)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean seenBefore(Map<String, Sighting> sightings, Instant from) {
+    for (Sighting s : sightings.values()) {
+      if (!s.seenAt().isAfter(from)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {

@@ -1,0 +1,53 @@
+package io.gpuremediator.safety;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The fleet state's versions share what did not change, and none of them can be changed by another. */
+class FleetStateTest {
+  private static final Instant T = Instant.parse("2026-11-27T10:00:00Z");
+
+  @Test
+  void aNewVersionLeavesTheOneBeforeItAsItWas() {
+    FleetState before = FleetState.EMPTY.withFiring(Map.of("n1", T), T).withStart("gpu-reset", T);
+    FleetState after = before.withFiring(Map.of("n2", T.plusSeconds(5)), T.plusSeconds(5)).withStart("gpu-reset", T.plusSeconds(5))
+        .withIncident(new FleetState.Incident("rack", "r1", T, List.of("n1", "n2"), "two"));
+    assertThat(before.firing()).containsOnlyKeys("n1");
+    assertThat(before.starts()).containsExactly(T);
+    assertThat(before.playbookStarts().get("gpu-reset")).containsExactly(T);
+    assertThat(before.incidents()).isEmpty();
+    assertThat(after.firing()).containsOnlyKeys("n1", "n2");
+    assertThat(after.playbookStarts().get("gpu-reset")).containsExactly(T, T.plusSeconds(5));
+    assertThat(after.incidents()).containsOnlyKeys("rack=r1");
+  }
+
+  @Test
+  void aStatesMapsCannotBeChangedFromOutside() {
+    Map<String, FleetState.Sighting> given = new HashMap<>(Map.of("n1", new FleetState.Sighting(T, T)));
+    FleetState state = new FleetState(FleetState.Breaker.CLOSED, Optional.empty(), List.of(), Map.of(), given, Map.of());
+    given.put("n2", new FleetState.Sighting(T, T));
+    assertThat(state.firing()).containsOnlyKeys("n1");
+    assertThatThrownBy(() -> state.firing().put("n3", new FleetState.Sighting(T, T)))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> state.firing().entrySet().clear()).isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void pruningDropsWhatNoWindowSeesAndKeepsTheRest() {
+    FleetState state = FleetState.EMPTY.withFiring(Map.of("old", T), T).withStart("gpu-reset", T)
+        .withFiring(Map.of("new", T.plusSeconds(3000)), T.plusSeconds(3000)).withStart("gpu-reset", T.plusSeconds(3000));
+    assertThat(state.pruned(T.plusSeconds(3100), Duration.ofHours(1))).isEqualTo(state);
+    FleetState pruned = state.pruned(T.plusSeconds(3700), Duration.ofHours(1));
+    assertThat(pruned.firing()).containsOnlyKeys("new");
+    assertThat(pruned.starts()).containsExactly(T.plusSeconds(3000));
+    assertThat(pruned.playbookStarts().get("gpu-reset")).containsExactly(T.plusSeconds(3000));
+  }
+}
