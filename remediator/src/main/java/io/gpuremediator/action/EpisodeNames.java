@@ -53,11 +53,16 @@ public final class EpisodeNames {
     return fits ? plain : "gpu-remediator." + hash(node + "/" + pool + "/" + device).substring(0, 32);
   }
 
-  private static String hash(String text) {
+  /** One digest a thread: looking the algorithm up costs more than hashing a name. */
+  private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
+  });
+
+  private static String hash(String text) {
+    return HexFormat.of().formatHex(SHA_256.get().digest(text.getBytes(StandardCharsets.UTF_8)));
   }
 }

@@ -1,20 +1,23 @@
 package io.gpuremediator.kube;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Claim;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,61 +27,127 @@ import java.util.TreeSet;
 final class LedgerCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int VERSION = 1;
+  /** About the ledgers of the writes in flight and of the watch events that follow them. */
+  private static final int REMEMBERED = 512;
+  /**
+   * The ledgers of the texts encoded or decoded last, by text: the answer to our write and its watch event carry the
+   * text we just encoded, and decoding it again (JSON, then every time in it) costs more than the rest of the node.
+   * Sound because decoding what {@link #encode} wrote gives back an equal ledger (LedgerCodecTest).
+   */
+  private static final Map<String, NodeLedger> RECENT = Collections.synchronizedMap(
+      new LinkedHashMap<>(REMEMBERED * 2, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, NodeLedger> eldest) {
+          return size() > REMEMBERED;
+        }
+      });
 
   private LedgerCodec() {}
 
   /** Encodes a ledger compactly, with sorted keys. */
   static String encode(NodeLedger ledger) {
-    ObjectNode root = JSON.createObjectNode();
-    root.put("v", VERSION);
-    ObjectNode claims = root.putObject("claims");
-    ledger.claims().forEach((key, claim) -> {
-      ObjectNode c = claims.putObject(key);
-      ArrayNode holders = c.putArray("holders");
-      claim.holders().forEach(holders::add);
-      if (claim.preexisting()) {
-        c.put("preexisting", true);
+    String text = json(ledger);
+    RECENT.put(text, ledger);
+    return text;
+  }
+
+  /** Written as it goes, not built as a tree first: a quarantine's answer waits for it. Keys in the order decoded. */
+  private static String json(NodeLedger ledger) {
+    StringWriter out = new StringWriter(512);
+    try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      g.writeNumberField("v", VERSION);
+      g.writeObjectFieldStart("claims");
+      for (Map.Entry<String, Claim> e : ledger.claims().entrySet()) {
+        g.writeObjectFieldStart(e.getKey());
+        g.writeArrayFieldStart("holders");
+        for (String holder : e.getValue().holders()) {
+          g.writeString(holder);
+        }
+        g.writeEndArray();
+        if (e.getValue().preexisting()) {
+          g.writeBooleanField("preexisting", true);
+        }
+        g.writeEndObject();
       }
-    });
-    ObjectNode episodes = root.putObject("episodes");
-    ledger.episodes().forEach((fp, e) -> {
-      ObjectNode o = episodes.putObject(fp);
-      o.put("alertname", e.alertname());
-      o.put("playbook", e.playbook());
-      if (!e.matched().equals(e.playbook())) {
-        o.put("matched", e.matched());
+      g.writeEndObject();
+      g.writeObjectFieldStart("episodes");
+      for (Map.Entry<String, Episode> e : ledger.episodes().entrySet()) {
+        episode(g, e.getKey(), e.getValue());
       }
-      o.put("starts_at", e.startsAt().toString());
-      o.put("since", e.since().toString());
-      if (!e.progress().equals(Progress.settled(e.since()))) {
-        o.set("progress", encode(e.progress()));
+      g.writeEndObject();
+      if (!ledger.expiring().isEmpty()) {
+        g.writeArrayFieldStart("expiring_silences");
+        for (String id : ledger.expiring()) {
+          g.writeString(id);
+        }
+        g.writeEndArray();
       }
-      if (!e.labels().isEmpty()) {
-        e.labels().forEach(o.putObject("labels")::put);
+      g.writeArrayFieldStart("history");
+      for (NodeLedger.PastEpisode p : ledger.history()) {
+        g.writeStartObject();
+        g.writeStringField("fingerprint", p.fingerprint());
+        g.writeStringField("starts_at", p.startsAt().toString());
+        g.writeStringField("playbook", p.playbook());
+        g.writeStringField("since", p.since().toString());
+        g.writeStringField("released_at", p.releasedAt().toString());
+        if (!p.matched().equals(p.playbook())) {
+          g.writeStringField("matched", p.matched());
+        }
+        g.writeEndObject();
       }
-      if (!e.annotations().isEmpty()) {
-        e.annotations().forEach(o.putObject("annotations")::put);
-      }
-      if (!e.outbound().isEmpty()) {
-        e.outbound().forEach(o.putObject("outbound")::put);
-      }
-    });
-    if (!ledger.expiring().isEmpty()) {
-      ledger.expiring().forEach(root.putArray("expiring_silences")::add);
+      g.writeEndArray();
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to a string cannot fail", e);
     }
-    ArrayNode history = root.putArray("history");
-    for (NodeLedger.PastEpisode p : ledger.history()) {
-      ObjectNode past = history.addObject().put("fingerprint", p.fingerprint()).put("starts_at", p.startsAt().toString())
-          .put("playbook", p.playbook()).put("since", p.since().toString()).put("released_at", p.releasedAt().toString());
-      if (!p.matched().equals(p.playbook())) {
-        past.put("matched", p.matched());
-      }
+    return out.toString();
+  }
+
+  private static void episode(JsonGenerator g, String fingerprint, Episode e) throws IOException {
+    g.writeObjectFieldStart(fingerprint);
+    g.writeStringField("alertname", e.alertname());
+    g.writeStringField("playbook", e.playbook());
+    if (!e.matched().equals(e.playbook())) {
+      g.writeStringField("matched", e.matched());
     }
-    return root.toString();
+    g.writeStringField("starts_at", e.startsAt().toString());
+    g.writeStringField("since", e.since().toString());
+    if (!e.progress().equals(Progress.settled(e.since()))) {
+      g.writeFieldName("progress");
+      progress(g, e.progress());
+    }
+    strings(g, "labels", e.labels());
+    strings(g, "annotations", e.annotations());
+    strings(g, "outbound", e.outbound());
+    g.writeEndObject();
+  }
+
+  /** A map of strings as an object, left out when empty. */
+  private static void strings(JsonGenerator g, String name, Map<String, String> values) throws IOException {
+    if (values.isEmpty()) {
+      return;
+    }
+    g.writeObjectFieldStart(name);
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      g.writeStringField(e.getKey(), e.getValue());
+    }
+    g.writeEndObject();
   }
 
   /** Decodes a ledger; throws {@link IllegalArgumentException} naming what is wrong. */
   static NodeLedger decode(String json) {
+    NodeLedger known = RECENT.get(json);
+    if (known != null) {
+      return known;
+    }
+    NodeLedger decoded = parse(json);
+    RECENT.put(json, decoded);
+    return decoded;
+  }
+
+  /** Decodes without the ledgers remembered: what {@link #decode} does with a text it has not seen. */
+  static NodeLedger parse(String json) {
     JsonNode root;
     try {
       root = JSON.readTree(json);
@@ -128,30 +197,38 @@ final class LedgerCodec {
     return NodeLedger.of(claims, episodes, history, expiring);
   }
 
-  private static ObjectNode encode(Progress p) {
-    ObjectNode o = JSON.createObjectNode();
-    o.put("stage", p.stage().code()).put("stage_since", p.stageSince().toString());
+  private static void progress(JsonGenerator g, Progress p) throws IOException {
+    g.writeStartObject();
+    g.writeStringField("stage", p.stage().code());
+    g.writeStringField("stage_since", p.stageSince().toString());
     if (p.resolved()) {
-      o.put("resolved", true);
+      g.writeBooleanField("resolved", true);
     }
     if (p.releasing()) {
-      o.put("releasing", true);
+      g.writeBooleanField("releasing", true);
     }
     if (p.next() != Progress.DONE) {
-      o.put("next", p.next());
+      g.writeNumberField("next", p.next());
     }
-    p.task().ifPresent(t -> {
-      ObjectNode task = o.putObject("task");
-      task.put("kind", t.kind()).put("step", t.step()).put("started", t.started().toString()).put("attempt", t.attempt());
+    if (p.task().isPresent()) {
+      Progress.Task t = p.task().get();
+      g.writeObjectFieldStart("task");
+      g.writeStringField("kind", t.kind());
+      g.writeNumberField("step", t.step());
+      g.writeStringField("started", t.started().toString());
+      g.writeNumberField("attempt", t.attempt());
       if (!t.handle().isEmpty()) {
-        task.put("handle", t.handle());
+        g.writeStringField("handle", t.handle());
       }
-      t.retryAt().ifPresent(at -> task.put("retry_at", at.toString()));
-    });
-    if (!p.note().isEmpty()) {
-      o.put("note", p.note());
+      if (t.retryAt().isPresent()) {
+        g.writeStringField("retry_at", t.retryAt().get().toString());
+      }
+      g.writeEndObject();
     }
-    return o;
+    if (!p.note().isEmpty()) {
+      g.writeStringField("note", p.note());
+    }
+    g.writeEndObject();
   }
 
   private static Progress decodeProgress(String fingerprint, JsonNode o) {

@@ -5,7 +5,10 @@ import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeSpecBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuremediator.node.InternalIp;
 import io.gpuremediator.node.NodeCondition;
@@ -14,7 +17,10 @@ import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.Taint;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.state.NodeLedger;
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -96,10 +102,14 @@ final class NodeMapper {
         .findFirst()
         .orElseGet(() -> new TaintBuilder().withEffect(t.effect().apiName()).withKey(t.key())
             .withValue(t.value().isEmpty() ? null : t.value()).build())).toList();
-    return new NodeBuilder(fresh)
-        .editMetadata().withLabels(labels).withAnnotations(annotations).endMetadata()
-        .editOrNewSpec().withTaints(taints).withUnschedulable(edited.unschedulable() ? Boolean.TRUE : null).endSpec()
-        .build();
+    ObjectMeta metadata = new ObjectMetaBuilder(fresh.getMetadata()).withLabels(labels).withAnnotations(annotations).build();
+    NodeSpec spec = new NodeSpecBuilder(Optional.ofNullable(fresh.getSpec()).orElseGet(NodeSpec::new)).withTaints(taints)
+        .withUnschedulable(edited.unschedulable() ? Boolean.TRUE : null).build();
+    // The status is shared, not copied: an update ignores it and nothing changes it, and a real node's images,
+    // conditions and capacities are most of what a copy would cost.
+    Node next = new Node(fresh.getApiVersion(), fresh.getKind(), metadata, spec, fresh.getStatus());
+    fresh.getAdditionalProperties().forEach(next::setAdditionalProperty);
+    return next;
   }
 
   /** {@code fresh} with the conditions of {@code edited}, reusing unchanged condition objects. */
@@ -149,10 +159,40 @@ final class NodeMapper {
       return null;
     }
     try {
+      return plainUtc(text);
+    } catch (DateTimeException | NumberFormatException e) {
+      // Not the plain form, or not a valid date: the full parser decides.
+    }
+    try {
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
       return null;
     }
+  }
+
+  /**
+   * The API server's own form, {@code 2026-11-27T23:27:07Z}, read without the general parser: a node carries a dozen
+   * such times and every watch event of it is read. Throws on any other form (then {@link Instant#parse} reads it).
+   */
+  static Instant plainUtc(String text) {
+    if (text.length() != 20 || text.charAt(4) != '-' || text.charAt(7) != '-' || text.charAt(10) != 'T'
+        || text.charAt(13) != ':' || text.charAt(16) != ':' || text.charAt(19) != 'Z') {
+      throw new DateTimeException("not the plain UTC form");
+    }
+    return LocalDateTime.of(digits(text, 0, 4), digits(text, 5, 7), digits(text, 8, 10), digits(text, 11, 13),
+        digits(text, 14, 16), digits(text, 17, 19)).toInstant(ZoneOffset.UTC);
+  }
+
+  private static int digits(String text, int from, int to) {
+    int n = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        throw new NumberFormatException(text);
+      }
+      n = n * 10 + (c - '0');
+    }
+    return n;
   }
 
   private static String format(Instant t) {

@@ -25,7 +25,7 @@ class LedgerCodecTest {
     Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-hardware-xid", T.minusSeconds(60), T, p,
         Map.of("xid", "79", "node", "n1"), Map.of("summary", "XID 79"));
     NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", e), List.of());
-    assertThat(LedgerCodec.decode(LedgerCodec.encode(ledger))).isEqualTo(ledger);
+    assertThat(LedgerCodec.parse(LedgerCodec.encode(ledger))).isEqualTo(ledger);
   }
 
   @Test
@@ -34,10 +34,34 @@ class LedgerCodecTest {
         Map.of(), Map.of()).escalatedTo("gpu-reboot", Progress.settled(T));
     NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp1", e), List.of())
         .released("fp1", T.plusSeconds(600));
-    NodeLedger back = LedgerCodec.decode(LedgerCodec.encode(ledger));
+    NodeLedger back = LedgerCodec.parse(LedgerCodec.encode(ledger));
     assertThat(back).isEqualTo(ledger);
     assertThat(back.history().get(0).playbook()).isEqualTo("gpu-reboot");
     assertThat(back.history().get(0).matched()).isEqualTo("gpu-reset");
+  }
+
+  @Test
+  void everyPartOfALedgerComesBackAsItWasWritten() {
+    Progress p = new Progress(Stage.REPAIRING, T.plusSeconds(5), false, true, 2,
+        Optional.of(new Progress.Task("gpu_reset", 2, T.plusSeconds(5), 3, "job/gpu-reset-1", Optional.empty())), "");
+    Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-reset", T.minusSeconds(60), T, p,
+        Map.of("xid", "79", "quote", "a \"b\" \\ é"), Map.of(), Map.of("silence", "abc-123"), "gpu-hardware-xid");
+    Episode earlier = new Episode("fp0", "GpuXidHardwareError", "gpu-reboot", T.minusSeconds(7200), T.minusSeconds(7100));
+    NodeLedger ledger = NodeLedger.of(Map.of(), Map.of("fp0", earlier, "fp1", e), List.of(), List.of("silence-1", "silence-2"))
+        .hold("taint:gpu-remediator.io/unhealthy:NoSchedule", "fp1", false).hold("cordon", "fp1", true)
+        .released("fp0", T.minusSeconds(3600));
+    assertThat(ledger.history()).hasSize(1);
+    assertThat(ledger.claims()).hasSize(2);
+    NodeLedger back = LedgerCodec.parse(LedgerCodec.encode(ledger));
+    assertThat(back).isEqualTo(ledger);
+    assertThat(LedgerCodec.encode(back)).as("written again the same way").isEqualTo(LedgerCodec.encode(ledger));
+  }
+
+  @Test
+  void aTextReadTwiceReadsTheSameAsAFreshParse() {
+    String old = "{\"v\":1,\"claims\":{\"cordon\":{\"holders\":[\"fp1\"]}},\"episodes\":{},\"history\":[]}";
+    assertThat(LedgerCodec.decode(old)).isEqualTo(LedgerCodec.parse(old));
+    assertThat(LedgerCodec.decode(old)).isEqualTo(LedgerCodec.parse(old));
   }
 
   @Test

@@ -1,0 +1,28 @@
+package io.gpuremediator.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A node's times in the API server's plain form read as the general parser reads them; any other form is left to it. */
+class NodeMapperTimeTest {
+  @Test
+  void thePlainFormReadsAsInstantParseReadsIt() {
+    for (String text : List.of("2026-11-27T23:27:07Z", "1970-01-01T00:00:00Z", "2024-02-29T12:00:59Z", "9999-12-31T23:59:59Z")) {
+      assertThat(NodeMapper.plainUtc(text)).as(text).isEqualTo(Instant.parse(text));
+    }
+  }
+
+  @Test
+  void anyOtherFormOrAnImpossibleDateIsLeftToTheGeneralParser() {
+    for (String text : List.of("2026-11-27T23:27:07.5Z", "2026-11-27T23:27:07+01:00", "2026-11-27t23:27:07Z",
+        "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-1a-01T00:00:00Z", "2026-11-27T24:00:00Z")) {
+      assertThatThrownBy(() -> NodeMapper.plainUtc(text)).as(text).isInstanceOfAny(DateTimeException.class,
+          NumberFormatException.class);
+    }
+  }
+}
