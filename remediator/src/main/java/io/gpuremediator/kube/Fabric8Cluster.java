@@ -150,7 +150,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       boolean fromCache = attempt == 1 && next != null;
       Node fresh = next != null ? next : get(name);
       next = null;
-      NodeInfo current = NodeMapper.toInfo(fresh);
+      NodeInfo current = cache.info(fresh);
       Edited<T> edited = edit.apply(current);
       Map<String, NodeCondition> conditions = changedConditions(current, edited.node());
       boolean specChanges = NodeMapper.specDiffers(current, edited.node());

@@ -84,6 +84,14 @@ final class NodeCache {
     return Optional.ofNullable(ownWrites.get(name));
   }
 
+  /** The node as the cache converted it when it holds this very version (an edit starts from it), else converted now. */
+  NodeInfo info(Node node) {
+    String version = node.getMetadata().getResourceVersion();
+    NodeInfo known = byName.get(node.getMetadata().getName());
+    return known != null && version != null && !version.isEmpty() && version.equals(known.resourceVersion()) ? known
+        : NodeMapper.toInfo(node);
+  }
+
   Optional<NodeInfo> node(String name) {
     return Optional.ofNullable(byName.get(name));
   }
