@@ -305,35 +305,27 @@ public final class Bench {
         recording.dump(jfr);
         recording.close();
         latencyProfile = jfr;
-        Collections.sort(ms);
-        Collections.sort(floor);
-        double p50 = ms.get(ms.size() / 2);
-        double p99 = p99(ms);
-        double f50 = floor.get(floor.size() / 2);
-        double f99 = p99(floor);
+        Samples taint = Samples.of(ms);
+        Samples bare = Samples.of(floor);
         System.out.printf(Locale.ROOT, "%d webhooks: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-            ms.size(), p50, ms.get((int) (ms.size() * 0.9)), p99, ms.get(ms.size() - 1));
-        Collections.sort(calls);
-        Collections.sort(hop);
-        Collections.sort(quarantines);
+            taint.size(), taint.p50(), taint.p90(), taint.p99(), taint.max());
         System.out.printf(Locale.ROOT, "floor, each sample the HTTP hop (a webhook no playbook matches, decoded and answered)"
             + " plus the call the answer waits for, made by a bare client (an update that taints, cordons and writes a"
             + " ledger-sized annotation): p50 %.1f ms, p99 %.1f ms (hop alone p50 %.1f ms, the call alone p50 %.1f ms; a whole"
             + " quarantine's three calls, status update + update + Event, of which the service makes two after answering:"
-            + " p50 %.1f ms)%n", f50, f99, hop.get(hop.size() / 2), calls.get(calls.size() / 2),
-            quarantines.get(quarantines.size() / 2));
-        ratios("webhook to taint", p50, p99, f50, f99, 1.5, 2);
+            + " p50 %.1f ms)%n", bare.p50(), bare.p99(), Samples.of(hop).p50(), Samples.of(calls).p50(),
+            Samples.of(quarantines).p50());
+        ratios("webhook to taint", taint, bare, 1.5, 2);
       }
     }
   }
 
-  /** The 99th percentile of sorted samples. */
-  static double p99(List<Double> sorted) {
-    return sorted.get((int) Math.ceil(sorted.size() * 0.99) - 1);
-  }
-
   /** Prints a measure's p50 and p99 as ratios of its floor's, sampled in the same run, each against its target. */
-  static void ratios(String what, double p50, double p99, double f50, double f99, double p50Target, double p99Target) {
+  static void ratios(String what, Samples measured, Samples floor, double p50Target, double p99Target) {
+    double p50 = measured.p50();
+    double p99 = measured.p99();
+    double f50 = floor.p50();
+    double f99 = floor.p99();
     System.out.printf(Locale.ROOT, "%s p50 is %.2fx its floor; target <= %sx -> %s%n", what, p50 / f50, target(p50Target),
         p50 <= p50Target * f50 ? "MET" : "NOT MET");
     System.out.printf(Locale.ROOT, "%s p99 is %.2fx its floor; target <= %sx -> %s%n", what, p99 / f99, target(p99Target),

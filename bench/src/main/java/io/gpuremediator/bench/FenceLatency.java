@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -102,21 +101,15 @@ final class FenceLatency {
           }
         }
         watch.close();
-        Collections.sort(answers);
-        Collections.sort(lists);
-        Collections.sort(fence);
-        Collections.sort(floor);
-        double p50 = fence.get(fence.size() / 2);
-        double p99 = Bench.p99(fence);
-        double f50 = floor.get(floor.size() / 2);
-        double f99 = Bench.p99(floor);
+        Samples fenced = Samples.of(fence);
+        Samples bare = Samples.of(floor);
         System.out.printf(Locale.ROOT, "%d fences, webhook to DeviceTaintRule seen on a watch: p50 %.1f ms, p99 %.1f ms, max"
-            + " %.1f ms; floor (hop + a quarantine's three calls) p50 %.1f ms, p99 %.1f ms%n", fence.size(), p50, p99,
-            fence.get(fence.size() - 1), f50, f99);
+            + " %.1f ms; floor (hop + a quarantine's three calls) p50 %.1f ms, p99 %.1f ms%n", fenced.size(), fenced.p50(),
+            fenced.p99(), fenced.max(), bare.p50(), bare.p99());
         System.out.printf(Locale.ROOT, "  of which the webhook's answer p50 %.1f ms; one read of a node's slices by a bare client"
             + " p50 %.1f ms (the emulated server filters every slice, as an API server without a watch cache does)%n",
-            answers.get(answers.size() / 2), lists.get(lists.size() / 2));
-        Bench.ratios("webhook to fence", p50, p99, f50, f99, TARGET_P50, TARGET_P99);
+            Samples.of(answers).p50(), Samples.of(lists).p50());
+        Bench.ratios("webhook to fence", fenced, bare, TARGET_P50, TARGET_P99);
       }
     }
   }

@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -106,22 +105,17 @@ final class LatencyUnderLoad {
         recording.dump(jfr);
         recording.close();
         String background = backgroundWork(port);
-        Collections.sort(ms);
-        Collections.sort(floor);
-        Collections.sort(hop);
-        double p50 = ms.get(ms.size() / 2);
-        double p99 = Bench.p99(ms);
-        double f50 = floor.get(floor.size() / 2);
-        double f99 = Bench.p99(floor);
+        Samples cordon = Samples.of(ms);
+        Samples floors = Samples.of(floor);
         System.out.printf(Locale.ROOT, "%d alerts at %d a second after %d s of warm-up (%d sent late): webhook to cordon p50 %.1f"
-            + " ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; meanwhile %s%n", ms.size(), PER_SECOND, WARMUP_SECONDS, late, p50,
-            ms.get((int) (ms.size() * 0.9)), p99, ms.get(ms.size() - 1), background);
+            + " ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; meanwhile %s%n", cordon.size(), PER_SECOND, WARMUP_SECONDS, late,
+            cordon.p50(), cordon.p90(), cordon.p99(), cordon.max(), background);
         System.out.printf(Locale.ROOT, "floor, each sample the HTTP hop plus the one call the answer waits for (an update that"
             + " taints, cordons and writes a ledger-sized annotation) by a bare client: p50 %.1f ms, p99 %.1f ms (hop alone p50"
-            + " %.1f ms)%n", f50, f99, hop.get(hop.size() / 2));
-        System.out.printf(Locale.ROOT, "webhook to cordon under load p99 %.1f ms; target < 200 ms -> %s%n", p99,
-            p99 < 200 ? "MET" : "NOT MET");
-        Bench.ratios("webhook to cordon under load", p50, p99, f50, f99, 1.5, 2);
+            + " %.1f ms)%n", floors.p50(), floors.p99(), Samples.of(hop).p50());
+        System.out.printf(Locale.ROOT, "webhook to cordon under load p99 %.1f ms; target < 200 ms -> %s%n", cordon.p99(),
+            cordon.p99() < 200 ? "MET" : "NOT MET");
+        Bench.ratios("webhook to cordon under load", cordon, floors, 1.5, 2);
       }
     }
   }
