@@ -255,13 +255,14 @@ public record FleetState(
         replacements.stream().filter(t -> t.isAfter(from)).toList(), incidents);
   }
 
-  /** Whether pruning at {@code now} would drop anything: a time not after {@code from}, or an expired pause. */
+  /** Whether pruning at {@code now} changes anything: an old time, an expired pause, a playbook with no start left. */
   private boolean anythingBefore(Instant from, Instant now) {
-    if (pause.isPresent() && !pause.get().until().isAfter(now) || oldest(starts, from) || oldest(replacements, from)) {
+    if (pause.isPresent() && !pause.get().until().isAfter(now) || anyNotAfter(starts, from)
+        || anyNotAfter(replacements, from)) {
       return true;
     }
     for (List<Instant> times : playbookStarts.values()) {
-      if (oldest(times, from)) {
+      if (times.isEmpty() || anyNotAfter(times, from)) {
         return true;
       }
     }
@@ -269,7 +270,7 @@ public record FleetState(
   }
 
   /** Whether a time of {@code times} is not after {@code from}. */
-  private static boolean oldest(List<Instant> times, Instant from) {
+  private static boolean anyNotAfter(List<Instant> times, Instant from) {
     for (Instant t : times) {
       if (!t.isAfter(from)) {
         return true;

@@ -50,4 +50,11 @@ class FleetStateTest {
     assertThat(pruned.starts()).containsExactly(T.plusSeconds(3000));
     assertThat(pruned.playbookStarts().get("gpu-reset")).containsExactly(T.plusSeconds(3000));
   }
+
+  @Test
+  void pruningDropsAPlaybookWithNoStartEvenWhenNothingIsOld() {
+    FleetState state = new FleetState(FleetState.Breaker.CLOSED, Optional.empty(), List.of(T), Map.of("gpu-reset", List.of()),
+        Map.of(), Map.of());
+    assertThat(state.pruned(T.plusSeconds(60), Duration.ofHours(1)).playbookStarts()).isEmpty();
+  }
 }
