@@ -3,6 +3,9 @@ package io.gpuremediator.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.List;
@@ -15,6 +18,16 @@ class NodeMapperTimeTest {
     for (String text : List.of("2026-11-27T23:27:07Z", "1970-01-01T00:00:00Z", "2024-02-29T12:00:59Z", "9999-12-31T23:59:59Z")) {
       assertThat(NodeMapper.plainUtc(text)).as(text).isEqualTo(Instant.parse(text));
     }
+  }
+
+  /** A real GKE Node as its API server wrote it (tests/real/nodes/gke-k80-default-pool.yaml, source in SOURCES.md). */
+  @Test
+  void aRealApiServersTimestampReadsAsInstantParseReadsIt() throws IOException {
+    String line = Files.readAllLines(Path.of("../tests/real/nodes/gke-k80-default-pool.yaml")).stream()
+        .filter(l -> l.strip().startsWith("creationTimestamp:")).findFirst().orElseThrow();
+    String text = line.substring(line.indexOf(':') + 1).strip();
+    assertThat(text).isEqualTo("2017-11-02T14:00:08Z");
+    assertThat(NodeMapper.plainUtc(text)).isEqualTo(Instant.parse(text));
   }
 
   @Test
