@@ -8,6 +8,7 @@ import io.gpuremediator.decision.Decision;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.episode.WebhookResult;
 import io.gpuremediator.metrics.RemediatorMetrics;
+import io.gpuremediator.node.Foreground;
 import io.vertx.core.Handler;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
@@ -52,7 +53,8 @@ public final class WebhookHandler implements Handler<RoutingContext> {
     Buffer body = ctx.body().buffer();
     WorkerExecutor executor = Boolean.TRUE.equals(ctx.get(LARGE)) ? largeWorkers : workers;
     // Copied and decoded off the event loop: a body of megabytes takes long enough to hold up every other request.
-    executor.executeBlocking(() -> decide(body), false).onComplete(done -> {
+    // Alertmanager waits from here to the answer: the background's API calls give way meanwhile.
+    executor.executeBlocking(() -> Foreground.decide(() -> decide(body)), false).onComplete(done -> {
       if (done.failed()) {
         LOGGER.error("a webhook of {} bytes could not be decided", body == null ? 0 : body.length(), done.cause());
         answer(ctx, 503, new JsonObject().put("error", "internal error; retry"), started);

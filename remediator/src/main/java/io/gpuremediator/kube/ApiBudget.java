@@ -9,16 +9,25 @@ import java.util.function.LongSupplier;
  * What the service may ask of the API server, as client-go budgets a client: a token bucket of {@code qps} requests a
  * second after a {@code burst} (a caller over it waits its turn, in order), and at most {@code writesInFlight} writes
  * at once, a webhook's calls ({@link Foreground}) served before the background's: while one is under way, the
- * background waits. Every request the node, workload
- * and owner adapters make goes through it; the informers' lists and watches,
- * leader election and the fleet state's ConfigMap do not (a lease renewal queued behind a thousand node writes would
- * lose the lease, which is why client-go users give leader election a client of its own).
+ * background waits, and while a webhook is being decided it gives way for a bounded time. Every request the node,
+ * workload and owner adapters make goes through it; the informers' lists and watches, leader election and the fleet
+ * state's ConfigMap do not (a lease renewal queued behind a thousand node writes would lose the lease, which is why
+ * client-go users give leader election a client of its own).
  */
 final class ApiBudget {
-  /** No limit that matters (for tests and tools that build an adapter on a client of their own), one per adapter. */
+  /**
+   * No limit that matters (for tests and tools that build an adapter on a client of their own), one per adapter; a
+   * webhook's calls still come first.
+   */
   static ApiBudget unlimited() {
-    return new ApiBudget(1_000_000, 1_000_000, 1_000, System::nanoTime);
+    return new ApiBudget(1_000_000, 1_000_000, 1_000, GIVE_WAY_NANOS, System::nanoTime);
   }
+
+  /**
+   * How long a background call gives way to webhooks being decided (not to their calls, which it always waits for):
+   * the time of a few webhooks on a busy machine, so that a stream of them slows the background and never stops it.
+   */
+  static final long GIVE_WAY_NANOS = 50_000_000L;
 
   private final TokenBucket bucket;
   private final Semaphore writes;
@@ -27,9 +36,12 @@ final class ApiBudget {
   private int foregroundActive;
   /** How long a background caller waits before it looks for a token again: one token's time. */
   private final long backgroundPoll;
+  /** At most how long a background call waits for the webhooks being decided to be answered. */
+  private final long giveWayNanos;
 
-  ApiBudget(int qps, int burst, int writesInFlight, LongSupplier nanos) {
+  ApiBudget(int qps, int burst, int writesInFlight, long giveWayNanos, LongSupplier nanos) {
     this.bucket = new TokenBucket(qps, burst, nanos);
+    this.giveWayNanos = giveWayNanos;
     this.backgroundPoll = 1_000_000_000L / qps;
     this.writes = new Semaphore(writesInFlight, true);
   }
@@ -69,10 +81,14 @@ final class ApiBudget {
 
   /**
    * Counts a {@link Foreground} call (a webhook's) as under way from its wait for a token to its answer; a background
-   * call first waits until none is, so the loop's looks and the Events wait while a webhook is being written.
+   * call first gives way to the webhooks being decided (at most {@link #giveWayNanos}), then waits until no webhook's
+   * call is under way, so the loop's looks wait while a webhook is being decided and written.
    */
   private boolean begin() {
     boolean foreground = Foreground.isCurrent();
+    if (!foreground && giveWayNanos > 0) {
+      Foreground.awaitNoneDeciding(giveWayNanos);
+    }
     synchronized (turn) {
       if (foreground) {
         foregroundActive++;

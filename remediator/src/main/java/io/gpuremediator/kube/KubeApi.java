@@ -55,7 +55,7 @@ public final class KubeApi implements AutoCloseable {
 
   /** Uses a client built elsewhere, with a budget as {@link #connect} gives; closing this closes it. */
   public static KubeApi of(KubernetesClient client, int qps, int burst, int writesInFlight) {
-    return new KubeApi(client, new ApiBudget(qps, burst, writesInFlight, System::nanoTime));
+    return new KubeApi(client, new ApiBudget(qps, burst, writesInFlight, ApiBudget.GIVE_WAY_NANOS, System::nanoTime));
   }
 
   /**

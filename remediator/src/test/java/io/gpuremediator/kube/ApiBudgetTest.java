@@ -7,17 +7,25 @@ import io.gpuremediator.node.Foreground;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The API budget serves a webhook's calls before the background's. */
+/** The API budget serves a webhook's calls before the background's, and the background is slowed, never stopped. */
 class ApiBudgetTest {
-  private final ApiBudget budget = new ApiBudget(1000, 1000, 4, System::nanoTime);
+  /** Gives way to webhooks being decided for an hour: as long as any test here runs. */
+  private final ApiBudget budget = new ApiBudget(1000, 1000, 4, TimeUnit.HOURS.toNanos(1), System::nanoTime);
+  private final CountDownLatch release = new CountDownLatch(1);
+
+  @AfterEach
+  void releaseWebhooks() {
+    release.countDown();
+  }
 
   @Test
   void aBackgroundCallWaitsWhileAWebhooksCallIsUnderWay() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
     CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.run(() -> budget.write(() -> {
       inside.countDown();
       try {
@@ -29,16 +37,72 @@ class ApiBudgetTest {
     })));
     inside.await();
     AtomicBoolean ran = new AtomicBoolean();
-    Thread loop = new Thread(() -> budget.read(() -> {
-      ran.set(true);
-      return null;
-    }), "loop");
-    loop.start();
+    Thread loop = backgroundRead(budget, ran);
     await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.WAITING);
     assertThat(ran).as("the loop's call waits for the webhook's").isFalse();
     release.countDown();
     webhook.get();
     loop.join(10_000);
     assertThat(ran).isTrue();
+  }
+
+  @Test
+  void aBackgroundCallGivesWayWhileAWebhookIsBeingDecided() throws Exception {
+    CompletableFuture<Void> webhook = deciding();
+    AtomicBoolean ran = new AtomicBoolean();
+    Thread loop = backgroundRead(budget, ran);
+    await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.TIMED_WAITING);
+    assertThat(ran).as("the loop's call waits while a webhook is decided, though none of its calls is under way").isFalse();
+    release.countDown();
+    webhook.get();
+    loop.join(10_000);
+    assertThat(ran).isTrue();
+  }
+
+  @Test
+  void aWebhookThatIsNeverAnsweredDelaysTheBackgroundButDoesNotStopIt() throws Exception {
+    ApiBudget givesWayBriefly = new ApiBudget(1000, 1000, 4, TimeUnit.MILLISECONDS.toNanos(20), System::nanoTime);
+    CompletableFuture<Void> webhook = deciding();
+    AtomicBoolean ran = new AtomicBoolean();
+    backgroundRead(givesWayBriefly, ran);
+    await().atMost(Duration.ofSeconds(10)).untilTrue(ran);
+    assertThat(webhook).as("still being decided").isNotDone();
+  }
+
+  @Test
+  void aWebhooksOwnCallsDoNotGiveWayToItself() throws Exception {
+    AtomicBoolean ran = new AtomicBoolean();
+    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.decide(() -> budget.read(() -> {
+      ran.set(true);
+      return null;
+    })));
+    webhook.get(10, TimeUnit.SECONDS);
+    assertThat(ran).isTrue();
+  }
+
+  /** A webhook being decided (none of its calls under way) until the test releases it. */
+  private CompletableFuture<Void> deciding() throws InterruptedException {
+    CountDownLatch inside = new CountDownLatch(1);
+    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.decide(() -> {
+      inside.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }));
+    inside.await();
+    return webhook;
+  }
+
+  /** The loop's look at the API server, on a thread of its own. */
+  private static Thread backgroundRead(ApiBudget budget, AtomicBoolean ran) {
+    Thread loop = new Thread(() -> budget.read(() -> {
+      ran.set(true);
+      return null;
+    }), "loop");
+    loop.start();
+    return loop;
   }
 }
