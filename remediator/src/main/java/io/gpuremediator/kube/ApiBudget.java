@@ -9,7 +9,8 @@ import java.util.function.LongSupplier;
  * What the service may ask of the API server, as client-go budgets a client: a token bucket of {@code qps} requests a
  * second after a {@code burst} (a caller over it waits its turn, in order), and at most {@code writesInFlight} writes
  * at once, a webhook's calls ({@link Foreground}) served before the background's: while one is under way, the
- * background waits, and while a webhook is being decided it gives way for a bounded time. Every request the node,
+ * background waits, while a webhook is being decided it gives way for a bounded time, and it leaves a tenth of the
+ * burst in the bucket for them. Every request the node,
  * workload and owner adapters make goes through it; the informers' lists and watches, leader election and the fleet
  * state's ConfigMap do not (a lease renewal queued behind a thousand node writes would lose the lease, which is why
  * client-go users give leader election a client of its own).
@@ -36,6 +37,11 @@ final class ApiBudget {
   private int foregroundActive;
   /** How long a background caller waits before it looks for a token again: one token's time. */
   private final long backgroundPoll;
+  /**
+   * Tokens the background leaves in the bucket, a tenth of the burst: a busy background (drains, Jobs, diagnostics of
+   * earlier episodes) that took every token as it came would make each webhook's write wait up to a token's time.
+   */
+  private final int foregroundReserve;
   /** At most how long a background call waits for the webhooks being decided to be answered. */
   private final long giveWayNanos;
 
@@ -43,6 +49,7 @@ final class ApiBudget {
     this.bucket = new TokenBucket(qps, burst, nanos);
     this.giveWayNanos = giveWayNanos;
     this.backgroundPoll = 1_000_000_000L / qps;
+    this.foregroundReserve = burst / 10;
     this.writes = new Semaphore(writesInFlight, true);
   }
 
@@ -118,7 +125,8 @@ final class ApiBudget {
 
   /**
    * Waits for this caller's token: a foreground caller reserves the next one and waits its turn; a background caller
-   * takes one only when one is there now, and so uses what the foreground leaves.
+   * takes one only when one is there now with {@link #foregroundReserve} more left, and so uses what the foreground
+   * leaves without ever making it wait for a token of its own.
    */
   private void awaitToken(boolean foreground) {
     try {
@@ -126,7 +134,7 @@ final class ApiBudget {
         sleep(bucket.reserve());
         return;
       }
-      while (!bucket.tryTake()) {
+      while (!bucket.tryTakeLeaving(foregroundReserve)) {
         sleep(backgroundPoll);
       }
     } catch (InterruptedException e) {

@@ -28,8 +28,13 @@ final class TokenBucket {
 
   /** Takes a token if one is there. */
   synchronized boolean tryTake() {
+    return tryTakeLeaving(0);
+  }
+
+  /** Takes a token if one is there with {@code keep} more left after it (kept for callers who {@link #reserve}). */
+  synchronized boolean tryTakeLeaving(int keep) {
     refill();
-    if (tokens >= 1) {
+    if (tokens >= 1 + keep) {
       tokens -= 1;
       return true;
     }

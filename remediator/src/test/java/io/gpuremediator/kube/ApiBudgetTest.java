@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +79,27 @@ class ApiBudgetTest {
     })));
     webhook.get(10, TimeUnit.SECONDS);
     assertThat(ran).isTrue();
+  }
+
+  @Test
+  void theBackgroundLeavesATenthOfTheBurstForWebhooks() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    ApiBudget frozen = new ApiBudget(10, 10, 4, 0, nanos::get); // time stands still: no token comes back
+    for (int i = 0; i < 9; i++) {
+      frozen.read(() -> null);
+    }
+    AtomicBoolean ran = new AtomicBoolean();
+    Thread loop = backgroundRead(frozen, ran);
+    await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.TIMED_WAITING);
+    assertThat(ran).as("the tenth token is kept for webhooks").isFalse();
+    AtomicBoolean wrote = new AtomicBoolean();
+    Foreground.run(() -> frozen.write(() -> {
+      wrote.set(true);
+      return null;
+    }));
+    assertThat(wrote).isTrue();
+    loop.interrupt();
+    loop.join(10_000);
   }
 
   /** A webhook being decided (none of its calls under way) until the test releases it. */

@@ -31,4 +31,15 @@ class TokenBucketTest {
     assertThat(bucket.reserve()).isZero();
     assertThat(bucket.reserve()).isEqualTo(100_000_000);
   }
+
+  @Test
+  void tokensKeptForReservationsAreNotTakenByTryingCallers() {
+    TokenBucket bucket = new TokenBucket(10, 3, nanos::get);
+    assertThat(bucket.tryTakeLeaving(1)).isTrue();
+    assertThat(bucket.tryTakeLeaving(1)).isTrue();
+    assertThat(bucket.tryTakeLeaving(1)).as("the last token is kept").isFalse();
+    assertThat(bucket.reserve()).as("a reserving caller finds it").isZero();
+    nanos.addAndGet(100_000_000);
+    assertThat(bucket.tryTakeLeaving(1)).as("one token came back, and it is the kept one").isFalse();
+  }
 }
