@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.node.Foreground;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -32,13 +33,19 @@ final class NodeExclusion {
 
   /** Takes the node, waiting up to {@code wait} for its holder to let go; false when the wait ran out. */
   synchronized boolean enter(String node, Duration wait) throws InterruptedException {
+    if (held.add(node)) {
+      return true;
+    }
     long deadline = System.nanoTime() + wait.toNanos();
-    while (!held.add(node)) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return false;
+    // The holder may be the loop, whose API calls give way while a webhook is decided: not while one waits for it.
+    try (Foreground.Awaiting waiting = Foreground.awaitingBackground()) {
+      while (!held.add(node)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        wait(Math.max(1, left / 1_000_000));
       }
-      wait(Math.max(1, left / 1_000_000));
     }
     return true;
   }

@@ -10,10 +10,9 @@ import java.util.function.LongSupplier;
  * second after a {@code burst} (a caller over it waits its turn, in order), and at most {@code writesInFlight} writes
  * at once, a webhook's calls ({@link Foreground}) served before the background's: while one is under way, the
  * background waits, while a webhook is being decided it gives way for a bounded time, and it leaves a tenth of the
- * burst in the bucket for them. Every request the node,
- * workload and owner adapters make goes through it; the informers' lists and watches, leader election and the fleet
- * state's ConfigMap do not (a lease renewal queued behind a thousand node writes would lose the lease, which is why
- * client-go users give leader election a client of its own).
+ * burst in the bucket for them. Every request the node, workload and owner adapters make goes through it; the
+ * informers' lists and watches, leader election and the fleet state's ConfigMap do not (a lease renewal queued behind
+ * a thousand node writes would lose the lease, which is why client-go users give leader election a client of its own).
  */
 final class ApiBudget {
   /**

@@ -16,6 +16,8 @@ public final class Foreground {
   private static final Object DECIDING = new Object();
   /** Webhooks being decided now (guarded by {@link #DECIDING}). */
   private static int deciding;
+  /** Webhook threads waiting for something the background holds (a node it is looking at; guarded the same way). */
+  private static int awaitingBackground;
 
   private Foreground() {}
 
@@ -47,8 +49,9 @@ public final class Foreground {
   }
 
   /**
-   * Waits until no webhook is being decided, or {@code maxNanos} have passed, whichever comes first: a background call
-   * gives way to webhooks, and a stream of them delays it by at most that much, never starves it. Returns at once on a
+   * Waits until no webhook is being decided, or {@code maxNanos} have passed, or a webhook waits for the background,
+   * whichever comes first: a background call gives way to webhooks, and a stream of them delays it by at most that
+   * much, never starves it. Returns at once on a
    * foreground thread (a webhook never waits for itself) and when interrupted (the interrupt kept).
    */
   public static void awaitNoneDeciding(long maxNanos) {
@@ -57,7 +60,7 @@ public final class Foreground {
     }
     long deadline = System.nanoTime() + maxNanos;
     synchronized (DECIDING) {
-      while (deciding > 0) {
+      while (deciding > 0 && awaitingBackground == 0) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return;
@@ -70,6 +73,33 @@ public final class Foreground {
         }
       }
     }
+  }
+
+  /**
+   * Says that this thread, deciding a webhook, waits for something the background holds (a node the loop is looking
+   * at), until the returned handle is closed: meanwhile no background call gives way, or the webhook would wait on a
+   * background that waits on it.
+   */
+  public static Awaiting awaitingBackground() {
+    if (!CURRENT.get()) {
+      return () -> { }; // not a webhook's thread: nothing gives way to it
+    }
+    synchronized (DECIDING) {
+      awaitingBackground++;
+      DECIDING.notifyAll();
+    }
+    return () -> {
+      synchronized (DECIDING) {
+        awaitingBackground--;
+      }
+    };
+  }
+
+  /** A webhook's wait for the background, under way until closed. */
+  @FunctionalInterface
+  public interface Awaiting extends AutoCloseable {
+    @Override
+    void close();
   }
 
   /** Whether this thread's calls are foreground now. */

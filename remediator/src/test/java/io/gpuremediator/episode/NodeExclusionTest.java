@@ -3,9 +3,11 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuremediator.node.Foreground;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -66,5 +68,26 @@ class NodeExclusionTest {
     assertThat(looks).as("nothing asked meanwhile: one look").hasSize(1);
     assertThat(queued).isEmpty();
     assertThat(exclusion.tryEnter("n1")).isTrue();
+  }
+
+  @Test
+  void theLoopDoesNotGiveWayToAWebhookThatWaitsForTheNodeItHolds() throws Exception {
+    NodeExclusion exclusion = new NodeExclusion(node -> { });
+    assertThat(exclusion.tryEnter("n1")).as("the loop looks at n1").isTrue();
+    AtomicBoolean wrote = new AtomicBoolean();
+    Thread webhook = new Thread(() -> Foreground.decide(() -> exclusion.holding("n1", Duration.ofSeconds(60),
+        () -> wrote.set(true))), "webhook");
+    webhook.start();
+    await().atMost(Duration.ofSeconds(30)).until(() -> webhook.getState() == Thread.State.TIMED_WAITING);
+    // The loop's next API call: it would give way for an hour to a webhook that waits for the loop.
+    Thread loop = new Thread(() -> {
+      Foreground.awaitNoneDeciding(TimeUnit.HOURS.toNanos(1));
+      exclusion.exit("n1");
+    }, "loop");
+    loop.start();
+    loop.join(Duration.ofSeconds(30).toMillis());
+    assertThat(loop.isAlive()).as("the loop went on").isFalse();
+    webhook.join(Duration.ofSeconds(30).toMillis());
+    assertThat(wrote).isTrue();
   }
 }
