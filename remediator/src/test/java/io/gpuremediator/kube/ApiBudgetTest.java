@@ -27,24 +27,14 @@ class ApiBudgetTest {
   @Test
   void aBackgroundCallWaitsWhileAWebhooksCallIsUnderWay() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
-    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.run(() -> budget.write(() -> {
-      inside.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return null;
-    })));
+    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.run(() -> budget.write(
+        () -> heldUntilReleased(inside))));
     inside.await();
     AtomicBoolean ran = new AtomicBoolean();
     Thread loop = backgroundRead(budget, ran);
     await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.WAITING);
     assertThat(ran).as("the loop's call waits for the webhook's").isFalse();
-    release.countDown();
-    webhook.get();
-    loop.join(10_000);
-    assertThat(ran).isTrue();
+    assertRunsOnceReleased(webhook, loop, ran);
   }
 
   @Test
@@ -54,10 +44,7 @@ class ApiBudgetTest {
     Thread loop = backgroundRead(budget, ran);
     await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.TIMED_WAITING);
     assertThat(ran).as("the loop's call waits while a webhook is decided, though none of its calls is under way").isFalse();
-    release.countDown();
-    webhook.get();
-    loop.join(10_000);
-    assertThat(ran).isTrue();
+    assertRunsOnceReleased(webhook, loop, ran);
   }
 
   @Test
@@ -105,17 +92,28 @@ class ApiBudgetTest {
   /** A webhook being decided (none of its calls under way) until the test releases it. */
   private CompletableFuture<Void> deciding() throws InterruptedException {
     CountDownLatch inside = new CountDownLatch(1);
-    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.decide(() -> {
-      inside.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return null;
-    }));
+    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.decide(() -> heldUntilReleased(inside)));
     inside.await();
     return webhook;
+  }
+
+  /** Says it is inside, then holds its thread until the test releases it. */
+  private Void heldUntilReleased(CountDownLatch inside) {
+    inside.countDown();
+    try {
+      release.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return null;
+  }
+
+  /** Releases the webhook: the background's call it held then runs. */
+  private void assertRunsOnceReleased(CompletableFuture<Void> webhook, Thread loop, AtomicBoolean ran) throws Exception {
+    release.countDown();
+    webhook.get();
+    loop.join(10_000);
+    assertThat(ran).isTrue();
   }
 
   /** The loop's look at the API server, on a thread of its own. */
