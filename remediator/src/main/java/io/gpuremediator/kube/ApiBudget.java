@@ -125,7 +125,7 @@ final class ApiBudget {
   /**
    * Waits for this caller's token: a foreground caller reserves the next one and waits its turn; a background caller
    * takes one only when one is there now with {@link #foregroundReserve} more left, and so uses what the foreground
-   * leaves without ever making it wait for a token of its own.
+   * leaves; a webhook then waits for a token only when webhooks alone have used the reserve.
    */
   private void awaitToken(boolean foreground) {
     try {
