@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,8 +28,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Webhook to cordon while the service is busy: a steady stream of {@value #PER_SECOND} firing reset-class alerts a second
  * on distinct nodes, each with a pod to drain, so that drains, GPU reset Jobs and diagnostic Jobs of the earlier alerts
- * run in the background (the simulated cluster's Job controller and kubelet in this JVM) while each new alert is
- * answered. After each alert, a floor sample: the HTTP hop (a webhook no playbook matches) plus the one call the answer
+ * run in the background (the simulated cluster's Job controller and kubelet in this JVM, on a client of their own; the
+ * service has its own, as {@code serve} builds it) while each new alert is answered. After each alert, a floor sample: the HTTP hop (a webhook no playbook matches) plus the one call the answer
  * waits for, made by a bare client on another node (an update that taints and cordons it and writes an annotation of
  * the ledger's size).
  *
@@ -70,7 +69,7 @@ final class LatencyUnderLoad {
           + "kubernetes: {qps: " + MultiNodeEvent.QPS + ", burst: " + MultiNodeEvent.BURST + "}\n");
       RemediatorConfig loaded = ConfigLoader.load(config).config().orElseThrow();
       RemediatorConfig.Kubernetes k = loaded.kubernetes();
-      try (RemediatorService service = new RemediatorService(loaded, KubeApi.of(client, k.qps(), k.burst(),
+      try (RemediatorService service = new RemediatorService(loaded, api.serviceApi(work, k.qps(), k.burst(),
           k.writesInFlight()), Clock.systemUTC())) {
         int port = Bench.awaitReady(service.start());
         List<Double> ms = new ArrayList<>();

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simcluster.SimCluster;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The simulated cluster (fabric8 mock API server in CRUD mode on 127.0.0.1) in this JVM, seeded with
@@ -145,6 +147,16 @@ final class MockApiServer implements AutoCloseable {
   /** Writes a kubeconfig pointing at this server, as a real cluster's would. */
   Path writeKubeconfig(Path file) throws IOException {
     return cluster.writeKubeconfig(file);
+  }
+
+  /**
+   * The service's own client of this server, built as {@code serve} builds it (from a kubeconfig, with its timeouts and
+   * retries), with that budget: not {@link #client()}, which the simulated cluster's Job controller and provisioner
+   * share, and whose watches and writes would then share the service's connections and event loops.
+   */
+  KubeApi serviceApi(Path work, int qps, int burst, int writesInFlight) throws IOException {
+    return KubeApi.connect(Optional.of(writeKubeconfig(work.resolve("service-kubeconfig.yaml"))), qps, burst,
+        writesInFlight);
   }
 
   @Override

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +65,7 @@ final class MultiNodeEvent {
           + "kubernetes: {qps: " + QPS + ", burst: " + BURST + ", writes_in_flight: " + WRITES_IN_FLIGHT + "}\n");
       RemediatorConfig loaded = ConfigLoader.load(config).config().orElseThrow();
       RemediatorConfig.Kubernetes k = loaded.kubernetes();
-      try (RemediatorService service = new RemediatorService(loaded, KubeApi.of(client, k.qps(), k.burst(),
+      try (RemediatorService service = new RemediatorService(loaded, api.serviceApi(work, k.qps(), k.burst(),
           k.writesInFlight()), Clock.systemUTC())) {
         int port = Bench.awaitReady(service.start());
         // The budget is full again once the service has been idle for burst / qps seconds.

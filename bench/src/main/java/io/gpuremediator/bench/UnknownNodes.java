@@ -2,7 +2,6 @@ package io.gpuremediator.bench;
 
 import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.service.RemediatorService;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +31,7 @@ final class UnknownNodes {
           + "]\nleader_election: {enabled: false}\nnode_selector: ['nvidia.com/gpu.present=true']\n" + Bench.LOAD_LIMITS);
       RemediatorConfig loaded = ConfigLoader.load(config).config().orElseThrow();
       RemediatorConfig.Kubernetes k = loaded.kubernetes();
-      try (RemediatorService service = new RemediatorService(loaded, KubeApi.of(api.client(), k.qps(), k.burst(),
+      try (RemediatorService service = new RemediatorService(loaded, api.serviceApi(work, k.qps(), k.burst(),
           k.writesInFlight()), Clock.systemUTC())) {
         int port = Bench.awaitReady(service.start());
         int bare = ThroughputServer.bare();
