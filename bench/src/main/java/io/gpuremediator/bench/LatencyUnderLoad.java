@@ -29,9 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  * Webhook to cordon while the service is busy: a steady stream of {@value #PER_SECOND} firing reset-class alerts a second
  * on distinct nodes, each with a pod to drain, so that drains, GPU reset Jobs and diagnostic Jobs of the earlier alerts
  * run in the background (the simulated cluster's Job controller and kubelet in this JVM, on a client of their own; the
- * service has its own, as {@code serve} builds it) while each new alert is answered. After each alert, a floor sample: the HTTP hop (a webhook no playbook matches) plus the one call the answer
- * waits for, made by a bare client on another node (an update that taints and cordons it and writes an annotation of
- * the ledger's size).
+ * service has its own, as {@code serve} builds it) while each new alert is answered. After each alert, a floor sample:
+ * the HTTP hop (a webhook no playbook matches) plus the one call the answer waits for, made by a bare client on another
+ * node (an update that taints and cordons it and writes an annotation of the ledger's size).
  *
  * <p>{@code -Dbench.underload.nodes} nodes, 1,000 by default: the emulated API server scans its whole store for each
  * request (fabric8's mock), so at 20,000 nodes its answers to this load took over 20 s (a floor update timed out) and

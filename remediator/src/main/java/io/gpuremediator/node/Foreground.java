@@ -51,8 +51,8 @@ public final class Foreground {
   /**
    * Waits until no webhook is being decided, or {@code maxNanos} have passed, or a webhook waits for the background,
    * whichever comes first: a background call gives way to webhooks, and a stream of them delays it by at most that
-   * much, never starves it. Returns at once on a
-   * foreground thread (a webhook never waits for itself) and when interrupted (the interrupt kept).
+   * much, never starves it. Returns at once on a foreground thread (a webhook never waits for itself) and when
+   * interrupted (the interrupt kept).
    */
   public static void awaitNoneDeciding(long maxNanos) {
     if (CURRENT.get()) {

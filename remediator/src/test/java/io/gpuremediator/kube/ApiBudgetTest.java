@@ -30,21 +30,13 @@ class ApiBudgetTest {
     CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.run(() -> budget.write(
         () -> heldUntilReleased(inside))));
     inside.await();
-    AtomicBoolean ran = new AtomicBoolean();
-    Thread loop = backgroundRead(budget, ran);
-    await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.WAITING);
-    assertThat(ran).as("the loop's call waits for the webhook's").isFalse();
-    assertRunsOnceReleased(webhook, loop, ran);
+    assertBackgroundWaitsUntilReleased(webhook, Thread.State.WAITING, "the loop's call waits for the webhook's");
   }
 
   @Test
   void aBackgroundCallGivesWayWhileAWebhookIsBeingDecided() throws Exception {
-    CompletableFuture<Void> webhook = deciding();
-    AtomicBoolean ran = new AtomicBoolean();
-    Thread loop = backgroundRead(budget, ran);
-    await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == Thread.State.TIMED_WAITING);
-    assertThat(ran).as("the loop's call waits while a webhook is decided, though none of its calls is under way").isFalse();
-    assertRunsOnceReleased(webhook, loop, ran);
+    assertBackgroundWaitsUntilReleased(deciding(), Thread.State.TIMED_WAITING,
+        "the loop's call waits while a webhook is decided, though none of its calls is under way");
   }
 
   @Test
@@ -108,12 +100,20 @@ class ApiBudgetTest {
     return null;
   }
 
-  /** Releases the webhook: the background's call it held then runs. */
-  private void assertRunsOnceReleased(CompletableFuture<Void> webhook, Thread loop, AtomicBoolean ran) throws Exception {
+  /**
+   * A background call made while {@code webhook} is held waits ({@code waiting}: how its thread waits), and runs once
+   * the test releases the webhook.
+   */
+  private void assertBackgroundWaitsUntilReleased(CompletableFuture<Void> webhook, Thread.State waiting, String why)
+      throws Exception {
+    AtomicBoolean ran = new AtomicBoolean();
+    Thread loop = backgroundRead(budget, ran);
+    await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == waiting);
+    assertThat(ran).as(why).isFalse();
     release.countDown();
-    webhook.get();
+    webhook.get(10, TimeUnit.SECONDS);
     loop.join(10_000);
-    assertThat(ran).isTrue();
+    assertThat(ran).as("the loop's call runs once the webhook is answered").isTrue();
   }
 
   /** The loop's look at the API server, on a thread of its own. */
