@@ -16,12 +16,12 @@ import java.util.TreeMap;
  * the breaker, the pause, quarantine starts (for the rate limits) and the new episodes seen recently
  * (for the breaker). Immutable.
  *
- * @param starts when each node became quarantined, newest last, pruned to the longest window
+ * @param starts when each node became quarantined, oldest first, pruned to the longest window
  * @param playbookStarts the same per playbook
  * @param firing per node, the new episode (one the ledger did not know) last seen firing a remediation alert
  * @param acknowledged per node, the episode that was part of a storm when the breaker was reset: a human has
  *     judged it, so its re-sends never count towards a storm again
- * @param replacements when each instance replacement was admitted, newest last (for safety.replace_rate_limit)
+ * @param replacements when each instance replacement was admitted, oldest first (for safety.replace_rate_limit)
  * @param incidents the open incidents of failure domains, by {@code label=value}: each holds until a human resets it
  */
 public record FleetState(
@@ -53,16 +53,17 @@ public record FleetState(
   public FleetState {
     Objects.requireNonNull(breaker, "breaker");
     Objects.requireNonNull(pause, "pause");
-    starts = List.copyOf(starts);
+    // Times are kept in order, oldest first: pruning looks at the first, a rate limit counts by binary search.
+    starts = Times.of(starts);
     if (!(playbookStarts instanceof FrozenMap)) {
       TreeMap<String, List<Instant>> copy = new TreeMap<>();
-      playbookStarts.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+      playbookStarts.forEach((k, v) -> copy.put(k, Times.of(v)));
       playbookStarts = FrozenMap.adopt(copy);
     }
     // Frozen maps are shared between versions, not copied: a webhook makes a new version, and a storm has thousands.
-    firing = FrozenMap.of(firing);
-    acknowledged = FrozenMap.of(acknowledged);
-    replacements = List.copyOf(replacements);
+    firing = FrozenSightings.frozen(firing);
+    acknowledged = FrozenSightings.frozen(acknowledged);
+    replacements = Times.of(replacements);
     incidents = FrozenMap.of(incidents);
   }
 
@@ -105,15 +106,14 @@ public record FleetState(
         acked.put(node, seen);
       }
     }
-    return new FleetState(breaker, pause, starts, playbookStarts, FrozenMap.adopt(live), FrozenMap.adopt(acked), replacements,
-        FrozenMap.adopt(next));
+    return new FleetState(breaker, pause, starts, playbookStarts, FrozenSightings.adopt(live, FrozenSightings.seenFrom(firing)),
+        FrozenSightings.adopt(acked, FrozenSightings.earlier(FrozenSightings.seenFrom(firing),
+            FrozenSightings.seenFrom(acknowledged))), replacements, FrozenMap.adopt(next));
   }
 
   /** The state with an instance replacement admitted at {@code now}. */
   public FleetState withReplacement(Instant now) {
-    List<Instant> next = new ArrayList<>(replacements);
-    next.add(now);
-    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, next, incidents);
+    return new FleetState(breaker, pause, starts, playbookStarts, firing, acknowledged, Times.with(replacements, now), incidents);
   }
 
   /**
@@ -138,27 +138,17 @@ public record FleetState(
   /** An operator's pause, with its reason and expiry. */
   public record Pause(String reason, Instant until, Instant since, String by) {}
 
-  /** The number of starts within {@code window} before {@code now}. */
+  /** The number of times within {@code window} before {@code now}: after {@code now - window}, not after {@code now}. */
   public static int countWithin(List<Instant> times, Instant now, Duration window) {
-    Instant from = now.minus(window);
-    int n = 0;
-    for (Instant t : times) {
-      if (t.isAfter(from) && !t.isAfter(now)) {
-        n++;
-      }
-    }
-    return n;
+    return Times.countWithin(times, now, window);
   }
 
   /** The state with a quarantine start recorded at {@code now} for a playbook. */
   public FleetState withStart(String playbook, Instant now) {
-    List<Instant> fleet = new ArrayList<>(starts);
-    fleet.add(now);
     TreeMap<String, List<Instant>> byPlaybook = FrozenMap.thaw(playbookStarts);
-    List<Instant> own = new ArrayList<>(byPlaybook.getOrDefault(playbook, List.of()));
-    own.add(now);
-    byPlaybook.put(playbook, List.copyOf(own));
-    return new FleetState(breaker, pause, fleet, FrozenMap.adopt(byPlaybook), firing, acknowledged, replacements, incidents);
+    byPlaybook.put(playbook, Times.with(byPlaybook.getOrDefault(playbook, List.of()), now));
+    return new FleetState(breaker, pause, Times.with(starts, now), FrozenMap.adopt(byPlaybook), firing, acknowledged,
+        replacements, incidents);
   }
 
   /**
@@ -168,6 +158,7 @@ public record FleetState(
   public FleetState withFiring(Map<String, Instant> startedAt, Instant now) {
     TreeMap<String, Sighting> next = FrozenMap.thaw(firing);
     TreeMap<String, Sighting> acked = acknowledged.isEmpty() ? new TreeMap<>() : FrozenMap.thaw(acknowledged);
+    Instant ackedFrom = FrozenSightings.seenFrom(acknowledged);
     startedAt.forEach((node, t) -> {
       Sighting known = acked.get(node);
       if (known != null && known.startedAt().equals(t)) {
@@ -176,8 +167,11 @@ public record FleetState(
         next.merge(node, new Sighting(t, now), (a, b) -> b.startedAt().isBefore(a.startedAt()) ? new Sighting(a.startedAt(), now) : b);
       }
     });
-    return new FleetState(breaker, pause, starts, playbookStarts, FrozenMap.adopt(next), FrozenMap.adopt(acked), replacements,
-        incidents);
+    // Sightings only gain later times here: the bounds stay bounds (a node seen again may have been the oldest).
+    Instant seen = startedAt.isEmpty() ? Instant.MAX : now;
+    return new FleetState(breaker, pause, starts, playbookStarts,
+        FrozenSightings.adopt(next, FrozenSightings.earlier(FrozenSightings.seenFrom(firing), seen)),
+        FrozenSightings.adopt(acked, FrozenSightings.earlier(ackedFrom, seen)), replacements, incidents);
   }
 
   /**
@@ -224,7 +218,9 @@ public record FleetState(
     }
     TreeMap<String, Sighting> acked = FrozenMap.thaw(acknowledged);
     acked.putAll(firing);
-    return new FleetState(next, pause, starts, playbookStarts, Map.of(), acked, replacements, incidents);
+    return new FleetState(next, pause, starts, playbookStarts, Map.of(), FrozenSightings.adopt(acked,
+        FrozenSightings.earlier(FrozenSightings.seenFrom(acknowledged), FrozenSightings.seenFrom(firing))), replacements,
+        incidents);
   }
 
   /** The state with another pause. */
@@ -242,59 +238,42 @@ public record FleetState(
     if (!anythingBefore(from, now)) {
       return this; // each webhook prunes: most find nothing old, and copying the state is what costs
     }
-    List<Instant> fleet = starts.stream().filter(t -> t.isAfter(from)).toList();
-    Map<String, List<Instant>> byPlaybook = new TreeMap<>();
+    TreeMap<String, List<Instant>> byPlaybook = new TreeMap<>();
     playbookStarts.forEach((k, v) -> {
-      List<Instant> kept = v.stream().filter(t -> t.isAfter(from)).toList();
+      List<Instant> kept = Times.after(v, from);
       if (!kept.isEmpty()) {
         byPlaybook.put(k, kept);
       }
     });
     Optional<Pause> livePause = pause.filter(p -> p.until().isAfter(now));
-    return new FleetState(breaker, livePause, fleet, byPlaybook, seenSince(firing, from), seenSince(acknowledged, from),
-        replacements.stream().filter(t -> t.isAfter(from)).toList(), incidents);
+    return new FleetState(breaker, livePause, Times.after(starts, from), FrozenMap.adopt(byPlaybook), seenSince(firing, from),
+        seenSince(acknowledged, from), Times.after(replacements, from), incidents);
   }
 
-  /** Whether pruning at {@code now} changes anything: an old time, an expired pause, a playbook with no start left. */
+  /**
+   * Whether pruning at {@code now} may change anything: an old time, an expired pause, a playbook with no start left, a
+   * sighting that may be old (its bound says so; the pruned state's bound is exact). No scan: each webhook asks.
+   */
   private boolean anythingBefore(Instant from, Instant now) {
-    if (pause.isPresent() && !pause.get().until().isAfter(now) || anyNotAfter(starts, from)
-        || anyNotAfter(replacements, from)) {
+    if (pause.isPresent() && !pause.get().until().isAfter(now) || Times.anyNotAfter(starts, from)
+        || Times.anyNotAfter(replacements, from)) {
       return true;
     }
     for (List<Instant> times : playbookStarts.values()) {
-      if (times.isEmpty() || anyNotAfter(times, from)) {
+      if (times.isEmpty() || Times.anyNotAfter(times, from)) {
         return true;
       }
     }
-    return seenBefore(firing, from) || seenBefore(acknowledged, from);
-  }
-
-  /** Whether a time of {@code times} is not after {@code from}. */
-  private static boolean anyNotAfter(List<Instant> times, Instant from) {
-    for (Instant t : times) {
-      if (!t.isAfter(from)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean seenBefore(Map<String, Sighting> sightings, Instant from) {
-    for (Sighting s : sightings.values()) {
-      if (!s.seenAt().isAfter(from)) {
-        return true;
-      }
-    }
-    return false;
+    return !FrozenSightings.seenFrom(firing).isAfter(from) || !FrozenSightings.seenFrom(acknowledged).isAfter(from);
   }
 
   private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {
-    Map<String, Sighting> kept = new TreeMap<>();
+    TreeMap<String, Sighting> kept = new TreeMap<>();
     sightings.forEach((k, v) -> {
       if (v.seenAt().isAfter(from)) {
         kept.put(k, v);
       }
     });
-    return kept;
+    return FrozenSightings.frozen(kept);
   }
 }

@@ -12,11 +12,12 @@ import java.util.function.BiConsumer;
  * A sorted map nobody can change: it reads a TreeMap that it alone holds. The fleet state makes a new version at every
  * webhook that names a new episode; its versions share these maps instead of copying every one of them each time.
  */
-final class FrozenMap<K, V> extends AbstractMap<K, V> {
+class FrozenMap<K, V> extends AbstractMap<K, V> {
   private final TreeMap<K, V> map;
   private final Map<K, V> view;
 
-  private FrozenMap(TreeMap<K, V> map) {
+  /** Holds {@code map}, which the caller hands over and keeps no reference to. */
+  FrozenMap(TreeMap<K, V> map) {
     this.map = map;
     this.view = Collections.unmodifiableMap(map);
   }
@@ -37,37 +38,37 @@ final class FrozenMap<K, V> extends AbstractMap<K, V> {
   }
 
   @Override
-  public Set<Entry<K, V>> entrySet() {
+  public final Set<Entry<K, V>> entrySet() {
     return view.entrySet();
   }
 
   @Override
-  public Set<K> keySet() {
+  public final Set<K> keySet() {
     return view.keySet();
   }
 
   @Override
-  public Collection<V> values() {
+  public final Collection<V> values() {
     return view.values();
   }
 
   @Override
-  public V get(Object key) {
+  public final V get(Object key) {
     return map.get(key);
   }
 
   @Override
-  public boolean containsKey(Object key) {
+  public final boolean containsKey(Object key) {
     return map.containsKey(key);
   }
 
   @Override
-  public int size() {
+  public final int size() {
     return map.size();
   }
 
   @Override
-  public void forEach(BiConsumer<? super K, ? super V> action) {
+  public final void forEach(BiConsumer<? super K, ? super V> action) {
     map.forEach(action);
   }
 }

@@ -57,4 +57,36 @@ class FleetStateTest {
         Map.of(), Map.of());
     assertThat(state.pruned(T.plusSeconds(60), Duration.ofHours(1)).playbookStarts()).isEmpty();
   }
+
+  @Test
+  void startsAreKeptOldestFirstAndCountedWithinTheirWindow() {
+    FleetState state = new FleetState(FleetState.Breaker.CLOSED, Optional.empty(),
+        List.of(T.plusSeconds(30), T, T.plusSeconds(10)), Map.of("gpu-reset", List.of(T.plusSeconds(10), T)), Map.of(), Map.of())
+        .withStart("gpu-reset", T.plusSeconds(20));
+    assertThat(state.starts()).containsExactly(T, T.plusSeconds(10), T.plusSeconds(20), T.plusSeconds(30));
+    assertThat(state.playbookStarts().get("gpu-reset")).containsExactly(T, T.plusSeconds(10), T.plusSeconds(20));
+    // After now - window, not after now: the start at T is out, the one at T + 30 s is yet to come.
+    assertThat(FleetState.countWithin(state.starts(), T.plusSeconds(20), Duration.ofSeconds(20))).isEqualTo(2);
+    assertThat(FleetState.countWithin(state.starts(), T.plusSeconds(20), Duration.ofSeconds(21))).isEqualTo(3);
+    assertThat(FleetState.countWithin(List.of(T.plusSeconds(5), T), T.plusSeconds(5), Duration.ofSeconds(5))).isEqualTo(1);
+  }
+
+  @Test
+  void aNodeSeenAgainIsKeptAndThePrunedStateIsNotCopiedAgain() {
+    FleetState state = FleetState.EMPTY.withFiring(Map.of("a", T), T)
+        .withFiring(Map.of("b", T.plusSeconds(3000)), T.plusSeconds(3000))
+        .withFiring(Map.of("a", T), T.plusSeconds(3500));
+    FleetState pruned = state.pruned(T.plusSeconds(3700), Duration.ofHours(1));
+    assertThat(pruned).isEqualTo(state);
+    assertThat(pruned.pruned(T.plusSeconds(3700), Duration.ofHours(1))).isSameAs(pruned);
+    assertThat(pruned.pruned(T.plusSeconds(6700), Duration.ofHours(1)).firing()).containsOnlyKeys("a");
+  }
+
+  @Test
+  void episodesAcknowledgedAtAResetAreStillPrunedWhenOld() {
+    FleetState state = FleetState.EMPTY.withFiring(Map.of("old", T), T)
+        .withFiring(Map.of("new", T.plusSeconds(3000)), T.plusSeconds(3000)).withBreaker(FleetState.Breaker.CLOSED);
+    assertThat(state.acknowledged()).containsOnlyKeys("old", "new");
+    assertThat(state.pruned(T.plusSeconds(3700), Duration.ofHours(1)).acknowledged()).containsOnlyKeys("new");
+  }
 }
