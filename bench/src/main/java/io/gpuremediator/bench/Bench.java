@@ -138,6 +138,12 @@ public final class Bench {
           + " client in one JVM)");
     }
 
+    if (runs("fleet-state")) {
+      System.out.println("\n== the fleet state's work for one webhook (its sighting, the rate limits' counts, its start, pruned"
+          + " as it goes) as the state remembers more nodes (in this JVM)");
+      FleetStateCost.run();
+    }
+
     if (runs("fault-to-quarantine")) {
       System.out.println("\n== fault to quarantine on the whole loop (make demo's pipeline: simulator, Prometheus 1 s scrape and"
           + " evaluation, Alertmanager group timers 1 s, remediator jar, simulated cluster): XID 79 injected to taint seen on a watch");

@@ -61,8 +61,8 @@ public record FleetState(
       playbookStarts = FrozenMap.adopt(copy);
     }
     // Frozen maps are shared between versions, not copied: a webhook makes a new version, and a storm has thousands.
-    firing = FrozenSightings.frozen(firing);
-    acknowledged = FrozenSightings.frozen(acknowledged);
+    firing = layered(firing);
+    acknowledged = layered(acknowledged);
     replacements = Times.of(replacements);
     incidents = FrozenMap.of(incidents);
   }
@@ -98,17 +98,17 @@ public record FleetState(
   public FleetState withoutIncident(String label, String value, Collection<String> valueNodes) {
     TreeMap<String, Incident> next = FrozenMap.thaw(incidents);
     next.remove(Incident.key(label, value));
-    TreeMap<String, Sighting> live = FrozenMap.thaw(firing);
-    TreeMap<String, Sighting> acked = FrozenMap.thaw(acknowledged);
+    LayeredMap<Sighting> live = layered(firing);
+    TreeMap<String, Sighting> left = live.thaw();
+    TreeMap<String, Sighting> acked = new TreeMap<>();
     for (String node : valueNodes) {
-      Sighting seen = live.remove(node);
+      Sighting seen = left.remove(node);
       if (seen != null) {
         acked.put(node, seen);
       }
     }
-    return new FleetState(breaker, pause, starts, playbookStarts, FrozenSightings.adopt(live, FrozenSightings.seenFrom(firing)),
-        FrozenSightings.adopt(acked, FrozenSightings.earlier(FrozenSightings.seenFrom(firing),
-            FrozenSightings.seenFrom(acknowledged))), replacements, FrozenMap.adopt(next));
+    return new FleetState(breaker, pause, starts, playbookStarts, LayeredMap.adopt(left, live.seenFrom()),
+        layered(acknowledged).with(acked, live.seenFrom()), replacements, FrozenMap.adopt(next));
   }
 
   /** The state with an instance replacement admitted at {@code now}. */
@@ -156,22 +156,19 @@ public record FleetState(
    * wins). An episode acknowledged at a breaker reset is only seen again, never counted.
    */
   public FleetState withFiring(Map<String, Instant> startedAt, Instant now) {
-    TreeMap<String, Sighting> next = FrozenMap.thaw(firing);
-    TreeMap<String, Sighting> acked = acknowledged.isEmpty() ? new TreeMap<>() : FrozenMap.thaw(acknowledged);
-    Instant ackedFrom = FrozenSightings.seenFrom(acknowledged);
+    TreeMap<String, Sighting> seen = new TreeMap<>();
+    TreeMap<String, Sighting> seenAgain = new TreeMap<>();
     startedAt.forEach((node, t) -> {
-      Sighting known = acked.get(node);
-      if (known != null && known.startedAt().equals(t)) {
-        acked.put(node, new Sighting(t, now));
+      Sighting acked = acknowledged.get(node);
+      Sighting known = firing.get(node);
+      if (acked != null && acked.startedAt().equals(t)) {
+        seenAgain.put(node, new Sighting(t, now));
       } else {
-        next.merge(node, new Sighting(t, now), (a, b) -> b.startedAt().isBefore(a.startedAt()) ? new Sighting(a.startedAt(), now) : b);
+        seen.put(node, known != null && t.isBefore(known.startedAt()) ? new Sighting(known.startedAt(), now) : new Sighting(t, now));
       }
     });
-    // Sightings only gain later times here: the bounds stay bounds (a node seen again may have been the oldest).
-    Instant seen = startedAt.isEmpty() ? Instant.MAX : now;
-    return new FleetState(breaker, pause, starts, playbookStarts,
-        FrozenSightings.adopt(next, FrozenSightings.earlier(FrozenSightings.seenFrom(firing), seen)),
-        FrozenSightings.adopt(acked, FrozenSightings.earlier(ackedFrom, seen)), replacements, incidents);
+    return new FleetState(breaker, pause, starts, playbookStarts, layered(firing).with(seen, now),
+        layered(acknowledged).with(seenAgain, now), replacements, incidents);
   }
 
   /**
@@ -216,11 +213,11 @@ public record FleetState(
     if (next.open()) {
       return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged, replacements, incidents);
     }
-    TreeMap<String, Sighting> acked = FrozenMap.thaw(acknowledged);
-    acked.putAll(firing);
-    return new FleetState(next, pause, starts, playbookStarts, Map.of(), FrozenSightings.adopt(acked,
-        FrozenSightings.earlier(FrozenSightings.seenFrom(acknowledged), FrozenSightings.seenFrom(firing))), replacements,
-        incidents);
+    LayeredMap<Sighting> live = layered(firing);
+    TreeMap<String, Sighting> acked = layered(acknowledged).thaw();
+    acked.putAll(live);
+    return new FleetState(next, pause, starts, playbookStarts, Map.of(), LayeredMap.adopt(acked,
+        LayeredMap.earlier(layered(acknowledged).seenFrom(), live.seenFrom())), replacements, incidents);
   }
 
   /** The state with another pause. */
@@ -264,7 +261,12 @@ public record FleetState(
         return true;
       }
     }
-    return !FrozenSightings.seenFrom(firing).isAfter(from) || !FrozenSightings.seenFrom(acknowledged).isAfter(from);
+    return !layered(firing).seenFrom().isAfter(from) || !layered(acknowledged).seenFrom().isAfter(from);
+  }
+
+  /** Sightings as versions share them (see {@link LayeredMap}): {@code sightings} itself when they are already. */
+  private static LayeredMap<Sighting> layered(Map<String, Sighting> sightings) {
+    return LayeredMap.frozen(sightings, Sighting::seenAt);
   }
 
   private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {
@@ -274,6 +276,6 @@ public record FleetState(
         kept.put(k, v);
       }
     });
-    return FrozenSightings.frozen(kept);
+    return layered(kept);
   }
 }

@@ -12,12 +12,11 @@ import java.util.function.BiConsumer;
  * A sorted map nobody can change: it reads a TreeMap that it alone holds. The fleet state makes a new version at every
  * webhook that names a new episode; its versions share these maps instead of copying every one of them each time.
  */
-class FrozenMap<K, V> extends AbstractMap<K, V> {
+final class FrozenMap<K, V> extends AbstractMap<K, V> {
   private final TreeMap<K, V> map;
   private final Map<K, V> view;
 
-  /** Holds {@code map}, which the caller hands over and keeps no reference to. */
-  FrozenMap(TreeMap<K, V> map) {
+  private FrozenMap(TreeMap<K, V> map) {
     this.map = map;
     this.view = Collections.unmodifiableMap(map);
   }
@@ -38,37 +37,37 @@ class FrozenMap<K, V> extends AbstractMap<K, V> {
   }
 
   @Override
-  public final Set<Entry<K, V>> entrySet() {
+  public Set<Entry<K, V>> entrySet() {
     return view.entrySet();
   }
 
   @Override
-  public final Set<K> keySet() {
+  public Set<K> keySet() {
     return view.keySet();
   }
 
   @Override
-  public final Collection<V> values() {
+  public Collection<V> values() {
     return view.values();
   }
 
   @Override
-  public final V get(Object key) {
+  public V get(Object key) {
     return map.get(key);
   }
 
   @Override
-  public final boolean containsKey(Object key) {
+  public boolean containsKey(Object key) {
     return map.containsKey(key);
   }
 
   @Override
-  public final int size() {
+  public int size() {
     return map.size();
   }
 
   @Override
-  public final void forEach(BiConsumer<? super K, ? super V> action) {
+  public void forEach(BiConsumer<? super K, ? super V> action) {
     map.forEach(action);
   }
 }
