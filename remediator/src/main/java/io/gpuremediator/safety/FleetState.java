@@ -214,10 +214,8 @@ public record FleetState(
       return new FleetState(next, pause, starts, playbookStarts, firing, acknowledged, replacements, incidents);
     }
     LayeredMap<Sighting> live = layered(firing);
-    TreeMap<String, Sighting> acked = layered(acknowledged).thaw();
-    acked.putAll(live);
-    return new FleetState(next, pause, starts, playbookStarts, Map.of(), LayeredMap.adopt(acked,
-        LayeredMap.earlier(layered(acknowledged).seenFrom(), live.seenFrom())), replacements, incidents);
+    return new FleetState(next, pause, starts, playbookStarts, Map.of(), layered(acknowledged).with(live, live.seenFrom()),
+        replacements, incidents);
   }
 
   /** The state with another pause. */

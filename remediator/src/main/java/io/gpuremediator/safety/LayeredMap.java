@@ -94,7 +94,7 @@ final class LayeredMap<V> extends AbstractMap<String, V> {
   }
 
   /** The earlier of two times. */
-  static Instant earlier(Instant a, Instant b) {
+  private static Instant earlier(Instant a, Instant b) {
     return a.isBefore(b) ? a : b;
   }
 

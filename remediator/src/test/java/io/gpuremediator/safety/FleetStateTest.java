@@ -89,4 +89,15 @@ class FleetStateTest {
     assertThat(state.acknowledged()).containsOnlyKeys("old", "new");
     assertThat(state.pruned(T.plusSeconds(3700), Duration.ofHours(1)).acknowledged()).containsOnlyKeys("new");
   }
+
+  @Test
+  void episodesAcknowledgedAtAnIncidentResetAreStillPrunedWhenOld() {
+    FleetState state = FleetState.EMPTY.withFiring(Map.of("old", T), T)
+        .withFiring(Map.of("new", T.plusSeconds(3000)), T.plusSeconds(3000))
+        .withIncident(new FleetState.Incident("rack", "r1", T, List.of("old", "new"), "two"))
+        .withoutIncident("rack", "r1", List.of("old", "new"));
+    assertThat(state.firing()).isEmpty();
+    assertThat(state.acknowledged()).containsOnlyKeys("old", "new");
+    assertThat(state.pruned(T.plusSeconds(3700), Duration.ofHours(1)).acknowledged()).containsOnlyKeys("new");
+  }
 }
