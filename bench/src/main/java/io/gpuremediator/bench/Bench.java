@@ -99,8 +99,8 @@ public final class Bench {
     if (runs("latency-under-load")) {
       System.out.println("\n== webhook to cordon under load: " + LatencyUnderLoad.PER_SECOND + " firing alerts a second on"
           + " distinct nodes of " + String.format(Locale.ROOT, "%,d", LatencyUnderLoad.SELECTED) + " selected, their drains,"
-          + " GPU resets and diagnostics running behind them, each followed by a floor sample (service, simulated API server"
-          + " with its Job controller and kubelet, and client in one JVM on both cores)");
+          + " GPU resets and diagnostics running behind them, a floor sample halfway between two alerts (service, simulated"
+          + " API server with its Job controller and kubelet, and client in one JVM on both cores)");
       Path jfr = work.resolve("under-load.jfr");
       LatencyUnderLoad.run(playbooks, work, jfr);
       profile(jfr, root.resolve("bench/results/latency-under-load"), "webhook to cordon, " + LatencyUnderLoad.PER_SECOND
