@@ -123,12 +123,12 @@ final class LatencyUnderLoad {
 
   /** Parks until {@code at} ({@link System#nanoTime()}); says whether it had to (false: already past it). */
   private static boolean awaitTurn(long at) {
-    long wait = at - System.nanoTime();
-    if (wait <= 0) {
-      return false;
+    boolean waited = false;
+    for (long wait = at - System.nanoTime(); wait > 0; wait = at - System.nanoTime()) {
+      LockSupport.parkNanos(wait); // may return early: the deadline is what counts
+      waited = true;
     }
-    LockSupport.parkNanos(wait);
-    return true;
+    return waited;
   }
 
   /** What the background was doing at the end: the episodes by stage, from the service's own gauge. */
