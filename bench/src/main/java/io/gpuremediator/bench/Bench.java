@@ -111,7 +111,10 @@ public final class Bench {
       System.out.println("\n== fencing one GPU of a DRA node: webhook to DeviceTaintRule written, seen on a watch, each"
           + " followed by a floor sample as above (service, simulated API server and client in one JVM on both cores;"
           + " sequential)");
-      FenceLatency.run(playbooks, work);
+      Path jfr = work.resolve("fence.jfr");
+      FenceLatency.run(playbooks, work, jfr);
+      profile(jfr, root.resolve("bench/results/fence"), "fencing one GPU: webhook to DeviceTaintRule, one at a time (service,"
+          + " simulated API server and client in one JVM)");
     }
 
     if (runs("multi-node")) {

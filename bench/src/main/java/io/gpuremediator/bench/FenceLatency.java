@@ -39,7 +39,7 @@ final class FenceLatency {
 
   private FenceLatency() {}
 
-  static void run(Path playbooks, Path work) throws Exception {
+  static void run(Path playbooks, Path work, Path jfr) throws Exception {
     int warmup = 50;
     int samples = 200;
     int n = warmup + samples;
@@ -71,7 +71,11 @@ final class FenceLatency {
         List<Double> floor = new ArrayList<>();
         List<Double> answers = new ArrayList<>();
         List<Double> lists = new ArrayList<>();
+        jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
         for (int i = 0; i < n; i++) {
+          if (i == warmup) {
+            recording.start(); // the measured samples only
+          }
           String node = MockApiServer.nodeName(i);
           int gpu = i % 8;
           String rule = "gpu-remediator." + node + ".gpu-" + gpu;
@@ -100,6 +104,9 @@ final class FenceLatency {
             floor.add(hopTook + floorTook);
           }
         }
+        recording.stop();
+        recording.dump(jfr);
+        recording.close();
         watch.close();
         Samples fenced = Samples.of(fence);
         Samples bare = Samples.of(floor);
