@@ -267,13 +267,17 @@ public record FleetState(
     return LayeredMap.frozen(sightings, Sighting::seenAt);
   }
 
+  /** The sightings seen after {@code from}, frozen with their exact bound (one pass, one copy). */
   private static Map<String, Sighting> seenSince(Map<String, Sighting> sightings, Instant from) {
     TreeMap<String, Sighting> kept = new TreeMap<>();
-    sightings.forEach((k, v) -> {
-      if (v.seenAt().isAfter(from)) {
-        kept.put(k, v);
+    Instant oldest = Instant.MAX;
+    for (Map.Entry<String, Sighting> e : sightings.entrySet()) {
+      Instant seenAt = e.getValue().seenAt();
+      if (seenAt.isAfter(from)) {
+        kept.put(e.getKey(), e.getValue());
+        oldest = seenAt.isBefore(oldest) ? seenAt : oldest;
       }
-    });
-    return layered(kept);
+    }
+    return LayeredMap.adopt(kept, oldest);
   }
 }

@@ -14,8 +14,8 @@ import java.util.function.Function;
  * Values by node, sorted, each with a time, that nobody can change: the fleet state's sightings, shared by its versions.
  * Every webhook that names new episodes makes a version: its sightings go into a small layer of recent ones over a base
  * shared with the versions before, and the two are merged into a new base only when the layer outgrows the square root
- * of the base. A webhook's sightings cost about that square root, not a copy of every node seen in the hour (thousands
- * in a storm).
+ * of the base. A webhook's sightings cost about that square root, not a copy of every node seen in the day the state
+ * keeps (thousands after a storm).
  *
  * <p>Each version also knows a time no value's time is before, so that pruning, which every webhook asks about, needs no
  * scan. It is a bound, not the oldest: a node seen again may have been the oldest; pruning then finds nothing to drop,
