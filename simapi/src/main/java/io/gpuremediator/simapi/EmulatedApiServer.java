@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -25,7 +26,6 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -73,6 +73,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private static final String PDBS = "/apis/policy/v1/namespaces/%s/poddisruptionbudgets";
 
   private final KubernetesMixedDispatcher crud;
+  private final MockInternals internals;
   private final KubernetesMockServer server;
   private final Map<String, String> logs = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> evictions = new ConcurrentHashMap<>();
@@ -88,8 +89,12 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   private final DynamicResources dra = new DynamicResources(this::read, this::deleteForDeviceTaint,
       this::store, Clock.systemUTC());
 
+  /** The mock's client configuration, read once: each of its clients holds a Vert.x instance of its own. */
+  private Config config;
+
   private EmulatedApiServer(Map<ServerRequest, Queue<ServerResponse>> responses) {
     this.crud = new KubernetesMixedDispatcher(responses);
+    this.internals = new MockInternals(crud);
     this.server = new KubernetesMockServer(new Context(JSON), new MockWebServer(), responses, this, false);
   }
 
@@ -106,6 +111,9 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    try (KubernetesClient mocks = s.server.createClient()) {
+      s.config = mocks.getConfiguration();
+    }
     return s;
   }
 
@@ -115,7 +123,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
    * JVM) has held a read past 5 s while it worked through a burst of writes.
    */
   public KubernetesClient client() {
-    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(server.createClient().getConfiguration())
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(config)
         .withRequestRetryBackoffLimit(0).withRequestTimeout(20_000).build()).build();
   }
 
@@ -186,18 +194,10 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   /**
    * Puts objects straight into the store under their collection's path ({@code /api/v1/nodes}), as a restored etcd
    * holds them: no request, no watch event. For fleets of tens of thousands of nodes, which the mock would take hours
-   * to create one request at a time (each create scans the whole store). Call it before any client watches. The mock keeps its store behind a private field of its mixed
-   * dispatcher: it is read by reflection, here only.
+   * to create one request at a time (each create scans the whole store). Call it before any client watches. The mock keeps its store private ({@link MockInternals}).
    */
   public void preload(String collectionPath, List<? extends HasMetadata> objects) {
-    CrudDispatcher store;
-    try {
-      Field f = KubernetesMixedDispatcher.class.getDeclaredField("kubernetesCrudDispatcher");
-      f.setAccessible(true);
-      store = (CrudDispatcher) f.get(crud);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the mock's store is not where this fabric8 version keeps it", e);
-    }
+    CrudDispatcher store = internals.store();
     for (HasMetadata o : objects) {
       o.getMetadata().setResourceVersion("1");
       o.getMetadata().setUid(UUID.randomUUID().toString());
@@ -211,7 +211,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
 
   /** The server's URL. */
   public String url() {
-    return server.createClient().getMasterUrl().toString();
+    return config.getMasterUrl();
   }
 
   @Override
@@ -238,6 +238,9 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
         return status(504, "Timeout", "Timeout: request did not complete within requested timeout - context deadline"
             + " exceeded", null);
       }
+    }
+    if (answer.getWebSocketListener() != null) {
+      answer.withWebSocketUpgrade(new ClosesOffTheEventLoop(answer.getWebSocketListener(), internals::forget));
     }
     return answer;
   }
