@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
  * <p>A reboot is asked at most once per step attempt: the intent is written to the ledger's task before anything is
  * sent ({@link StepResult.Intent}), and a look that finds it written without an answer (a restart or a failover came
  * between) treats it as asked, never asks again. Only an answer that says it was surely not applied (throttled, a 5xx,
- * credentials rejected) clears the intent, and the reboot is asked again after the loop's retry delay.
+ * credentials rejected) clears the intent, and the reboot is asked again after the loop's retry delay, until
+ * {@code timeout} (counted from the step's start, whatever the answers): then the step fails {@code reboot_timeout}.
  *
  * <p>The task's handle says where the step is: {@code boot=<id>} (recorded), {@code boot=<id> asked} (the intent),
  * {@code boot=<id> sent} (asked, answered or not).
@@ -156,7 +157,14 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
     }
     RebootHandle at = RebootHandle.parse(handle);
     String boot = at.boot();
+    Duration timeout = run.spec().timeout();
+    boolean late = run.now().isAfter(run.task().started().plus(timeout));
     if (at.state() == RebootHandle.State.RECORDED) {
+      if (late) { // every ask answered "not applied" (throttled, a 5xx, an untrusted certificate) since the step began
+        return new StepResult.Failed(Reason.REBOOT_TIMEOUT, "no reboot of " + run.node() + " by "
+            + run.spec().method().code() + " was applied within " + Durations.format(timeout) + ": every ask was answered"
+            + " as not applied (the RebootNotAsked Event names the first answer)");
+      }
       return new StepResult.Intent(at.at(RebootHandle.State.ASKED).value(), "asking again for a reboot of "
           + run.node());
     }
@@ -165,8 +173,7 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
     if (!n.bootId().isEmpty() && !n.bootId().equals(boot) && n.isReady()) {
       return new StepResult.Succeeded(run.node() + " came back Ready with a new bootID after " + Durations.format(took));
     }
-    Duration timeout = run.spec().timeout();
-    if (run.now().isAfter(run.task().started().plus(timeout))) {
+    if (late) {
       return new StepResult.Failed(Reason.REBOOT_TIMEOUT, run.node() + " did not come back Ready with a new bootID within "
           + Durations.format(timeout) + " (bootID " + (n.bootId().equals(boot) ? "unchanged" : "changed") + ", "
           + (n.isReady() ? "Ready" : "not Ready") + ")");

@@ -20,6 +20,7 @@ import io.gpuremediator.testing.Nodes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -77,6 +78,26 @@ class RebootAwsMockTest {
         StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDEXAMPLE", "secret")), OutboundListener.NONE);
     clients.add(client);
     return client;
+  }
+
+  @Test
+  void throttledForEverFailsTheStepAtItsTimeout() {
+    ClosedLoopHarness h = start(ec2());
+    Answer[] throttled = new Answer[20];
+    Arrays.fill(throttled, Answer.THROTTLED);
+    ec2.next(throttled);
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    for (int i = 0; i < 3; i++) {
+      h.clock.advance(Duration.ofMinutes(10));
+      h.look(NODE);
+    }
+    h.clock.advance(Duration.ofMinutes(1));
+    h.lookUntil(NODE, Stage.REPAIR_FAILED, 1);
+    assertThat(ec2.requests("RebootInstances")).isEqualTo(4);
+    assertThat(ec2.rebooted()).isEmpty();
+    assertThat(h.decisions(Reason.REBOOT_TIMEOUT)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("no reboot of " + NODE + " by aws was applied within 30m"));
   }
 
   @Test

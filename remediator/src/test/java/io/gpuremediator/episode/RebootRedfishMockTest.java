@@ -11,6 +11,7 @@ import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.RedfishResets;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
@@ -61,9 +62,13 @@ class RebootRedfishMockTest {
   }
 
   private void harness(String ca, String bmcUrl) {
+    harness(ca, bmcUrl, PLAYBOOKS);
+  }
+
+  private void harness(String ca, String bmcUrl, String playbooks) {
     BmcResets resets = RedfishResets.create(vertx, credentials, Optional.of(RedfishBmcStub.PEMS.resolve(ca)),
         OutboundListener.NONE);
-    h = new ClosedLoopHarness(dir, PLAYBOOKS, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
+    h = new ClosedLoopHarness(dir, playbooks, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
         InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED, resets));
     if (bmcUrl != null) {
       h.client.nodes().withName(NODE).edit(n -> {
@@ -165,6 +170,27 @@ class RebootRedfishMockTest {
     assertThat(bmc.requests()).isEmpty();
     assertThat(h.episode(NODE).progress().task().orElseThrow().handle()).as("surely not applied: asked again later")
         .doesNotContain("asked").doesNotContain("sent");
+  }
+
+  @Test
+  void aBmcNeverReachedFailsTheStepAtItsTimeoutAndTakesItsOnFail() throws Exception {
+    Files.writeString(credentials, "admin:rotated-secret\n");
+    harness("other-ca.pem", bmc.url().toString(),
+        String.format(RebootJobMockTest.PLAYBOOKS, "redfish", ", on_fail: gpu-repeat-offender"));
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    for (int minutes = 10; minutes <= 30; minutes += 10) { // asked again each time: the certificate is still untrusted
+      h.clock.advance(Duration.ofMinutes(10));
+      h.look(NODE);
+      assertThat(h.episode(NODE).progress().stage()).as("after %d minutes", minutes).isEqualTo(Stage.REPAIRING);
+    }
+    h.clock.advance(Duration.ofMinutes(1));
+    Episode escalated = h.lookUntil(NODE, Stage.ESCALATED, 1);
+    assertThat(escalated.playbook()).isEqualTo("gpu-repeat-offender");
+    assertThat(h.decisions(Reason.REBOOT_TIMEOUT)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("no reboot of " + NODE + " by redfish was applied within 30m").contains("then escalated"));
+    assertThat(h.events("RebootNotAsked")).singleElement();
+    assertThat(bmc.requests()).isEmpty();
   }
 
   @Test
