@@ -104,7 +104,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this.writer = new EpisodeWriter(cluster, leading, clock);
     EpisodeDecisions decisions = new EpisodeDecisions(listener, new NodeEvents(cluster), clock);
     this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node, e, reason,
-        detail, List.of(), Optional.empty()), settings.page());
+        detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     Duration settle = settings.interval().multipliedBy(3);
     StepLimits limits = new StepLimits(

@@ -50,10 +50,13 @@ final class EpisodeOutbound {
   private final EpisodeWriter writer;
   private final Decider decider;
   private final List<String> page;
+  private final String jobNamespace;
   private final RetryBackoff backoffs = new RetryBackoff();
 
-  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page) {
+  /** @param jobNamespace where the episodes' Jobs run: a notification names the evidence Jobs there */
+  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page, String jobNamespace) {
     this.page = List.copyOf(page);
+    this.jobNamespace = jobNamespace;
     this.ports = ports;
     this.writer = writer;
     this.decider = decider;
@@ -111,19 +114,25 @@ final class EpisodeOutbound {
     Episode e = start;
     Instant now = writer.now();
     TemplateContext ctx = EpisodeWriter.context(node, e);
-    for (Reached r : reached(e, pb)) {
+    List<String> evidence = new ArrayList<>();
+    List<Reached> reached = reached(e, pb);
+    for (int i = 0; i < reached.size(); i++) {
+      Reached r = reached.get(i);
       if (e == null) {
         return null;
       }
       if (r.spec().dryRun()) {
         continue;
       }
+      if (r.spec().evidenceTimeout().isPresent() && i < pb.actions().size()) {
+        evidence.add(jobNamespace + "/" + EpisodeNames.evidenceJobName(node, e, i));
+      }
       Optional<SilenceSpec> silence = ActionRegistry.silence(r.spec());
       Optional<NotifySpec> notify = ActionRegistry.notification(r.spec());
       if (silence.isPresent() && silenceDue(e, r.key(), silence.get(), now)) {
         e = holdSilence(node, e, r.key(), silence.get(), ctx, now);
       } else if (notify.isPresent() && !e.notified(r.key())) {
-        e = notifyOnce(node, e, r.key(), notify.get(), ctx);
+        e = notifyOnce(node, e, r.key(), notify.get(), ctx, evidence);
       }
     }
     return e;
@@ -172,12 +181,15 @@ final class EpisodeOutbound {
     }
   }
 
-  private Episode notifyOnce(String node, Episode e, String key, NotifySpec n, TemplateContext ctx) throws ClusterException {
+  /** Sends a notify step's message once, naming the evidence Jobs of the steps before it (the collect contract). */
+  private Episode notifyOnce(String node, Episode e, String key, NotifySpec n, TemplateContext ctx, List<String> evidence)
+      throws ClusterException {
     Episode next = e.withNotified(key);
     Episode written = writer.replace(node, e, next).flatMap(EpisodeWriter.Written::episode).orElse(null);
     if (written != null) {
-      send(new Notification(n.receiver(), ActionRegistry.notifyMessage(n, ctx), node, e.progress().stage().code(),
-          "step"));
+      String message = ActionRegistry.notifyMessage(n, ctx);
+      send(new Notification(n.receiver(), evidence.isEmpty() ? message : message + " (evidence: job "
+          + String.join(", job ", evidence) + ")", node, e.progress().stage().code(), "step"));
     }
     return written;
   }

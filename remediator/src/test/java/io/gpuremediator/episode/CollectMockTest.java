@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.outbound.InstanceHealth;
+import io.gpuremediator.outbound.Notifier;
+import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
@@ -15,6 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,6 +84,25 @@ class CollectMockTest {
     h.server.allow("ml-training", "llm-pdb", 1);
     h.clock.advance(Duration.ofSeconds(6)); // the drain's next try after the budget refused
     return h.lookUntil(NODE, Stage.DRAINED, 3);
+  }
+
+  @Test
+  void aNotificationAfterTheCollectStepNamesTheEvidenceJob() {
+    List<Notification> sent = new CopyOnWriteArrayList<>();
+    Notifier notifier = n -> {
+      sent.add(n);
+      return Notifier.Queued.QUEUED;
+    };
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "").replace("- drain:",
+        "- notify: {receiver: oncall, message: \"{{ node }} quarantined\"}\n      - drain:"),
+        new OutsidePorts(Silences.NOT_CONFIGURED, notifier, InstanceHealth.NOT_CONFIGURED),
+        new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
+    Nodes.trainerHeldByBudget(h.client, h.server, NODE);
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.DRAINING, 2);
+    String job = "gpu-remediator/" + h.job("collect").getMetadata().getName();
+    assertThat(sent).as("episode %s", h.episode(NODE)).singleElement().satisfies(n -> assertThat(n.text())
+        .isEqualTo(NODE + " quarantined (evidence: job " + job + ")"));
   }
 
   @Test
