@@ -5,5 +5,7 @@
  * against the PodDisruptionBudgets in the store (429 with a DisruptionBudget cause, 500 for several
  * budgets, the budget's disruptionsAllowed spent), throttling, pod logs, and Dynamic Resource Allocation's device
  * taints ({@link DynamicResources}: ResourceSlices by field, DeviceTaintRules validated, the eviction controller).
+ * Where the mock itself misbehaves as no API server does, it is worked around here and says so: a watch that closes
+ * while its events are sent no longer blocks an event loop nor loses a write's answer ({@link ClosesOffTheEventLoop}).
  */
 package io.gpuremediator.simapi;
