@@ -19,10 +19,13 @@ import java.util.TreeMap;
  * One GPU of a DRA node fenced, not its node (Kubernetes 1.37's device taints). Two nodes run the GPU Operator's DRA
  * stack: labelled {@code nvidia.com/gpu.deploy.dra-driver=true}, their GPUs published in ResourceSlices of
  * {@code gpu.nvidia.com} under the UUIDs their exporter reports; on the first, eight inference pods each hold one GPU
- * through a ResourceClaim. XID 48 on one GPU: the remediator writes a DeviceTaintRule (NoExecute) on that GPU, the
- * emulated API server's device taint eviction controller deletes the pod using it, and the chapter plays its
+ * through a ResourceClaim, and the GPU Operator v26.7 DRA stack's exporter holds all eight through its one claim
+ * ({@code allocationMode: All}, {@code adminAccess: true}, no tolerations). XID 48 on one GPU: the remediator writes a
+ * DeviceTaintRule on that GPU (NoSchedule: a NoExecute rule would have the emulated API server's device taint eviction
+ * controller delete the exporter too) and evicts the pod using it through the Eviction API, and the chapter plays its
  * Deployment and the scheduler (a new pod on a free GPU of the second node). The GPU is reset and diagnosed alone,
- * then unfenced; the node is never cordoned, and the other seven pods keep running throughout.
+ * then unfenced; the node is never cordoned, the other seven pods keep running throughout, and so does the exporter:
+ * the fenced GPU's series are still scraped while it is fenced.
  */
 final class DraChapter {
   static final String NAMESPACE = "ml-inference";
@@ -32,7 +35,7 @@ final class DraChapter {
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
 
   /** What the chapter saw: the milestones' times, whether the node was ever cordoned, the pods left running. */
-  record Seen(Map<String, Duration> milestones, boolean cordoned, int othersRunning, String movedTo) {}
+  record Seen(Map<String, Duration> milestones, boolean cordoned, int othersRunning, String movedTo, boolean exporterKept) {}
 
   private final Pipeline p;
   private final Timeline t;
@@ -58,13 +61,20 @@ final class DraChapter {
     for (int gpu = 0; gpu < 8; gpu++) {
       pod(kube, "inference-" + gpu, node, gpu);
     }
+    String exporter = DraShapes.exporterPod(node).getMetadata().getName();
+    kube.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).resource(DraShapes.exporterPod(node)).create();
+    kube.genericKubernetesResources(DraShapes.CLAIMS).inNamespace(DraShapes.EXPORTER_NAMESPACE)
+        .resource(DraShapes.exporterClaim(node, uuids.size())).create();
     t.at("node", node + " and " + spare + " labelled " + DRA_LABEL + "=true, their GPUs published in ResourceSlices of"
-        + " gpu.nvidia.com (UUIDs as their exporter reports them); 8 inference pods on " + node + ", one GPU each (ResourceClaims)");
+        + " gpu.nvidia.com (UUIDs as their exporter reports them); 8 inference pods on " + node + ", one GPU each (ResourceClaims);"
+        + " its exporter " + DraShapes.EXPORTER_NAMESPACE + "/" + exporter + " holds all " + uuids.size()
+        + " (the v26.7 claim: allocationMode All, adminAccess)");
     long at = System.nanoTime();
     p.simulator().inject(node, GPU, "xid", "48");
     String uuid = uuids.get(GPU);
     t.at("fault", node + " GPU " + GPU + " (" + uuid + "): DCGM_FI_DEV_XID_ERRORS = 48");
     boolean[] cordoned = {false};
+    boolean[] kept = {true};
     String[] moved = {""};
     Map<String, Duration> seen = Milestones.await(at, TIMEOUT, List.of(
         new Milestone("alert", () -> see.prometheusAlert(ALERT, node, "firing").map(a -> ALERT + " firing with UUID "
@@ -72,17 +82,24 @@ final class DraChapter {
         new Milestone("fence", () -> decision("gpu_fenced").map(d -> d.path("detail").asText())),
         new Milestone("evicted", () -> Optional.ofNullable(kube.pods().inNamespace(NAMESPACE).withName("inference-" + GPU).get())
             .isPresent() ? Optional.empty() : Optional.of(moved[0] = move(kube))),
+        new Milestone("exporting", () -> !rules(kube).isEmpty() && exporting(kube, exporter) ? Optional.of(DraShapes.EXPORTER_NAMESPACE + "/" + exporter
+            + " still running while GPU " + GPU + " is fenced; its series still scraped") : Optional.empty()),
         new Milestone("repair", () -> decision("repair_started").map(d -> "the GPU alone: " + d.path("detail").asText())),
         new Milestone("diagnose", () -> decision("diagnose_started").map(d -> d.path("detail").asText())),
         new Milestone("unfenced", () -> decision("gpu_unfenced").filter(d -> rules(kube).isEmpty())
-            .map(d -> d.path("detail").asText()))), report, () -> cordoned[0] |= cordoned(kube));
+            .map(d -> d.path("detail").asText()))), report, () -> {
+          cordoned[0] |= cordoned(kube);
+          kept[0] &= kube.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).withName(exporter).get() != null;
+        });
     p.simulator().clear(node, "xid");
     t.at("fault", node + " GPU " + GPU + " reports no XID after its reset (simulator: fault cleared)");
     int others = (int) kube.pods().inNamespace(NAMESPACE).list().getItems().stream()
         .filter(pod -> node.equals(pod.getSpec().getNodeName())).count();
     t.at("node", node + (cordoned[0] || cordoned(kube) ? " WAS CORDONED" : " never cordoned or tainted") + "; " + others
         + " of its 7 other inference pods kept running throughout");
-    return new Seen(seen, cordoned[0], others, moved[0]);
+    t.at("node", DraShapes.EXPORTER_NAMESPACE + "/" + exporter + (kept[0] ? " ran and exported throughout the fence"
+        : " WAS EVICTED"));
+    return new Seen(seen, cordoned[0], others, moved[0], kept[0] && exporting(kube, exporter));
   }
 
   /** Labels the node a DRA node and publishes its GPUs as NVIDIA's driver does, under the UUIDs its exporter reports. */
@@ -107,10 +124,16 @@ final class DraChapter {
         .resource(DraShapes.claim(NAMESPACE, name, on, gpu)).createOr(r -> r.update());
   }
 
+  /** The exporter pod is there and Prometheus still has the fenced GPU's series from it. */
+  private boolean exporting(KubernetesClient kube, String exporter) throws IOException, InterruptedException {
+    return kube.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).withName(exporter).get() != null
+        && !see.series("DCGM_FI_DEV_GPU_TEMP{node=\"" + node + "\", gpu=\"" + GPU + "\"}").isEmpty();
+  }
+
   /** The evicted pod's Deployment makes a new one, and the scheduler gives it a free GPU of the spare node. */
   private String move(KubernetesClient kube) {
     pod(kube, "inference-" + GPU + "-r2", spare, 0);
-    return "inference-" + GPU + " evicted by the device taint eviction controller; its new pod (the chapter plays the"
+    return "inference-" + GPU + " evicted by the fence through the Eviction API; its new pod (the chapter plays the"
         + " Deployment and the scheduler) runs on GPU 0 of " + spare;
   }
 

@@ -309,7 +309,8 @@ public final class Story {
     t.plain(String.format("  %-18s %-26s %s", draNode, "XID 48 on a DRA node", "GPU 3"
         + " fenced " + Timeline.human(dra.milestones().get("fence")) + " after the fault, its pod moved to " + draSpare
         + ", reset and diagnosed alone, unfenced " + Timeline.human(dra.milestones().get("unfenced")) + " after the fault; node "
-        + (dra.cordoned() ? "CORDONED" : "never cordoned") + ", " + dra.othersRunning() + " other pods kept running"));
+        + (dra.cordoned() ? "CORDONED" : "never cordoned") + ", " + dra.othersRunning() + " other pods kept running, its exporter "
+        + (dra.exporterKept() ? "exporting throughout" : "EVICTED")));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -337,7 +338,7 @@ public final class Story {
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
         replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired(),
-        evidenceFirst, dra.cordoned(), dra.othersRunning());
+        evidenceFirst, dra.cordoned(), dra.othersRunning(), dra.exporterKept());
   }
 
   /**

@@ -38,6 +38,8 @@ import java.util.Map;
  * @param xidEvidenceFirst whether the XID 79 node's evidence Job was created before its reboot was asked
  * @param draNodeCordoned whether the DRA node whose one GPU was fenced was ever cordoned or tainted
  * @param draOthersRunning how many of that node's 7 other inference pods kept running
+ * @param draExporterKept whether that node's exporter (the GPU Operator v26.7 DRA stack's, its claim on every GPU) ran
+ *     throughout the fence, the fenced GPU's series still scraped
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -69,4 +71,5 @@ public record StoryResult(
     boolean fabricRepaired,
     boolean xidEvidenceFirst,
     boolean draNodeCordoned,
-    int draOthersRunning) {}
+    int draOthersRunning,
+    boolean draExporterKept) {}

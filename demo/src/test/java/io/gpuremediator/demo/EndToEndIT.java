@@ -43,6 +43,8 @@ class EndToEndIT {
     assertThat(r.driverResetBack()).as("the driver's recovery action: GPU reset, diagnosed, back in service").isNotNull();
     assertThat(r.draNodeCordoned()).as("XID 48 on a DRA node: one GPU fenced, the node never cordoned").isFalse();
     assertThat(r.draOthersRunning()).as("XID 48 on a DRA node: its 7 other GPUs' pods kept running").isEqualTo(7);
+    assertThat(r.draExporterKept()).as("XID 48 on a DRA node: the v26.7 exporter kept running and exporting the fenced GPU")
+        .isTrue();
     assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
     assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
     assertThat(r.replacedThrough()).as("the node beyond repair: its NodeClaim deleted").contains("NodeClaim ")

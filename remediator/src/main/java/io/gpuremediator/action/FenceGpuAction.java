@@ -5,6 +5,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.device.Device;
 import io.gpuremediator.device.DeviceTaint;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.FieldRule;
@@ -27,9 +28,13 @@ import java.util.Set;
  * {@code fence_gpu: {gpus, effect, key, on_fail}}: takes one GPU out of service instead of its node. A cluster-scoped
  * DeviceTaintRule ({@code resource.k8s.io/v1}) on the device the node publishes in its DRA driver's ResourceSlices whose
  * {@code uuid} (or {@code index}, where the driver publishes one) is the rendered {@code gpus}. The node is not cordoned
- * or tainted; its other GPUs' pods keep running. Under {@code NoExecute} the device taint eviction controller evicts
- * the pods using the GPU; under {@code NoSchedule} they finish; {@code None} only shows the taint (a dry run in the
- * cluster). The rule's name follows from node and device ({@link EpisodeNames#fenceRuleName}): a restart finds it.
+ * or tainted; its other GPUs' pods keep running. Under {@code NoExecute} the pods using the GPU are evicted through
+ * the Eviction API (their PodDisruptionBudgets hold), but the DaemonSet pods of {@code dra.keep_namespaces}, and the
+ * rule is written {@code NoSchedule}: a {@code NoExecute} rule would have the device taint eviction controller delete
+ * every pod whose claim uses the GPU, the GPU Operator's DRA exporter among them (its claim takes every GPU of the node
+ * with {@code allocationMode: All} and {@code adminAccess}, neither exempt, no toleration), and the node would go dark;
+ * a restarted exporter is still allocated the node's other GPUs. The step passes once every other holder is evicted.
+ * Under {@code NoSchedule} they finish; {@code None} only shows the taint (a dry run in the cluster). The rule's name follows from node and device ({@link EpisodeNames#fenceRuleName}): a restart finds it.
  * Its start takes a place in the GPU limits, its look reads the node's slices once and writes the rule. A node that
  * already has {@code safety.max_fenced_per_node} GPUs fenced, or publishes no such device (a device-plugin node), fails
  * the step to {@code on_fail} (the node path); the fleet's GPU budget ({@code safety.max_unavailable_gpus}) makes it
@@ -53,7 +58,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
   }
 
   /** The driver whose ResourceSlices publish the GPUs, unless {@code dra.driver} says otherwise. */
-  public static final String NVIDIA_DRIVER = "gpu.nvidia.com";
+  public static final String NVIDIA_DRIVER = DraScope.NVIDIA_DRIVER;
   private static final Set<String> EFFECTS = Set.of("NoExecute", "NoSchedule", "None");
   private static final StepStages STAGES = new StepStages(Stage.QUARANTINED, Optional.of(Stage.FENCED),
       Stage.NEEDS_HUMAN, Reason.GPU_FENCED, Reason.GPU_FENCED, Reason.GPU_NOT_PUBLISHED);
@@ -132,11 +137,23 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
     FenceGpuSpec spec = run.spec();
     String name = EpisodeNames.fenceRuleName(run.node(), d.ref().pool(), d.ref().device());
     String uuid = d.uuid().orElse(found.gpu());
-    run.ports().devices().fence(new FenceRule(name, d.ref(), new DeviceTaint(spec.key(), value(run.episode()),
-        spec.effect()), Map.of(NodeKeys.MANAGED_LABEL, "true", EpisodeNames.JOB_EPISODE_LABEL,
-        EpisodeNames.episodeHash(run.node(), run.episode()))));
-    return new StepResult.Succeeded("GPU " + uuid + " of " + run.node() + " fenced: DeviceTaintRule " + name + " on "
-        + d.ref() + " (" + spec.key() + "=" + value(run.episode()) + ":" + spec.effect() + "); the node stays in service",
+    boolean evicts = spec.effect().equals("NoExecute");
+    String written = evicts ? "NoSchedule" : spec.effect(); // the eviction is ours: see the class
+    run.ports().devices().fence(new FenceRule(name, d.ref(), new DeviceTaint(spec.key(), value(run.episode()), written),
+        Map.of(NodeKeys.MANAGED_LABEL, "true", EpisodeNames.JOB_EPISODE_LABEL,
+            EpisodeNames.episodeHash(run.node(), run.episode()))));
+    String fenced = "GPU " + uuid + " of " + run.node() + " fenced: DeviceTaintRule " + name + " on " + d.ref() + " ("
+        + spec.key() + "=" + value(run.episode()) + ":" + written + ")";
+    String moved = "";
+    if (evicts) {
+      HolderEvictions evictions = HolderEvictions.of(run, GpuHolders.of(run, d.ref()));
+      if (evictions.waiting().isPresent()) {
+        return new StepResult.Running(fenced + "; " + evictions.waiting().get(),
+            Optional.of(run.now().plus(run.ports().retryDelay())));
+      }
+      moved = evictions.done();
+    }
+    return new StepResult.Succeeded(fenced + moved + "; the node stays in service",
         new StepResult.Kept.Fenced(new FencedGpu(d.ref().driver(), d.ref().pool(), d.ref().device(), uuid, name)));
   }
 

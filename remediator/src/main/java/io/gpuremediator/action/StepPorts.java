@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.device.Devices;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.safety.StepLimits;
@@ -15,16 +16,16 @@ import java.util.Set;
  *
  * @param retryDelay how long a blocked eviction or a retriable cloud error waits before it is asked again
  * @param jobNamespace where Jobs are created
- * @param draDriver the DRA driver whose ResourceSlices publish the GPUs ({@code dra.driver})
+ * @param dra the DRA driver whose ResourceSlices publish the GPUs, and whose DaemonSets a fence keeps ({@code dra})
  */
 public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, OutsidePorts outside, StepLimits limits,
-    Duration retryDelay, String jobNamespace, Set<String> replaceProviders, String draDriver) {
+    Duration retryDelay, String jobNamespace, Set<String> replaceProviders, DraScope dra) {
   /** Validates presence. */
   public StepPorts {
     Objects.requireNonNull(cluster, "cluster");
     Objects.requireNonNull(workloads, "workloads");
     Objects.requireNonNull(devices, "devices");
-    Objects.requireNonNull(draDriver, "draDriver");
+    Objects.requireNonNull(dra, "dra");
     Objects.requireNonNull(outside, "outside");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(retryDelay, "retryDelay");
@@ -36,6 +37,11 @@ public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, O
   public StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, StepLimits limits, Duration retryDelay,
       String jobNamespace, Set<String> replaceProviders) {
     this(cluster, workloads, Devices.NONE, outside, limits, retryDelay, jobNamespace, replaceProviders,
-        FenceGpuAction.NVIDIA_DRIVER);
+        DraScope.DEFAULT);
+  }
+
+  /** The DRA driver whose ResourceSlices publish the GPUs ({@code dra.driver}). */
+  public String draDriver() {
+    return dra.driver();
   }
 }

@@ -6,6 +6,7 @@ import io.gpuremediator.config.RemediatorConfig.LeaderElection;
 import io.gpuremediator.config.RemediatorConfig.Limits;
 import io.gpuremediator.config.RemediatorConfig.Safety;
 import io.gpuremediator.config.RemediatorConfig.Tls;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.LabelSelector;
@@ -18,8 +19,10 @@ import io.gpuremediator.yaml.YamlFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
@@ -28,6 +31,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 /** Decodes {@code remediator.yaml}. Stateless. */
 public final class ConfigLoader {
   private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
+  /** A namespace's name: a DNS label. */
+  private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern LISTEN = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[0-9.]+|[a-zA-Z0-9.-]+):(\\d{1,5})");
 
   private ConfigLoader() {}
@@ -79,7 +84,7 @@ public final class ConfigLoader {
     Optional<RemediatorConfig.Preflight> preflight = PreflightConfig.decode(m, problems);
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
-    String draDriver = draDriver(m, problems);
+    DraScope dra = dra(m, problems);
     LogFormat logFormat = m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
       problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
       return LogFormat.TEXT;
@@ -94,7 +99,7 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, draDriver));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */
@@ -200,17 +205,33 @@ public final class ConfigLoader {
         maxFencedPerNode);
   }
 
-  /** {@code dra.driver}: the DRA driver whose ResourceSlices publish the GPUs a {@code fence_gpu} fences. */
-  private static String draDriver(MapReader m, Problems problems) {
+  /**
+   * {@code dra}: {@code driver}, the DRA driver whose ResourceSlices publish the GPUs a {@code fence_gpu} fences; and
+   * {@code keep_namespaces}, the namespaces whose DaemonSet pods a fence never evicts (the GPU Operator's exporter holds
+   * every GPU of its node).
+   */
+  private static DraScope dra(MapReader m, Problems problems) {
     return m.map("dra", "dra").map(d -> {
-      String driver = d.string("driver").orElse("gpu.nvidia.com");
+      String driver = d.string("driver").orElse(DraScope.NVIDIA_DRIVER);
       if (FieldRule.DNS_SUBDOMAIN.check(driver).isPresent()) {
         problems.add(d.at("driver"), "\"driver\" in dra must be a DRA driver's name (a DNS subdomain), not \"" + driver
             + "\"");
       }
+      Set<String> keep = new LinkedHashSet<>();
+      d.list("keep_namespaces").ifPresentOrElse(items -> {
+        for (Node n : items) {
+          d.scalar(n, "keep_namespaces").ifPresent(ns -> {
+            if (NAMESPACE.matcher(ns).matches()) {
+              keep.add(ns);
+            } else {
+              problems.add(n, "\"keep_namespaces\" entry \"" + ns + "\" in dra is not a namespace name (a DNS label)");
+            }
+          });
+        }
+      }, () -> keep.addAll(DraScope.DEFAULT_KEEP_NAMESPACES));
       d.finish();
-      return driver;
-    }).orElse("gpu.nvidia.com");
+      return new DraScope(driver, keep);
+    }).orElse(DraScope.DEFAULT);
   }
 
   private static LeaderElection leaderElection(MapReader m, Problems problems) {

@@ -1,5 +1,6 @@
 package io.gpuremediator.config;
 
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.playbook.Matcher;
@@ -39,7 +40,7 @@ public record RemediatorConfig(
     List<Matcher> acceptAlerts,
     LogFormat logFormat,
     List<DeferRule> deferTo,
-    String draDriver) {
+    DraScope dra) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {

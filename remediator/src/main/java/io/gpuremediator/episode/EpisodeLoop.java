@@ -115,7 +115,7 @@ public final class EpisodeLoop implements AutoCloseable {
         replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
             settings.fencing().maxFencedPerNode(), selected));
     this.ports = new StepPorts(cluster, workloads, devices, outside, limits, settings.retryDelay(),
-        settings.jobNamespace(), settings.replaceProviders(), settings.fencing().draDriver());
+        settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }

@@ -1,6 +1,6 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.FenceGpuAction;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.value.Budget;
@@ -31,14 +31,19 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
     List<DeferRule> deferTo, Fencing fencing) {
   /**
-   * How one GPU is fenced ({@code dra.driver}, {@code safety.max_unavailable_gpus}, {@code safety.max_fenced_per_node}).
+   * How one GPU is fenced ({@code dra}, {@code safety.max_unavailable_gpus}, {@code safety.max_fenced_per_node}).
    *
    * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes, fleet-wide
    * @param maxFencedPerNode GPUs fenced on one node
    */
-  public record Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
-    /** NVIDIA's DRA driver; 10% of the selected nodes' GPUs; one GPU a node. */
-    public static final Fencing DEFAULT = new Fencing(FenceGpuAction.NVIDIA_DRIVER, SafetyLimits.DEFAULT_MAX_UNAVAILABLE_GPUS, 1);
+  public record Fencing(DraScope dra, Budget maxUnavailableGpus, int maxFencedPerNode) {
+    /** NVIDIA's DRA driver, keeping the GPU Operator's DaemonSets and ours; 10% of the selected nodes' GPUs; one GPU a node. */
+    public static final Fencing DEFAULT = new Fencing(DraScope.DEFAULT, SafetyLimits.DEFAULT_MAX_UNAVAILABLE_GPUS, 1);
+
+    /** This driver, keeping the default namespaces' DaemonSets. */
+    public Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
+      this(DraScope.of(draDriver), maxUnavailableGpus, maxFencedPerNode);
+    }
   }
 
   /** Settings that fence as {@link Fencing#DEFAULT} does. */

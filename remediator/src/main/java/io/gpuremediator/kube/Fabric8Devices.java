@@ -120,12 +120,23 @@ final class Fabric8Devices implements Devices {
     if (found == null || found.getMetadata().getDeletionTimestamp() != null) {
       return Optional.empty();
     }
-    JsonNode spec = JSON.valueToTree(found).path("spec");
+    JsonNode rule = JSON.valueToTree(found);
+    JsonNode spec = rule.path("spec");
     JsonNode selector = spec.path("deviceSelector");
     Map<String, String> labels = found.getMetadata().getLabels();
     return Optional.of(new FenceRule(name, new DeviceRef(selector.path("driver").asText(),
         selector.path("pool").asText(), selector.path("device").asText()), taint(spec.path("taint")),
-        labels == null ? Map.of() : labels));
+        labels == null ? Map.of() : labels, evictionInProgress(rule.path("status"))));
+  }
+
+  /** The message of the rule's {@code EvictionInProgress} condition while it is True (KEP-5055), else empty. */
+  private static Optional<String> evictionInProgress(JsonNode status) {
+    for (JsonNode c : status.path("conditions")) {
+      if ("EvictionInProgress".equals(c.path("type").asText()) && "True".equals(c.path("status").asText())) {
+        return Optional.of(c.path("message").asText(""));
+      }
+    }
+    return Optional.empty();
   }
 
   @Override
@@ -175,7 +186,11 @@ final class Fabric8Devices implements Devices {
     return out;
   }
 
-  /** The claims a pod names: its own ({@code spec.resourceClaims}) and those made for it from a template. */
+  /**
+   * The claims a pod names: its own ({@code spec.resourceClaims}), those made for it from a template
+   * ({@code status.resourceClaimStatuses}), and the one the scheduler made for its extended resources backed by DRA
+   * (KEP-5004: {@code status.extendedResourceClaimStatus}; a pod asking for {@code nvidia.com/gpu} on a DRA node).
+   */
   private static Set<String> claimsOf(Pod pod) {
     Set<String> names = new TreeSet<>();
     if (pod.getSpec() != null && pod.getSpec().getResourceClaims() != null) {
@@ -186,10 +201,18 @@ final class Fabric8Devices implements Devices {
       pod.getStatus().getResourceClaimStatuses().stream().map(PodResourceClaimStatus::getResourceClaimName)
           .filter(Objects::nonNull).forEach(names::add);
     }
+    if (pod.getStatus() != null && pod.getStatus().getExtendedResourceClaimStatus() != null
+        && pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName() != null) {
+      names.add(pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName());
+    }
     return names;
   }
 
-  /** Whether a claim's status allocates the device and reserves it for the pod. */
+  /**
+   * Whether a claim's status allocates the device and reserves it for the pod, or for a PodGroup (KEP-5729: a claim
+   * shared by a gang is reserved for the group, {@code scheduling.k8s.io} {@code podgroups}, not for each pod; a pod on
+   * the node that names it uses it).
+   */
   private static boolean holds(JsonNode status, DeviceRef device, String pod) {
     boolean allocated = false;
     for (JsonNode r : status.path("allocation").path("devices").path("results")) {
@@ -198,7 +221,9 @@ final class Fabric8Devices implements Devices {
     }
     boolean reserved = false;
     for (JsonNode user : status.path("reservedFor")) {
-      reserved |= "pods".equals(user.path("resource").asText()) && pod.equals(user.path("name").asText());
+      String resource = user.path("resource").asText();
+      reserved |= "pods".equals(resource) && user.path("apiGroup").asText("").isEmpty() && pod.equals(user.path("name").asText())
+          || "podgroups".equals(resource) && "scheduling.k8s.io".equals(user.path("apiGroup").asText());
     }
     return allocated && reserved;
   }

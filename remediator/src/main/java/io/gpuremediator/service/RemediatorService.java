@@ -183,7 +183,7 @@ public final class RemediatorService implements AutoCloseable {
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
                 p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight(),
-            config.deferTo(), new LoopSettings.Fencing(config.draDriver(), config.safety().maxUnavailableGpus(),
+            config.deferTo(), new LoopSettings.Fencing(config.dra(), config.safety().maxUnavailableGpus(),
                 config.safety().maxFencedPerNode())),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());

@@ -64,23 +64,27 @@ class ConfigLoaderTest {
     assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
     assertThat(c.safety().maxUnavailableGpus()).hasToString("10%");
     assertThat(c.safety().maxFencedPerNode()).isEqualTo(1);
-    assertThat(c.draDriver()).isEqualTo("gpu.nvidia.com");
+    assertThat(c.dra().driver()).isEqualTo("gpu.nvidia.com");
+    assertThat(c.dra().keepNamespaces()).as("the GPU Operator's and ours").containsExactlyInAnyOrder("gpu-operator",
+        "gpu-remediator");
   }
 
   @Test
   void decodesTheGpuLimitsAndTheDraDriverAndNamesEachMistakeWithItsLine() throws IOException {
     RemediatorConfig c = load(String.join("\n", "auth: {insecure_no_auth: true}",
-        "safety: {max_unavailable_gpus: 16, max_fenced_per_node: 2}", "dra: {driver: gpu.example.com}", "")).config()
-        .orElseThrow();
+        "safety: {max_unavailable_gpus: 16, max_fenced_per_node: 2}", "dra: {driver: gpu.example.com, keep_namespaces: [nvidia-gpu-operator]}", ""))
+        .config().orElseThrow();
     assertThat(c.safety().maxUnavailableGpus().of(1000)).isEqualTo(16);
     assertThat(c.safety().maxFencedPerNode()).isEqualTo(2);
-    assertThat(c.draDriver()).isEqualTo("gpu.example.com");
+    assertThat(c.dra().driver()).isEqualTo("gpu.example.com");
+    assertThat(c.dra().keepNamespaces()).containsExactly("nvidia-gpu-operator");
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  max_unavailable_gpus: lots",
-        "  max_fenced_per_node: -1", "dra:", "  driver: Not A Driver", "  pools: x", "")).errors()).containsExactly(
+        "  max_fenced_per_node: -1", "dra:", "  driver: Not A Driver", "  pools: x", "  keep_namespaces: [GPU_Operator]", "")).errors()).containsExactly(
         f + ":3: \"max_unavailable_gpus\" in safety: \"lots\" is not a GPU count or a percentage from 0% to 100%",
         f + ":4: \"max_fenced_per_node\" in safety must be a non-negative integer, not \"-1\"",
         f + ":6: \"driver\" in dra must be a DRA driver's name (a DNS subdomain), not \"Not A Driver\"",
+        f + ":8: \"keep_namespaces\" entry \"GPU_Operator\" in dra is not a namespace name (a DNS label)",
         f + ":7: unknown key \"pools\" in dra");
   }
 

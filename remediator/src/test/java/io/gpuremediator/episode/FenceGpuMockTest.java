@@ -27,11 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Fencing one GPU instead of its node (DRA device taints), through the closed loop against the emulated API server over
  * HTTP: the server serves the node's ResourceSlice and the pods' ResourceClaims as NVIDIA's DRA driver and Kubernetes
  * publish them, and evicts under NoExecute as the device taint eviction controller does; the test plays the Job
- * controller.
+ * controller. The GPU Operator's exporter beside a fence: {@link FenceRealHoldersMockTest}.
  */
 class FenceGpuMockTest {
   private static final String NODE = "gpu-node-0";
-  private static final String PLAYBOOKS = """
+  static final String PLAYBOOKS = """
       playbooks:
         - name: gpu-fence-reset
           match: ['alertname="GpuXidHardwareError"']
@@ -96,11 +96,14 @@ class FenceGpuMockTest {
         .containsKey("gpu-remediator.io/episode");
     String spec = Serialization.asJson(rule.getAdditionalProperties().get("spec"));
     assertThat(spec).contains("\"driver\":\"gpu.nvidia.com\"", "\"pool\":\"" + NODE + "\"", "\"device\":\"gpu-3\"",
-        "\"key\":\"gpu-remediator.io/unhealthy\"", "\"value\":\"GpuXidHardwareError\"", "\"effect\":\"NoExecute\"");
+        "\"key\":\"gpu-remediator.io/unhealthy\"", "\"value\":\"GpuXidHardwareError\"",
+        "\"effect\":\"NoSchedule\""); // NoExecute's eviction is ours: the exporter's claim would not survive the rule's
     NodeInfo node = h.node(NODE);
     assertThat(node.unschedulable()).as("the node is never cordoned").isFalse();
     assertThat(node.taints()).as("nor tainted").isEmpty();
-    assertThat(h.server.deviceTaintEvictions("ml", "trainer-3")).as("the eviction controller took the GPU's pod").isEqualTo(1);
+    assertThat(h.server.evictionsGranted("ml", "trainer-3")).as("the GPU's pod evicted through the Eviction API")
+        .isEqualTo(1);
+    assertThat(h.server.deviceTaintEvictions("ml", "trainer-3")).isZero();
     assertThat(trainers()).as("the other seven keep running").containsExactly("trainer-0", "trainer-1", "trainer-2",
         "trainer-4", "trainer-5", "trainer-6", "trainer-7");
     assertThat(repairing.fenced()).singleElement().satisfies(g -> assertThat(g.uuid()).isEqualTo(DraObjects.uuid(NODE, 3)));

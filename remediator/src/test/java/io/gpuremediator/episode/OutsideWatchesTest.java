@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.device.Devices;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
@@ -46,7 +47,7 @@ class OutsideWatchesTest {
         });
     StepPorts ports = new StepPorts(cluster, new InMemoryWorkloads(), devices, OutsidePorts.NONE,
         new StepLimits(Slots.none("d"), Slots.none("p"), ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
-        Set.of(), "gpu.nvidia.com");
+        Set.of(), DraScope.DEFAULT);
     List<String> looked = new ArrayList<>();
     try (OutsideWatches watches = OutsideWatches.start(ports, cluster, looked::add)) {
       told.get().accept("rule-2");

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole service, the shipped playbooks and its watches, against the emulated API server: a reset-class XID on a DRA
- * node fences that GPU (the node schedulable, the pod using it evicted by the device taint controller), and a human who
+ * node fences that GPU (the node schedulable, the pod using it evicted through the Eviction API), and a human who
  * deletes our DeviceTaintRule ends the episode without a timer's look (the loop's interval is 10 minutes), with nothing
  * put back. That the watch of our rules alone tells the loop is Fabric8DevicesMockTest's and OutsideWatchesTest's.
  */
@@ -62,7 +62,7 @@ class FenceServiceMockTest {
           "severity", "critical", "remediate", "true"));
       assertThat(service.post(xid)).contains("gpu-dra-xid-reset", "actions_applied");
       await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(client).size() == 1);
-      await().atMost(Duration.ofSeconds(20)).until(() -> server.deviceTaintEvictions("ml", "server-2") == 1);
+      await().atMost(Duration.ofSeconds(20)).until(() -> server.evictionsGranted("ml", "server-2") == 1);
       assertThat(client.nodes().withName(NODE).get().getSpec().getUnschedulable()).isNull();
       JsonObject node = new JsonObject(service.get("/api/v1/nodes").body()).getJsonArray("nodes").stream()
           .map(JsonObject.class::cast).filter(n -> n.getString("node").equals(NODE)).findFirst().orElseThrow();

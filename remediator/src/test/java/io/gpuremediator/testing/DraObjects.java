@@ -49,6 +49,13 @@ public final class DraObjects {
         .resource(DraShapes.claim(namespace, pod, node, gpu)).create();
   }
 
+  /** The GPU Operator v26.7 DRA stack's exporter on the node, its claim allocated all {@code gpus} GPUs (admin access). */
+  public static void exporter(KubernetesClient client, String node, int gpus) {
+    client.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).resource(DraShapes.exporterPod(node)).create();
+    client.genericKubernetesResources(DraShapes.CLAIMS).inNamespace(DraShapes.EXPORTER_NAMESPACE)
+        .resource(DraShapes.exporterClaim(node, gpus)).create();
+  }
+
   /** Every DeviceTaintRule. */
   public static List<GenericKubernetesResource> rules(KubernetesClient client) {
     return client.genericKubernetesResources(RULES).list().getItems();

@@ -11,7 +11,8 @@ import java.util.Map;
  * The DRA objects the emulated cluster's users create, in the shapes NVIDIA's DRA driver and Kubernetes publish
  * (tests/real/dra): a node's ResourceSlice of {@code gpu.nvidia.com} (one pool named after the node, devices
  * {@code gpu-<i>} with {@code type} and {@code uuid} attributes, no {@code index}; a driver's own taint on some), and a
- * ResourceClaim allocated one GPU and reserved for its pod. For the tests, the demo and the bench alike.
+ * ResourceClaim allocated one GPU and reserved for its pod; and the GPU Operator v26.7 DRA stack's exporter, whose one
+ * claim takes every GPU of its node with admin access. For the tests, the demo and the bench alike.
  */
 public final class DraShapes {
   /** ResourceSlices. */
@@ -76,6 +77,74 @@ public final class DraShapes {
               results: [{request: gpu, driver: gpu.nvidia.com, pool: %3$s, device: gpu-%4$d}]
           reservedFor: [{resource: pods, name: %1$s, uid: uid-%1$s}]
         """.formatted(pod, namespace, node, gpu), GenericKubernetesResource.class);
+  }
+
+  /** The GPU Operator's namespace, where its DRA stack's exporter runs. */
+  public static final String EXPORTER_NAMESPACE = "gpu-operator";
+  /** The name of the v26.7 DRA stack's exporter DaemonSet. */
+  public static final String EXPORTER = "nvidia-dcgm-exporter-dra";
+  /**
+   * The request of the exporter's claim template, as the GPU Operator v26.7.0 ships it for {@code resource.k8s.io/v1}
+   * (tests/real/gpu-operator/v26.7.0-dra/0400_resourceclaimtemplate.yaml): every GPU, with admin access, no toleration.
+   */
+  public static final String EXPORTER_REQUEST =
+      "{name: admin-gpus, exactly: {deviceClassName: gpu.nvidia.com, allocationMode: All, adminAccess: true}}";
+
+  /**
+   * The v26.7 DRA stack's exporter pod on the node, as its DaemonSet makes it (tests/real/gpu-operator/v26.7.0-dra/
+   * 0700_daemonset.yaml): owned by the DaemonSet, its claim {@code admin-gpus} made from the template
+   * {@code nvidia-dcgm-exporter-admin} (named in {@code status.resourceClaimStatuses}).
+   */
+  public static Pod exporterPod(String node) {
+    String pod = EXPORTER + "-" + Integer.toHexString(node.hashCode() & 0xfffff);
+    return Serialization.unmarshal("""
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: %1$s
+          namespace: %2$s
+          labels: {app: %3$s}
+          ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: %3$s, uid: uid-%3$s, controller: true}]
+        spec:
+          nodeName: %4$s
+          resourceClaims: [{name: admin-gpus, resourceClaimTemplateName: nvidia-dcgm-exporter-admin}]
+          containers:
+          - name: %3$s
+            image: nvcr.io/nvidia/k8s/dcgm-exporter:4.5.2-4.8.1-distroless
+            resources: {claims: [{name: admin-gpus}]}
+        status:
+          phase: Running
+          resourceClaimStatuses: [{name: admin-gpus, resourceClaimName: %1$s-admin-gpus}]
+        """.formatted(pod, EXPORTER_NAMESPACE, EXPORTER, node), Pod.class);
+  }
+
+  /**
+   * The exporter pod's claim, made from the template and allocated every GPU of the node's pool with admin access
+   * ({@code allocationMode: All}), reserved for the pod.
+   */
+  public static GenericKubernetesResource exporterClaim(String node, int gpus) {
+    String pod = exporterPod(node).getMetadata().getName();
+    StringBuilder results = new StringBuilder();
+    for (int i = 0; i < gpus; i++) {
+      results.append(i == 0 ? "" : ", ").append("{request: admin-gpus, driver: gpu.nvidia.com, pool: ").append(node)
+          .append(", device: gpu-").append(i).append(", adminAccess: true}");
+    }
+    return Serialization.unmarshal("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: %1$s-admin-gpus
+          namespace: %2$s
+          annotations: {resource.kubernetes.io/pod-claim-name: admin-gpus}
+        spec:
+          devices:
+            requests: [%3$s]
+        status:
+          allocation:
+            devices:
+              results: [%4$s]
+          reservedFor: [{resource: pods, name: %1$s, uid: uid-%1$s}]
+        """.formatted(pod, EXPORTER_NAMESPACE, EXPORTER_REQUEST, results), GenericKubernetesResource.class);
   }
 
   private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {

@@ -9,6 +9,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -159,5 +164,30 @@ class DynamicResourcesTest {
   private static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
     return new ResourceDefinitionContext.Builder().withGroup("resource.k8s.io").withVersion("v1").withKind(kind)
         .withPlural(plural).withNamespaced(namespaced).build();
+  }
+  @Test
+  void theExportersClaimAsksWhatTheRecordedV26TemplateAsks() throws IOException {
+    String template = Files.readString(Path.of(
+        "../tests/real/gpu-operator/v26.7.0-dra/0400_resourceclaimtemplate.yaml"));
+    StringBuilder v1 = new StringBuilder(); // the template's resource.k8s.io/v1 branch: its {{ if }} lines dropped
+    boolean skipping = false;
+    for (String line : template.split("\n")) {
+      String t = line.strip();
+      if (t.startsWith("{{- else }}")) {
+        skipping = true;
+      } else if (t.startsWith("{{- end }}")) {
+        skipping = false;
+      } else if (!t.startsWith("{{") && !skipping) {
+        v1.append(line.replace("{{ .ResourceClaimAPIVersion }}", "resource.k8s.io/v1")
+            .replace("{{ .Namespace }}", "gpu-operator")).append('\n');
+      }
+    }
+    Map<String, Object> recorded = Serialization.unmarshal(v1.toString(), Map.class);
+    Object request = ((List<?>) ((Map<?, ?>) ((Map<?, ?>) ((Map<?, ?>) recorded
+        .get("spec")).get("spec")).get("devices")).get("requests")).get(0);
+    assertThat(Serialization.unmarshal("request: " + DraShapes.EXPORTER_REQUEST, Map.class).get("request"))
+        .isEqualTo(request);
+    assertThat(Serialization.asJson(DraShapes.exporterClaim("node-a", 8))).contains("\"allocationMode\":\"All\"",
+        "\"adminAccess\":true").doesNotContain("tolerations");
   }
 }
