@@ -13,6 +13,10 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +39,8 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
    * Resets the named GPUs of the node with a privileged Job.
    *
    * @param gpus the GPU indices (a template); empty: the alert's {@code gpu} label, else every GPU
-   * @param command the command, with {@code {{ gpus }}} replaced; empty: {@code nvidia-smi -r [-i GPUS]}
+   * @param command the command, with {@code {{ gpus }}} replaced; empty: {@code nvidia-smi -r [-i GPUS]} with persistence
+   *     mode off for the reset and back on after ({@link #DEFAULT_SCRIPT})
    * @param onFail the playbook an episode escalates to when the reset fails; empty: stay out for a human
    */
   public record GpuResetSpec(Optional<Template> gpus, String image, Optional<List<String>> command, Duration timeout,
@@ -44,6 +49,14 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
   /** The image of the contract's example: nvidia-smi comes from the driver, mounted by the NVIDIA runtime. */
   static final String DEFAULT_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
   private static final Pattern GPUS_VARIABLE = Pattern.compile("\\{\\{\\s*gpus\\s*}}");
+  /** The default command's script (resources: gpu-reset.sh), run by {@code sh -c SCRIPT gpu-reset GPUS}. */
+  static final String DEFAULT_SCRIPT = script("gpu-reset.sh");
+  /**
+   * What nvidia-smi prints when it refuses a reset (tests/real/nvidia-smi: "could not be reset ... In use by another
+   * client", "is currently in use by another process"); such a failure is {@code reset_refused}, with the tool's words.
+   */
+  private static final Pattern REFUSED = Pattern.compile("(?m)^.*(could not be reset|In use by another client"
+      + "|in use by another process|Unable to reset|Reset (is )?not supported).*$");
   private static final Duration MAX_TIMEOUT = Duration.ofHours(6);
   /** What the NVIDIA container runtime reads to mount every GPU and the driver's utilities (nvidia-smi) in. */
   private static final Map<String, String> NVIDIA_ENV = Map.of("NVIDIA_VISIBLE_DEVICES", "all",
@@ -75,8 +88,10 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
   /** Applied to a draft it only says what will happen; the episode engine runs the Job in the background. */
   @Override
   public Step prepare(GpuResetSpec spec, TemplateContext ctx) throws RenderException {
-    List<String> command = command(spec, gpus(spec, ctx));
-    String what = "reset GPUs of " + ctx.node() + ": run " + String.join(" ", command) + " (" + spec.image() + ") as a"
+    String gpus = gpus(spec, ctx);
+    String command = spec.command().isEmpty() ? "nvidia-smi -r" + (gpus.isEmpty() ? "" : " -i " + gpus)
+        + " (persistence mode off for the reset, back on after)" : String.join(" ", command(spec, gpus));
+    String what = "reset GPUs of " + ctx.node() + ": run " + command + " (" + spec.image() + ") as a"
         + " privileged Job (timeout " + Durations.format(spec.timeout()) + "; on failure: "
         + ActionParams.onFailure(spec.onFail()) + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
@@ -112,8 +127,25 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
     } catch (RenderException e) {
       return new StepResult.Failed(Reason.TEMPLATE_INVALID, "gpu_reset on " + run.node() + ": " + e.getMessage());
     }
-    return PinnedJobs.createOrLook(run, new PinnedJobs.Shape("GPU reset job", "gpu-reset-", name(), spec.image(),
-        command, NVIDIA_ENV, spec.timeout(), true, false), Reason.REPAIR_FAILED);
+    StepResult result = PinnedJobs.createOrLook(run, new PinnedJobs.Shape("GPU reset job", "gpu-reset-", name(),
+        spec.image(), command, NVIDIA_ENV, spec.timeout(), true, false), Reason.REPAIR_FAILED);
+    return refused(result);
+  }
+
+  /** A failed reset whose log holds nvidia-smi's refusal is {@code reset_refused}, naming the tool's words. */
+  static StepResult refused(StepResult result) {
+    if (result instanceof StepResult.Failed f && f.reason() == Reason.REPAIR_FAILED) {
+      Matcher m = REFUSED.matcher(f.note());
+      List<String> words = new ArrayList<>();
+      while (m.find()) {
+        words.add(m.group().replaceFirst(".*log tail: ", "").strip());
+      }
+      if (!words.isEmpty()) {
+        return new StepResult.Failed(Reason.RESET_REFUSED, "nvidia-smi refused the reset: \"" + String.join(" ", words)
+            + "\" (" + f.note() + ")");
+      }
+    }
+    return result;
   }
 
   /** The fenced GPUs' UUIDs after a {@code fence_gpu} (those only), else the GPUs the spec names for the alert. */
@@ -143,9 +175,20 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
   /** The command with {@code {{ gpus }}} replaced; the default resets the named GPUs, or every GPU. */
   static List<String> command(GpuResetSpec spec, String gpus) {
     if (spec.command().isEmpty()) {
-      return gpus.isEmpty() ? List.of("nvidia-smi", "-r") : List.of("nvidia-smi", "-r", "-i", gpus);
+      return List.of("sh", "-c", DEFAULT_SCRIPT, "gpu-reset", gpus);
     }
     return withGpus(spec.command().get(), gpus);
+  }
+
+  private static String script(String name) {
+    try (InputStream in = GpuResetAction.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("the jar holds no " + name + " beside " + GpuResetAction.class.getName());
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The command with {@code {{ gpus }}} replaced by these GPUs. */

@@ -129,6 +129,11 @@ public enum Reason {
   REPAIRED(Outcome.APPLIED),
   /** The GPU reset Job failed, timed out or was lost, or the reboot could not be asked; on_fail decides what next. */
   REPAIR_FAILED(Outcome.FAILED),
+  /**
+   * nvidia-smi refused the GPU reset ("In use by another client", "in use by another process": persistence mode, DCGM,
+   * an exporter or a workload still holds the GPU); the decision names the tool's words, and on_fail decides what next.
+   */
+  RESET_REFUSED(Outcome.FAILED),
   /** The Node object was deleted while its reboot was under way: the episode is over, with nothing left to act on. */
   NODE_DELETED(Outcome.FAILED),
   /** The rebooted node did not come back Ready with a new bootID within the step's timeout. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.gpuremediator.action.EpisodeNames;
@@ -13,6 +14,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -70,7 +72,9 @@ class GpuResetMockTest {
         .contains("gpu-remediator.io/unhealthy", "node.kubernetes.io/unschedulable");
     Container c = job.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(c.getName()).isEqualTo("gpu_reset".replace('_', '-'));
-    assertThat(c.getCommand()).containsExactly("nvidia-smi", "-r", "-i", "3");
+    assertThat(c.getCommand()).as("the default script: persistence mode off for the reset").startsWith("sh", "-c")
+        .endsWith("gpu-reset", "3");
+    assertThat(c.getCommand().get(2)).contains("-pm 0", "nvidia-smi -r \"$@\"", "-pm 1");
     assertThat(c.getSecurityContext().getPrivileged()).isTrue();
     assertThat(c.getEnv()).extracting(EnvVar::getName).containsExactly("NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_VISIBLE_DEVICES");
     assertThat(job.getMetadata().getLabels()).containsKey(EpisodeNames.JOB_EPISODE_LABEL)
@@ -118,6 +122,21 @@ class GpuResetMockTest {
   }
 
   @Test
+  void aResetNvidiaSmiRefusedIsResetRefusedInTheToolsWords() throws Exception {
+    Job job = resetting(", on_fail: gpu-reboot", Alerts.xid(NODE, "48"));
+    h.client.pods().inNamespace("gpu-remediator").resource(new PodBuilder().withNewMetadata().withName("reset-pod")
+        .withNamespace("gpu-remediator").withLabels(Map.of("job-name", job.getMetadata().getName())).endMetadata()
+        .withNewSpec().withNodeName(NODE).endSpec().build()).create();
+    h.server.log("gpu-remediator", "reset-pod", Files.readString(Path.of("../tests/real/nvidia-smi/"
+        + "reset-refused-persistence-mode.txt")));
+    h.finishJob("gpu_reset", "Failed", "BackoffLimitExceeded");
+    assertThat(h.lookUntil(NODE, Stage.ESCALATED, 1).playbook()).isEqualTo("gpu-reboot");
+    assertThat(h.decisions(Reason.RESET_REFUSED)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("nvidia-smi refused the reset: \"The following GPUs could not be reset: GPU 00000000:1A:00.0: In use by"
+            + " another client\"").contains("then escalated to gpu-reboot"));
+  }
+
+  @Test
   void aResetThatNeverEndsFailsAfterItsTimeoutAndAHumanDecides() {
     resetting("", Alerts.xid(NODE, "48"));
     h.clock.advance(Duration.ofMinutes(13));
@@ -148,7 +167,7 @@ class GpuResetMockTest {
     Map<String, String> labels = new HashMap<>(alert.labels());
     labels.remove("gpu");
     Job job = resetting("", Alerts.withLabels(alert, labels));
-    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand()).containsExactly("nvidia-smi", "-r");
+    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand()).endsWith("gpu-reset", "");
   }
 
   @Test
@@ -157,7 +176,7 @@ class GpuResetMockTest {
     Map<String, String> labels = new HashMap<>(alert.labels());
     labels.put("gpu", "unknown");
     Job job = resetting("", Alerts.withLabels(alert, labels));
-    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand()).containsExactly("nvidia-smi", "-r");
+    assertThat(job.getSpec().getTemplate().getSpec().getContainers().get(0).getCommand()).endsWith("gpu-reset", "");
   }
 
   @Test
