@@ -115,7 +115,8 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
     }
     if (refused.isPresent()) {
       String note = "fencing GPU " + gpu + " of " + run.node() + " waits: " + refused.get().detail();
-      run.warn().accept("GpuBudgetExhausted", note); // a refusal is an Event too, as every limit's is
+      run.warn().accept(refused.get().reason() == Reason.GPU_COUNT_UNKNOWN ? "GpuCountUnknown" : "GpuBudgetExhausted",
+          note); // a refusal is an Event too, as every limit's is
       return new StepStart.Wait(refused.get().reason(), note, false);
     }
     return new StepStart.Go("fencing GPU " + gpu + " of " + run.node(), Optional.empty());

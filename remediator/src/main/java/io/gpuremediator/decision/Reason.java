@@ -121,6 +121,11 @@ public enum Reason {
    * allows; the fence waits for a place.
    */
   GPU_BUDGET_EXHAUSTED(Outcome.SUPPRESSED),
+  /**
+   * The GPU limits need a node's GPU count that nothing gives (no ResourceSlice of the DRA driver, no GPU Feature
+   * Discovery count, no device plugin capacity): never guessed, the fence waits until it can be read.
+   */
+  GPU_COUNT_UNKNOWN(Outcome.SUPPRESSED),
   /** A reset or diagnostic of fenced GPUs waits until no pod holds them (the eviction controller, or the pods ending). */
   GPU_IN_USE(Outcome.SUPPRESSED),
   /** A repair began: the GPU reset Job was created, or the reboot was asked (recorded in the ledger first). */

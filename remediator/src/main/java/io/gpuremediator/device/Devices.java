@@ -3,6 +3,7 @@ package io.gpuremediator.device;
 import io.gpuremediator.node.ClusterException;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
@@ -48,6 +49,15 @@ public interface Devices {
    */
   default AutoCloseable watchRules(Consumer<String> deleted) {
     return () -> { };
+  }
+
+  /**
+   * How many GPUs the node publishes in the ResourceSlices of {@code driver} (its devices of type {@code gpu}, or every
+   * device where the driver types none: NVIDIA's publishes MIG devices beside its GPUs), from a watch of the slices the
+   * first call starts and waits for; empty when it publishes none (a device-plugin node) or the slices cannot be read.
+   */
+  default OptionalInt publishedGpus(String node, String driver) {
+    return OptionalInt.empty();
   }
 
   /** The devices the node publishes in the ResourceSlices of {@code driver}; none on a device-plugin node. */

@@ -9,6 +9,7 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.GpuBudget;
+import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
@@ -113,7 +114,8 @@ public final class EpisodeLoop implements AutoCloseable {
         new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)",
             () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0)),
         replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
-            settings.fencing().maxFencedPerNode(), selected));
+            settings.fencing().maxFencedPerNode(), selected,
+            GpuCounts.publishedFirst(node -> devices.publishedGpus(node, settings.fencing().dra().driver()))));
     this.ports = new StepPorts(cluster, workloads, devices, outside, limits, settings.retryDelay(),
         settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));

@@ -26,8 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -48,10 +50,20 @@ final class Fabric8Devices implements Devices {
 
   private final KubernetesClient client;
   private final ApiBudget budget;
+  private final Map<String, PublishedGpuWatch> published = new ConcurrentHashMap<>();
 
   Fabric8Devices(KubernetesClient client, ApiBudget budget) {
     this.client = client;
     this.budget = budget;
+  }
+
+  @Override
+  public OptionalInt publishedGpus(String node, String driver) {
+    return published.computeIfAbsent(driver, d -> {
+      PublishedGpuWatch w = new PublishedGpuWatch(client, SLICES, d);
+      w.start();
+      return w;
+    }).on(node);
   }
 
   @Override

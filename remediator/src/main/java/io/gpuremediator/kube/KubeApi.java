@@ -23,10 +23,13 @@ import java.util.Optional;
 public final class KubeApi implements AutoCloseable {
   private final KubernetesClient client;
   private final ApiBudget budget;
+  /** One for the connection: the fence and the GPU limits' counts share its watch of the ResourceSlices. */
+  private final Fabric8Devices devices;
 
   private KubeApi(KubernetesClient client, ApiBudget budget) {
     this.client = client;
     this.budget = budget;
+    this.devices = new Fabric8Devices(client, budget);
   }
 
   /**
@@ -73,7 +76,7 @@ public final class KubeApi implements AutoCloseable {
 
   /** The devices nodes publish through DRA, and the DeviceTaintRules that fence one of them. */
   public Devices devices() {
-    return new Fabric8Devices(client, budget);
+    return devices;
   }
 
   /** The fleet safety state, kept in a ConfigMap. */

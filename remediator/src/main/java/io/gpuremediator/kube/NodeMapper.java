@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.NodeSpecBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuremediator.node.InternalIp;
 import io.gpuremediator.node.NodeCondition;
@@ -32,6 +33,9 @@ import java.util.Optional;
 
 /** Converts between fabric8 Nodes and {@link NodeInfo}, keeping every field we do not model intact. */
 final class NodeMapper {
+  /** The device plugin's GPU resource. */
+  private static final String GPU_RESOURCE = "nvidia.com/gpu";
+
   private NodeMapper() {}
 
   /** The node as the remediator sees it. */
@@ -80,7 +84,17 @@ final class NodeMapper {
       }
     }
     return new NodeInfo(node.getMetadata().getName(), labels, annotations, taints, unschedulable, conditions, ips, bootId,
-        node.getMetadata().getResourceVersion(), ledger, ledgerError);
+        node.getMetadata().getResourceVersion(), ledger, ledgerError, gpuCapacity(node));
+  }
+
+  /** The node's {@code nvidia.com/gpu} capacity as a whole number, 0 when it has none (or none that reads as one). */
+  private static int gpuCapacity(Node node) {
+    if (node.getStatus() == null || node.getStatus().getCapacity() == null) {
+      return 0;
+    }
+    Quantity q = node.getStatus().getCapacity().get(GPU_RESOURCE);
+    String amount = q == null ? "" : q.getAmount() + (q.getFormat() == null ? "" : q.getFormat());
+    return amount.matches("[0-9]{1,4}") ? Integer.parseInt(amount) : 0;
   }
 
   /** {@code fresh} with the metadata and spec of {@code edited}: labels, annotations, ledger, taints, cordon. */

@@ -12,6 +12,7 @@ import java.util.Optional;
  *
  * @param bootId {@code status.nodeInfo.bootID}: changes whenever the machine boots (empty when not reported)
  * @param ledgerError why the ledger annotation could not be read; such a node is never acted on
+ * @param gpuCapacity its {@code status.capacity} of {@code nvidia.com/gpu} (the device plugin's), 0 when it has none
  */
 public record NodeInfo(
     String name,
@@ -24,7 +25,8 @@ public record NodeInfo(
     String bootId,
     String resourceVersion,
     NodeLedger ledger,
-    Optional<String> ledgerError) {
+    Optional<String> ledgerError,
+    int gpuCapacity) {
 
   /** Makes defensive copies. */
   public NodeInfo {
@@ -38,6 +40,14 @@ public record NodeInfo(
     resourceVersion = resourceVersion == null ? "" : resourceVersion;
     Objects.requireNonNull(ledger, "ledger");
     Objects.requireNonNull(ledgerError, "ledgerError");
+  }
+
+  /** A node without {@code nvidia.com/gpu} capacity. */
+  public NodeInfo(String name, Map<String, String> labels, Map<String, String> annotations, List<Taint> taints,
+      boolean unschedulable, List<NodeCondition> conditions, List<String> internalIps, String bootId, String resourceVersion,
+      NodeLedger ledger, Optional<String> ledgerError) {
+    this(name, labels, annotations, taints, unschedulable, conditions, internalIps, bootId, resourceVersion, ledger,
+        ledgerError, 0);
   }
 
   /** A node with only a name and labels, Ready, for offline use. */

@@ -203,7 +203,7 @@ public final class FleetGate implements SafetyGate {
     List<LimitUsage> usage = new ArrayList<>();
     FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
     usage.addAll(ReplaceRateLimit.usage(fleet));
-    usage.add(GpuBudget.usage(nodes, limits.maxUnavailableGpus()));
+    usage.add(GpuBudget.usage(nodes, limits.maxUnavailableGpus(), selected.gpuCounts()));
     return new SafetySnapshot(g.loaded, nodes.size(), unavailable.size(), limits.maxUnavailable().of(nodes.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),

@@ -7,10 +7,12 @@ import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -20,20 +22,22 @@ import java.util.function.Supplier;
  * nodes' GPUs) bounds the GPUs fenced plus the GPUs of unavailable nodes, fleet-wide; {@code safety.max_fenced_per_node}
  * bounds the GPUs fenced on one node. Fenced GPUs are read from the ledgers in the cache (every instance's), plus the
  * places this instance gave that the cache may not show yet; adding first and counting after, two fences racing for
- * the last place may both be refused but never both admitted. A node's GPUs are its {@code nvidia.com/gpu.count} label
- * (GPU Feature Discovery), else {@link #GPUS_UNLABELLED}: counting too many fails closed.
+ * the last place may both be refused but never both admitted. A node's GPUs are as {@link GpuCounts} reads them; a node
+ * whose count cannot be read is never guessed: a fence that needs it (every selected node's, for a percentage; an
+ * unavailable node's, always) waits, {@code gpu_count_unknown}.
  */
 public final class GpuBudget {
-  /** The GPUs counted for a node without GPU Feature Discovery's count label: an HGX node's eight. */
-  public static final int GPUS_UNLABELLED = 8;
   /** The label GPU Feature Discovery writes with the node's GPU count. */
-  public static final String COUNT_LABEL = "nvidia.com/gpu.count";
+  public static final String COUNT_LABEL = GpuCounts.COUNT_LABEL;
+  /** How many nodes a refusal names of those it cannot count. */
+  private static final int NAMED = 3;
 
   private final Map<String, Instant> admitted = new ConcurrentHashMap<>();
   private final Duration settle;
   private final Budget maxUnavailableGpus;
   private final int maxFencedPerNode;
   private final Supplier<List<NodeInfo>> selected;
+  private final GpuCounts counts;
 
   /** Why a fence may not take a place: the reason code, and what was counted. */
   public record Refusal(Reason reason, String detail) {}
@@ -42,11 +46,18 @@ public final class GpuBudget {
    * @param settle how long a place counts on its own before the cache must show the fence
    * @param selected the nodes of node_selector (whose GPUs a percentage counts)
    */
-  public GpuBudget(Duration settle, Budget maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected) {
+  public GpuBudget(Duration settle, Budget maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected,
+      GpuCounts counts) {
     this.settle = settle;
     this.maxUnavailableGpus = maxUnavailableGpus;
     this.maxFencedPerNode = maxFencedPerNode;
     this.selected = selected;
+    this.counts = counts;
+  }
+
+  /** The same, counting each node's GPUs from the node alone ({@link GpuCounts#FROM_NODE}). */
+  public GpuBudget(Duration settle, Budget maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected) {
+    this(settle, maxUnavailableGpus, maxFencedPerNode, selected, GpuCounts.FROM_NODE);
   }
 
   /** No GPU may be fenced: for a loop with nothing to fence. */
@@ -62,9 +73,17 @@ public final class GpuBudget {
   public Optional<Refusal> take(String node, String gpu, Instant now) {
     String key = node + "/" + gpu;
     admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
-    Count c = count(selected.get());
+    Count c = count(selected.get(), counts);
     if (c.fenced().contains(key)) {
       return Optional.empty();
+    }
+    List<String> unknown = maxUnavailableGpus.percent() ? c.uncounted() : c.uncountedUnavailable();
+    if (!unknown.isEmpty()) {
+      return Optional.of(new Refusal(Reason.GPU_COUNT_UNKNOWN, "the GPUs of " + unknown.size() + " selected node(s) cannot"
+          + " be counted (" + String.join(", ", unknown.subList(0, Math.min(NAMED, unknown.size())))
+          + (unknown.size() > NAMED ? ", ..." : "") + ": no ResourceSlice of the DRA driver, no " + COUNT_LABEL
+          + " label, no nvidia.com/gpu capacity), so safety.max_unavailable_gpus " + maxUnavailableGpus
+          + " cannot be held; never guessed"));
     }
     if (admitted.putIfAbsent(key, now) != null) {
       return Optional.empty();
@@ -92,26 +111,37 @@ public final class GpuBudget {
   }
 
   /** What {@code safety.max_unavailable_gpus} has used of what it allows, for the page, the API and the metrics. */
-  static LimitUsage usage(List<NodeInfo> selected, Budget maxUnavailableGpus) {
-    Count c = count(selected);
+  static LimitUsage usage(List<NodeInfo> selected, Budget maxUnavailableGpus, GpuCounts counts) {
+    Count c = count(selected, counts);
     return new LimitUsage("max_unavailable_gpus", c.used(), maxUnavailableGpus.of(c.total()), "of " + c.total()
-        + " GPUs of the selected nodes, fenced or on unavailable nodes (" + maxUnavailableGpus + ")");
+        + " GPUs of the selected nodes, fenced or on unavailable nodes (" + maxUnavailableGpus + ")"
+        + (c.uncounted().isEmpty() ? "" : "; " + c.uncounted().size() + " node(s) whose GPUs cannot be counted"
+            + " (gpu_count_unknown)"));
   }
 
   /**
-   * The selected nodes' GPUs, those out (fenced, or on an unavailable node), and the fenced ones ({@code node/uuid}) of
-   * nodes in service.
+   * The selected nodes' GPUs, those out (fenced, or on an unavailable node), the fenced ones ({@code node/uuid}) of
+   * nodes in service, and the nodes whose GPUs cannot be counted (all of them; the unavailable among them).
    */
-  private record Count(int total, int used, Set<String> fenced) {}
+  private record Count(int total, int used, Set<String> fenced, List<String> uncounted, List<String> uncountedUnavailable) {}
 
-  private static Count count(List<NodeInfo> selected) {
+  private static Count count(List<NodeInfo> selected, GpuCounts counts) {
     int total = 0;
     int used = 0;
     Set<String> fenced = new HashSet<>();
+    List<String> uncounted = new ArrayList<>();
+    List<String> uncountedUnavailable = new ArrayList<>();
     for (NodeInfo n : selected) {
-      total += gpusOf(n);
+      OptionalInt gpus = counts.of(n);
+      if (gpus.isEmpty()) {
+        uncounted.add(n.name());
+      }
+      total += gpus.orElse(0);
       if (Unavailable.is(n)) {
-        used += gpusOf(n);
+        used += gpus.orElse(0);
+        if (gpus.isEmpty()) {
+          uncountedUnavailable.add(n.name());
+        }
         continue;
       }
       for (Episode e : n.ledger().episodes().values()) {
@@ -122,7 +152,7 @@ public final class GpuBudget {
         }
       }
     }
-    return new Count(total, used, fenced);
+    return new Count(total, used, fenced, uncounted, uncountedUnavailable);
   }
 
   /** The node's fence was written (the cache shows it), failed, or was never written: its places are given back. */
@@ -130,9 +160,4 @@ public final class GpuBudget {
     admitted.keySet().removeIf(k -> k.startsWith(node + "/"));
   }
 
-  /** The GPUs a node has, as this budget counts them. */
-  public static int gpusOf(NodeInfo n) {
-    String count = n.labels().getOrDefault(COUNT_LABEL, "");
-    return count.matches("[0-9]{1,4}") ? Integer.parseInt(count) : GPUS_UNLABELLED;
-  }
 }

@@ -29,9 +29,24 @@ public interface SelectedFleet {
   /** The node of this name, if it is cached and selected. */
   Optional<NodeInfo> node(String name);
 
-  /** The cluster's cached nodes that {@code selector} selects. */
+  /** How many GPUs each node has, for the GPU limits' usage; by default from the node alone. */
+  default GpuCounts gpuCounts() {
+    return GpuCounts.FROM_NODE;
+  }
+
+  /** The cluster's cached nodes that {@code selector} selects, their GPUs counted from the node alone. */
   static SelectedFleet of(Cluster cluster, LabelSelector selector) {
+    return of(cluster, selector, GpuCounts.FROM_NODE);
+  }
+
+  /** The cluster's cached nodes that {@code selector} selects, their GPUs counted by {@code counts}. */
+  static SelectedFleet of(Cluster cluster, LabelSelector selector, GpuCounts counts) {
     return new SelectedFleet() {
+      @Override
+      public GpuCounts gpuCounts() {
+        return counts;
+      }
+
       @Override
       public List<NodeInfo> nodes() {
         return cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList();

@@ -30,6 +30,7 @@ import io.gpuremediator.playbook.load.PlaybookReloader;
 import io.gpuremediator.safety.BudgetWarnings;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
+import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SelectedFleet;
@@ -170,9 +171,9 @@ public final class RemediatorService implements AutoCloseable {
   private RemediationEngine startEngine(Supplier<List<NodeInfo>> selected) throws StartupException {
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
     outside = OutsideWiring.create(config, vertx, metrics, clock);
-    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), SelectedFleet.of(cluster, config.nodeSelector()),
-        new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock,
-        stateWriter);
+    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), SelectedFleet.of(cluster, config.nodeSelector(),
+        GpuCounts.publishedFirst(node -> kube.devices().publishedGpus(node, config.dra().driver()))),
+        new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock, stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
     new LimitsCollector(gate::snapshot).register(registry);
     eventWriter = oneDaemonThread("remediator-refusal-events");

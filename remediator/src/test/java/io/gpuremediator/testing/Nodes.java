@@ -3,6 +3,7 @@ package io.gpuremediator.testing;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -15,7 +16,9 @@ public final class Nodes {
 
   /** A Ready GPU node with an InternalIP. */
   public static Node gpu(String name, String ip) {
-    return node(name, ip, Map.of("nvidia.com/gpu.present", "true", "kubernetes.io/hostname", name));
+    Node n = node(name, ip, Map.of("nvidia.com/gpu.present", "true", "kubernetes.io/hostname", name));
+    n.getStatus().setCapacity(Map.of("nvidia.com/gpu", new Quantity("8"))); // the device plugin's, as a GPU node shows it
+    return n;
   }
 
   /** A Ready node with these labels and an InternalIP. */

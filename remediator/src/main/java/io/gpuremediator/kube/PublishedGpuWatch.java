@@ -1,0 +1,105 @@
+package io.gpuremediator.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The GPUs each node publishes in the ResourceSlices of one DRA driver, kept by a watch of every slice (a watch of
+ * slices by field is what the API server serves too, but one of all slices costs no more here: a node has a few): a
+ * slice's count is its devices of type {@code gpu}, or all of them where the driver types none. Started on the first
+ * read, which waits for the initial list (bounded); until it has one, every count is unknown.
+ */
+final class PublishedGpuWatch implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(PublishedGpuWatch.class);
+  private static final ObjectMapper JSON = Serialization.jsonMapper();
+  private static final Duration FIRST_LIST = Duration.ofSeconds(10);
+
+  /** A slice's node and the GPUs it publishes. */
+  private record Published(String node, int gpus) {}
+
+  private final Map<String, Published> bySlice = new ConcurrentHashMap<>();
+  private final String driver;
+  private final SharedIndexInformer<GenericKubernetesResource> informer;
+
+  PublishedGpuWatch(KubernetesClient client, ResourceDefinitionContext slices, String driver) {
+    this.driver = driver;
+    this.informer = client.genericKubernetesResources(slices).runnableInformer(0);
+    informer.exceptionHandler((started, t) -> {
+      LOGGER.warn("the watch of {}'s ResourceSlices failed ({}); retrying", driver, t.toString());
+      return true;
+    });
+    informer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(GenericKubernetesResource slice) {
+        put(slice);
+      }
+
+      @Override
+      public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource slice) {
+        put(slice);
+      }
+
+      @Override
+      public void onDelete(GenericKubernetesResource slice, boolean finalStateUnknown) {
+        bySlice.remove(slice.getMetadata().getName());
+      }
+    });
+  }
+
+  /** Starts the watch and waits (bounded) for its first list. */
+  void start() {
+    try {
+      informer.start().toCompletableFuture().get(FIRST_LIST.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      LOGGER.warn("the ResourceSlices of {} were not listed within {}: GPU counts from them unknown until they are ({})",
+          driver, FIRST_LIST, e.toString());
+    }
+  }
+
+  /** The GPUs the node publishes, summed over its slices; empty when it publishes none or nothing is listed yet. */
+  OptionalInt on(String node) {
+    if (!informer.hasSynced()) {
+      return OptionalInt.empty();
+    }
+    int gpus = 0;
+    boolean any = false;
+    for (Published p : bySlice.values()) {
+      if (p.node().equals(node)) {
+        gpus += p.gpus();
+        any = true;
+      }
+    }
+    return any ? OptionalInt.of(gpus) : OptionalInt.empty();
+  }
+
+  private void put(GenericKubernetesResource slice) {
+    JsonNode spec = JSON.valueToTree(slice).path("spec");
+    if (!driver.equals(spec.path("driver").asText())) {
+      return;
+    }
+    int gpus = 0;
+    for (JsonNode d : spec.path("devices")) {
+      JsonNode type = d.path("attributes").path("type").path("string");
+      gpus += type.isMissingNode() || "gpu".equals(type.asText()) ? 1 : 0;
+    }
+    bySlice.put(slice.getMetadata().getName(), new Published(spec.path("nodeName").asText(), gpus));
+  }
+
+  @Override
+  public void close() {
+    informer.stop();
+  }
+}

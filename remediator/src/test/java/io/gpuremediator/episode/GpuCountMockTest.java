@@ -1,0 +1,76 @@
+package io.gpuremediator.episode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.decision.Reason;
+import io.gpuremediator.device.DraScope;
+import io.gpuremediator.state.Stage;
+import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.DraObjects;
+import io.gpuremediator.value.Budget;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The GPU limits count a node of the GPU Operator's DRA stack by what its DRA driver publishes, through the watch of the
+ * ResourceSlices against the emulated API server: such a node has no GPU Feature Discovery label and no device plugin
+ * capacity. A node nothing counts is never guessed: a percentage limit cannot be held, and the fence waits.
+ */
+class GpuCountMockTest {
+  private static final String NODE = "gpu-node-0";
+  @TempDir Path dir;
+  private ClosedLoopHarness h;
+
+  @AfterEach
+  void close() {
+    if (h != null) {
+      h.close();
+    }
+  }
+
+  private void start() {
+    h = new ClosedLoopHarness(dir, String.format(FenceGpuMockTest.PLAYBOOKS, "NoSchedule"),
+        new LoopSettings.Fencing(DraScope.DEFAULT, new Budget(10, true), 1));
+    withoutCapacity(NODE); // a DRA node: no device plugin
+    DraObjects.slice(h.client, NODE, 8);
+  }
+
+  private void withoutCapacity(String node) {
+    h.client.nodes().withName(node).editStatus(n -> {
+      n.getStatus().setCapacity(Map.of());
+      return n;
+    });
+  }
+
+  private static Alert xidOn(int gpu) {
+    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "f" + Integer.toHexString((NODE + gpu).hashCode()),
+        Map.of("node", NODE, "gpu", Integer.toString(gpu), "UUID", DraObjects.uuid(NODE, gpu), "xid", "79",
+            "severity", "critical"));
+  }
+
+  @Test
+  void aDraNodesGpusAreCountedFromItsResourceSlices() {
+    start();
+    h.fire(xidOn(3));
+    assertThat(h.lookUntil(NODE, Stage.REPAIRING, 3).fenced()).as("counted, so fenced").hasSize(1);
+    assertThat(h.decisions(Reason.GPU_COUNT_UNKNOWN)).isEmpty();
+  }
+
+  @Test
+  void aSelectedNodeNothingCountsHoldsAPercentageFenceBackNamingIt() {
+    start();
+    withoutCapacity("gpu-node-1"); // no slice, no GFD label, no capacity: its GPUs cannot be read
+    h.fire(xidOn(3));
+    h.look(NODE);
+    h.look(NODE);
+    assertThat(DraObjects.rules(h.client)).as("nothing fenced").isEmpty();
+    assertThat(h.decisions(Reason.GPU_COUNT_UNKNOWN)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("the GPUs of 1 selected node(s) cannot be counted (gpu-node-1:").contains("never guessed"));
+    assertThat(h.events("GpuCountUnknown")).hasSize(1);
+  }
+}
