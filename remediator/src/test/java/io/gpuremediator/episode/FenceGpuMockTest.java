@@ -72,7 +72,7 @@ class FenceGpuMockTest {
     start(effect, LoopSettings.Fencing.DEFAULT);
   }
 
-  private static Alert xidOn(String node, int gpu) {
+  static Alert xidOn(String node, int gpu) {
     return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "f" + Integer.toHexString((node + gpu).hashCode()),
         Map.of("node", node, "gpu", Integer.toString(gpu), "UUID", DraObjects.uuid(node, gpu), "xid", "79",
             "severity", "critical"));

@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuremediator.alert.Alert;
-import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.simapi.DraShapes;
 import io.gpuremediator.state.Stage;
-import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.DraObjects;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,12 +41,6 @@ class FenceRealHoldersMockTest {
     DraObjects.exporter(h.client, NODE, 8);
   }
 
-  private static Alert xidOn(int gpu) {
-    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "f" + Integer.toHexString((NODE + gpu).hashCode()),
-        Map.of("node", NODE, "gpu", Integer.toString(gpu), "UUID", DraObjects.uuid(NODE, gpu), "xid", "79",
-            "severity", "critical"));
-  }
-
   private boolean exporterRuns() {
     return h.client.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).withName(DraShapes.exporterPod(NODE).getMetadata()
         .getName()).get() != null;
@@ -59,7 +50,7 @@ class FenceRealHoldersMockTest {
   void aFenceEvictsTheGpusWorkloadAndLeavesTheNodesExporterRunning() {
     start("NoExecute");
     DraObjects.podHolding(h.client, "ml", "trainer-3", NODE, 3);
-    h.fire(xidOn(3));
+    h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.REPAIRING, 3);
     assertThat(exporterRuns()).as("the exporter keeps exporting every GPU, the fenced one included").isTrue();
     assertThat(h.server.deviceTaintEvictions(DraShapes.EXPORTER_NAMESPACE, DraShapes.exporterPod(NODE).getMetadata()
@@ -107,7 +98,7 @@ class FenceRealHoldersMockTest {
     h.client.pods().inNamespace("ml").resource(pod).create();
     h.client.genericKubernetesResources(DraShapes.CLAIMS).inNamespace("ml").resource(claim("infer-3-extended-resources-8xk2p",
         "{resource: pods, name: infer-3, uid: uid-infer-3}")).create();
-    h.fire(xidOn(3));
+    h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
     h.look(NODE);
     assertThat(h.jobs("gpu_reset")).as("no reset while the pod holds the GPU").isEmpty();
@@ -123,7 +114,7 @@ class FenceRealHoldersMockTest {
     h.client.pods().inNamespace("ml").resource(pod).create();
     h.client.genericKubernetesResources(DraShapes.CLAIMS).inNamespace("ml").resource(claim("gang-gpus",
         "{apiGroup: scheduling.k8s.io, resource: podgroups, name: gang, uid: uid-gang}")).create();
-    h.fire(xidOn(3));
+    h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
     h.look(NODE);
     assertThat(h.jobs("gpu_reset")).isEmpty();
@@ -135,7 +126,7 @@ class FenceRealHoldersMockTest {
   void aRuleWhoseEvictionIsStillInProgressHoldsTheResetBack() {
     start("NoSchedule");
     DraObjects.podHolding(h.client, "ml", "trainer-3", NODE, 3);
-    h.fire(xidOn(3));
+    h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
     String rule = "gpu-remediator." + NODE + ".gpu-3";
     h.client.genericKubernetesResources(DraObjects.RULES).withName(rule).editStatus(r -> {

@@ -2,12 +2,9 @@ package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.alert.Alert;
-import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.state.Stage;
-import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.value.Budget;
 import java.nio.file.Path;
@@ -47,16 +44,10 @@ class GpuCountMockTest {
     });
   }
 
-  private static Alert xidOn(int gpu) {
-    return Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "f" + Integer.toHexString((NODE + gpu).hashCode()),
-        Map.of("node", NODE, "gpu", Integer.toString(gpu), "UUID", DraObjects.uuid(NODE, gpu), "xid", "79",
-            "severity", "critical"));
-  }
-
   @Test
   void aDraNodesGpusAreCountedFromItsResourceSlices() {
     start();
-    h.fire(xidOn(3));
+    h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     assertThat(h.lookUntil(NODE, Stage.REPAIRING, 3).fenced()).as("counted, so fenced").hasSize(1);
     assertThat(h.decisions(Reason.GPU_COUNT_UNKNOWN)).isEmpty();
   }
@@ -65,7 +56,7 @@ class GpuCountMockTest {
   void aSelectedNodeNothingCountsHoldsAPercentageFenceBackNamingIt() {
     start();
     withoutCapacity("gpu-node-1"); // no slice, no GFD label, no capacity: its GPUs cannot be read
-    h.fire(xidOn(3));
+    h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     h.look(NODE);
     h.look(NODE);
     assertThat(DraObjects.rules(h.client)).as("nothing fenced").isEmpty();

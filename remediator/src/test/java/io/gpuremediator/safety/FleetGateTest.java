@@ -450,7 +450,8 @@ class FleetGateTest {
     assertThat(gate.admitReplacement("n3")).isEmpty();
     assertThat(gate.snapshot().limits()).extracting(LimitUsage::limit, LimitUsage::used, LimitUsage::allowed)
         .containsExactly(tuple("max_unavailable", 0, 2), tuple("rate_limit", 2, 3), tuple("replace_rate_limit", 1, 2),
-            tuple("max_unavailable_gpus", 0, 16)); // 20 nodes without GPU Feature Discovery's count: 8 GPUs each
+            tuple("max_unavailable_gpus", 0, 0)); // 20 nodes nothing counts (no slice, label or capacity): never 8 each
+    assertThat(gate.snapshot().limits().get(3).detail()).contains("20 node(s) whose GPUs cannot be counted (gpu_count_unknown)");
     assertThat(gate.snapshot().limits().get(1).left()).isEqualTo(1);
   }
 
