@@ -33,8 +33,8 @@ import java.util.Optional;
 
 /** Converts between fabric8 Nodes and {@link NodeInfo}, keeping every field we do not model intact. */
 final class NodeMapper {
-  /** The device plugin's GPU resource. */
-  private static final String GPU_RESOURCE = "nvidia.com/gpu";
+  /** The device plugins' accelerator resources, in order: NVIDIA's GPUs, else AWS Neuron devices. */
+  private static final List<String> ACCELERATOR_RESOURCES = List.of("nvidia.com/gpu", "aws.amazon.com/neuron");
 
   private NodeMapper() {}
 
@@ -87,14 +87,22 @@ final class NodeMapper {
         node.getMetadata().getResourceVersion(), ledger, ledgerError, gpuCapacity(node));
   }
 
-  /** The node's {@code nvidia.com/gpu} capacity as a whole number, 0 when it has none (or none that reads as one). */
+  /**
+   * The node's accelerator capacity as a whole number: {@code nvidia.com/gpu}, else {@code aws.amazon.com/neuron} (a
+   * Neuron node's devices); 0 when it has neither (or none that reads as one).
+   */
   private static int gpuCapacity(Node node) {
     if (node.getStatus() == null || node.getStatus().getCapacity() == null) {
       return 0;
     }
-    Quantity q = node.getStatus().getCapacity().get(GPU_RESOURCE);
-    String amount = q == null ? "" : q.getAmount() + (q.getFormat() == null ? "" : q.getFormat());
-    return amount.matches("[0-9]{1,4}") ? Integer.parseInt(amount) : 0;
+    for (String resource : ACCELERATOR_RESOURCES) {
+      Quantity q = node.getStatus().getCapacity().get(resource);
+      String amount = q == null ? "" : q.getAmount() + (q.getFormat() == null ? "" : q.getFormat());
+      if (amount.matches("[0-9]{1,4}") && Integer.parseInt(amount) > 0) {
+        return Integer.parseInt(amount);
+      }
+    }
+    return 0;
   }
 
   /** {@code fresh} with the metadata and spec of {@code edited}: labels, annotations, ledger, taints, cordon. */

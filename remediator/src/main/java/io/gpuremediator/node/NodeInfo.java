@@ -12,7 +12,8 @@ import java.util.Optional;
  *
  * @param bootId {@code status.nodeInfo.bootID}: changes whenever the machine boots (empty when not reported)
  * @param ledgerError why the ledger annotation could not be read; such a node is never acted on
- * @param gpuCapacity its {@code status.capacity} of {@code nvidia.com/gpu} (the device plugin's), 0 when it has none
+ * @param gpuCapacity its {@code status.capacity} of {@code nvidia.com/gpu} (the device plugin's), else of
+ *     {@code aws.amazon.com/neuron} (a Neuron node's devices); 0 when it has neither
  */
 public record NodeInfo(
     String name,

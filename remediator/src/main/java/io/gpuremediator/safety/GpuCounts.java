@@ -7,7 +7,8 @@ import java.util.function.Function;
 /**
  * How many GPUs a node has, for the GPU limits: where a DRA driver publishes them, the devices of its ResourceSlices (the
  * GPU Operator's DRA stack runs no GPU Feature Discovery and no device plugin); else GPU Feature Discovery's physical
- * {@code nvidia.com/gpu.count}; else the device plugin's {@code nvidia.com/gpu} capacity. None of them: unknown, never a
+ * {@code nvidia.com/gpu.count}; else the device plugin's {@code nvidia.com/gpu} capacity (a Neuron node's
+ * {@code aws.amazon.com/neuron}: its accelerators count as its GPUs do). None of them: unknown, never a
  * guess (a four-GPU tray counted as eight would let more than the limit out).
  */
 @FunctionalInterface
