@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,8 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The GPUs each node publishes in the ResourceSlices of one DRA driver, kept by a watch of every slice (a watch of
  * slices by field is what the API server serves too, but one of all slices costs no more here: a node has a few): a
- * slice's count is its devices of type {@code gpu}, or all of them where the driver types none. Started on the first
- * read, which waits for the initial list (bounded); until it has one, every count is unknown.
+ * slice's count is its devices of type {@code gpu}, or all of them where the driver types none, taken as the informer
+ * stores it (its devices are not kept). Started on the first read, which waits for the initial list (bounded); until
+ * it has one, every count is unknown.
  */
 final class PublishedGpuWatch implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(PublishedGpuWatch.class);
@@ -37,26 +40,44 @@ final class PublishedGpuWatch implements AutoCloseable {
   PublishedGpuWatch(KubernetesClient client, ResourceDefinitionContext slices, String driver) {
     this.driver = driver;
     this.informer = client.genericKubernetesResources(slices).runnableInformer(0);
+    informer.itemStore(new CountingStore());
     informer.exceptionHandler((started, t) -> {
       LOGGER.warn("the watch of {}'s ResourceSlices failed ({}); retrying", driver, t.toString());
       return true;
     });
-    informer.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(GenericKubernetesResource slice) {
-        put(slice);
-      }
+  }
 
-      @Override
-      public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource slice) {
-        put(slice);
-      }
+  /**
+   * The informer's store: each slice is counted as it is stored, and kept without its devices (a slice of eight GPUs
+   * with their attributes is kilobytes; 20,000 of them would be most of the service's heap). The informer needs only
+   * the slice's name and version of what it stores.
+   */
+  private final class CountingStore extends BasicItemStore<GenericKubernetesResource> {
+    CountingStore() {
+      super(Cache::metaNamespaceKeyFunc);
+    }
 
-      @Override
-      public void onDelete(GenericKubernetesResource slice, boolean finalStateUnknown) {
-        bySlice.remove(slice.getMetadata().getName());
+    @Override
+    public GenericKubernetesResource put(String key, GenericKubernetesResource slice) {
+      count(slice);
+      Object spec = slice.getAdditionalProperties().get("spec");
+      if (spec instanceof Map<?, ?> m) {
+        Map<String, Object> kept = new HashMap<>();
+        kept.put("driver", m.get("driver"));
+        kept.put("nodeName", m.get("nodeName"));
+        slice.getAdditionalProperties().put("spec", kept);
       }
-    });
+      return super.put(key, slice);
+    }
+
+    @Override
+    public GenericKubernetesResource remove(String key) {
+      GenericKubernetesResource gone = super.remove(key);
+      if (gone != null) {
+        bySlice.remove(gone.getMetadata().getName());
+      }
+      return gone;
+    }
   }
 
   /** Starts the watch and waits (bounded) for its first list. */
@@ -85,7 +106,7 @@ final class PublishedGpuWatch implements AutoCloseable {
     return any ? OptionalInt.of(gpus) : OptionalInt.empty();
   }
 
-  private void put(GenericKubernetesResource slice) {
+  private void count(GenericKubernetesResource slice) {
     JsonNode spec = JSON.valueToTree(slice).path("spec");
     if (!driver.equals(spec.path("driver").asText())) {
       return;

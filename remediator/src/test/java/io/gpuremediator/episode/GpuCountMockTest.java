@@ -1,13 +1,18 @@
 package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.device.Devices;
 import io.gpuremediator.device.DraScope;
+import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.simapi.DraShapes;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.value.Budget;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -63,5 +68,15 @@ class GpuCountMockTest {
     assertThat(h.decisions(Reason.GPU_COUNT_UNKNOWN)).singleElement().satisfies(d -> assertThat(d.detail())
         .contains("the GPUs of 1 selected node(s) cannot be counted (gpu-node-1:").contains("never guessed"));
     assertThat(h.events("GpuCountUnknown")).hasSize(1);
+  }
+  @Test
+  void theCountFollowsTheSlicesAsTheDriverRepublishesThem() {
+    start();
+    Devices devices = KubeApi.of(h.client).devices();
+    assertThat(devices.publishedGpus(NODE, DraScope.NVIDIA_DRIVER)).hasValue(8);
+    DraObjects.slice(h.client, NODE, 7); // a GPU fell off the bus: the driver publishes seven
+    await().atMost(Duration.ofSeconds(20)).until(() -> devices.publishedGpus(NODE, DraScope.NVIDIA_DRIVER).orElse(0) == 7);
+    h.client.genericKubernetesResources(DraShapes.SLICES).delete();
+    await().atMost(Duration.ofSeconds(20)).until(() -> devices.publishedGpus(NODE, DraScope.NVIDIA_DRIVER).isEmpty());
   }
 }
