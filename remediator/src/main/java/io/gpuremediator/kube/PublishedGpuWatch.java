@@ -34,6 +34,7 @@ final class PublishedGpuWatch implements AutoCloseable {
   private record Published(String node, int gpus) {}
 
   private final Map<String, Published> bySlice = new ConcurrentHashMap<>();
+  private final Map<String, Integer> byNode = new ConcurrentHashMap<>();
   private final String driver;
   private final SharedIndexInformer<GenericKubernetesResource> informer;
 
@@ -74,7 +75,7 @@ final class PublishedGpuWatch implements AutoCloseable {
     public GenericKubernetesResource remove(String key) {
       GenericKubernetesResource gone = super.remove(key);
       if (gone != null) {
-        bySlice.remove(gone.getMetadata().getName());
+        publish(gone.getMetadata().getName(), null);
       }
       return gone;
     }
@@ -90,20 +91,28 @@ final class PublishedGpuWatch implements AutoCloseable {
     }
   }
 
-  /** The GPUs the node publishes, summed over its slices; empty when it publishes none or nothing is listed yet. */
+  /**
+   * The GPUs the node publishes, summed over its slices; empty when it publishes none or nothing is listed yet. A map
+   * read: the GPU limits ask it of every selected node at each count.
+   */
   OptionalInt on(String node) {
-    if (!informer.hasSynced()) {
-      return OptionalInt.empty();
+    Integer gpus = informer.hasSynced() ? byNode.get(node) : null;
+    return gpus == null ? OptionalInt.empty() : OptionalInt.of(gpus);
+  }
+
+  /** Records what a slice publishes now (or, {@code now} null, that it is gone), keeping the node's sum. */
+  private synchronized void publish(String slice, Published now) {
+    Published before = now == null ? bySlice.remove(slice) : bySlice.put(slice, now);
+    if (before != null) {
+      byNode.computeIfPresent(before.node(), (n, sum) -> sum - before.gpus() == 0 && !hasSlice(n) ? null : sum - before.gpus());
     }
-    int gpus = 0;
-    boolean any = false;
-    for (Published p : bySlice.values()) {
-      if (p.node().equals(node)) {
-        gpus += p.gpus();
-        any = true;
-      }
+    if (now != null) {
+      byNode.merge(now.node(), now.gpus(), Integer::sum);
     }
-    return any ? OptionalInt.of(gpus) : OptionalInt.empty();
+  }
+
+  private boolean hasSlice(String node) {
+    return bySlice.values().stream().anyMatch(p -> p.node().equals(node));
   }
 
   private void count(GenericKubernetesResource slice) {
@@ -116,7 +125,7 @@ final class PublishedGpuWatch implements AutoCloseable {
       JsonNode type = d.path("attributes").path("type").path("string");
       gpus += type.isMissingNode() || "gpu".equals(type.asText()) ? 1 : 0;
     }
-    bySlice.put(slice.getMetadata().getName(), new Published(spec.path("nodeName").asText(), gpus));
+    publish(slice.getMetadata().getName(), new Published(spec.path("nodeName").asText(), gpus));
   }
 
   @Override
