@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
@@ -37,12 +38,18 @@ final class PublishedGpuWatch implements AutoCloseable {
   private final Map<String, Integer> byNode = new ConcurrentHashMap<>();
   private final String driver;
   private final SharedIndexInformer<GenericKubernetesResource> informer;
+  private volatile boolean absent;
 
   PublishedGpuWatch(KubernetesClient client, ResourceDefinitionContext slices, String driver) {
     this.driver = driver;
     this.informer = client.genericKubernetesResources(slices).runnableInformer(0);
     informer.itemStore(new CountingStore());
     informer.exceptionHandler((started, t) -> {
+      if (notServed(t)) {
+        absent = true; // no resource.k8s.io/v1 (Kubernetes before 1.34): nothing is published, nothing to retry
+        LOGGER.info("no ResourceSlices API here: GPU counts come from the nodes alone");
+        return false;
+      }
       LOGGER.warn("the watch of {}'s ResourceSlices failed ({}); retrying", driver, t.toString());
       return true;
     });
@@ -86,9 +93,26 @@ final class PublishedGpuWatch implements AutoCloseable {
     try {
       informer.start().toCompletableFuture().get(FIRST_LIST.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
-      LOGGER.warn("the ResourceSlices of {} were not listed within {}: GPU counts from them unknown until they are ({})",
-          driver, FIRST_LIST, e.toString());
+      if (!absent) {
+        LOGGER.warn("the ResourceSlices of {} were not listed within {}: GPU counts from them unknown until they are ({})",
+            driver, FIRST_LIST, e.toString());
+      }
     }
+  }
+
+  /** Whether a failure (or one of its causes) is the API server's 404 for the ResourceSlices' API. */
+  private static boolean notServed(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof KubernetesClientException e && e.getCode() == 404) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the watch is still running (it stops for good where the API server serves no ResourceSlices). */
+  boolean watching() {
+    return informer.isRunning();
   }
 
   /**
