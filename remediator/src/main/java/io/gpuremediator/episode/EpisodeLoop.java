@@ -108,14 +108,15 @@ public final class EpisodeLoop implements AutoCloseable {
         detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     Duration settle = settings.interval().multipliedBy(3);
+    String driver = settings.fencing().dra().driver();
+    devices.publishedGpus("", driver); // the ResourceSlice watch starts and lists here, never on a webhook's or page's thread
     StepLimits limits = new StepLimits(
         new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)",
             () -> settings.maxDraining().of(selected.get().size())),
         new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)",
             () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0)),
         replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
-            settings.fencing().maxFencedPerNode(), selected,
-            GpuCounts.publishedFirst(node -> devices.publishedGpus(node, settings.fencing().dra().driver()))));
+            settings.fencing().maxFencedPerNode(), selected, GpuCounts.publishedFirst(n -> devices.publishedGpus(n, driver))));
     this.ports = new StepPorts(cluster, workloads, devices, outside, limits, settings.retryDelay(),
         settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
