@@ -13,10 +13,6 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +46,7 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
   static final String DEFAULT_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
   private static final Pattern GPUS_VARIABLE = Pattern.compile("\\{\\{\\s*gpus\\s*}}");
   /** The default command's script (resources: gpu-reset.sh), run by {@code sh -c SCRIPT gpu-reset GPUS}. */
-  static final String DEFAULT_SCRIPT = script("gpu-reset.sh");
+  static final String DEFAULT_SCRIPT = ShippedScripts.read("gpu-reset.sh");
   /**
    * What nvidia-smi prints when it refuses a reset (tests/real/nvidia-smi: "could not be reset ... In use by another
    * client", "is currently in use by another process"); such a failure is {@code reset_refused}, with the tool's words.
@@ -178,17 +174,6 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
       return List.of("sh", "-c", DEFAULT_SCRIPT, "gpu-reset", gpus);
     }
     return withGpus(spec.command().get(), gpus);
-  }
-
-  private static String script(String name) {
-    try (InputStream in = GpuResetAction.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("the jar holds no " + name + " beside " + GpuResetAction.class.getName());
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** The command with {@code {{ gpus }}} replaced by these GPUs. */

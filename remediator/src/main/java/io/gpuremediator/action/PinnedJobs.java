@@ -9,6 +9,7 @@ import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.JobVolume;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;
@@ -40,11 +41,11 @@ final class PinnedJobs {
    * @param kind the step kind: the step label, and the container's name (with '-' for '_')
    */
   record Shape(String noun, String prefix, String kind, String image, List<String> command, Map<String, String> env,
-      Duration timeout, boolean privileged, boolean hostPid, Duration keep) {
+      Duration timeout, boolean privileged, boolean hostPid, Duration keep, List<JobVolume> volumes) {
     /** A Job kept a day after it finished, for people to read (the Job controller then removes it; we never delete). */
     Shape(String noun, String prefix, String kind, String image, List<String> command, Map<String, String> env,
         Duration timeout, boolean privileged, boolean hostPid) {
-      this(noun, prefix, kind, image, command, env, timeout, privileged, hostPid, Duration.ofDays(1));
+      this(noun, prefix, kind, image, command, env, timeout, privileged, hostPid, Duration.ofDays(1), List.of());
     }
   }
 
@@ -72,7 +73,7 @@ final class PinnedJobs {
     run.ports().workloads().createJob(new NodeJob(run.ports().jobNamespace(), name, run.node(), shape.kind().replace('_', '-'),
         shape.image(), shape.command(), shape.env(), shape.timeout(), shape.keep(),
         Map.of(EpisodeNames.JOB_EPISODE_LABEL, EpisodeNames.episodeHash(run.node(), run.episode()), STEP_LABEL,
-            shape.kind()), tolerations, shape.privileged(), shape.hostPid()));
+            shape.kind()), tolerations, shape.privileged(), shape.hostPid(), shape.volumes()));
   }
 
   /** Creates the Job when the task has none yet, else looks at it: completed passes; failed, timed out or gone fails. */

@@ -136,7 +136,7 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
     if (evidence.waiting().isPresent()) {
       return evidence.waiting().get();
     }
-    return new StepStart.Go(evidence.after("rebooting " + run.node() + " by " + run.spec().method().code()), Optional.empty());
+    return evidence.go("rebooting " + run.node() + " by " + run.spec().method().code(), run);
   }
 
   @Override

@@ -120,7 +120,7 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
     if (no.isPresent()) {
       return new StepStart.Wait(no.get().reason(), "waiting to replace: " + no.get().detail(), false);
     }
-    return new StepStart.Go(evidence.after("replacing through " + run.spec().provider()), Optional.empty());
+    return evidence.go("replacing through " + run.spec().provider(), run);
   }
 
   /** Asks the provider (once), then waits for the Node object to go, or times out. */

@@ -55,7 +55,10 @@ public sealed interface StepResult {
       }
     }
 
-    /** An evidence Job the step left running ({@code namespace/name}), kept in the episode for people. */
+    /**
+     * An evidence Job the step left running ({@code namespace/name}, then {@code -> WHERE} its report is stored when the
+     * step has a store), kept in the episode for people.
+     */
     record EvidenceJob(String job) implements Kept {
       @Override
       public Episode applyTo(Episode e, String stepKey) {

@@ -100,6 +100,13 @@ public enum Reason {
   /** A reboot or replacement waits for the episode's evidence Job to finish or time out before it starts. */
   COLLECT_WAITING(Outcome.SUPPRESSED),
   /**
+   * The report an evidence Job gathered could not be stored off the node ({@code collect.store}) before a reboot or
+   * replacement: the store refused it, stayed unreachable until the Job's timeout, or the Job left no report.
+   */
+  EVIDENCE_NOT_STORED(Outcome.FAILED),
+  /** The report an evidence Job gathered was stored off the node ({@code collect.store}), before a reboot or replacement. */
+  EVIDENCE_STORED(Outcome.APPLIED),
+  /**
    * One GPU was fenced ({@code fence_gpu}): a DeviceTaintRule on it, the node schedulable, its other GPUs' pods left
    * running; the decision names the GPU, the device and the rule.
    */

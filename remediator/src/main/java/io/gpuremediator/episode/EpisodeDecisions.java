@@ -52,6 +52,14 @@ final class EpisodeDecisions {
     }
   }
 
+  /** A decision about what a step's start found, once per episode and reason, with its Event on the node. */
+  void announceOnce(String node, Episode e, Reason reason, String detail) {
+    if (noticed.put(e.fingerprint() + "@" + e.startsAt() + "/" + reason.code(), Boolean.TRUE) == null) {
+      decide(node, e, reason, detail, List.of(), Optional.empty());
+      events.record(NodeEvents.of(node, reason, detail, clock.instant()));
+    }
+  }
+
   /** A warning Event about a step under way, once per episode, step start and message. */
   void warnOnce(String node, Episode e, String reason, String message) {
     String key = e.fingerprint() + "@" + e.startsAt() + "/" + e.progress().task().map(t -> t.started().toString()).orElse("")

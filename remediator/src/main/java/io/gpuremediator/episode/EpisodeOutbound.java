@@ -125,7 +125,9 @@ final class EpisodeOutbound {
         continue;
       }
       if (r.spec().evidenceTimeout().isPresent() && i < pb.actions().size()) {
-        evidence.add(jobNamespace + "/" + EpisodeNames.evidenceJobName(node, e, i));
+        String job = EpisodeNames.evidenceJobName(node, e, i);
+        evidence.add(jobNamespace + "/" + job + r.spec().evidenceStore().map(st -> ", its report stored at "
+            + st.where(node, job)).orElse(""));
       }
       Optional<SilenceSpec> silence = ActionRegistry.silence(r.spec());
       Optional<NotifySpec> notify = ActionRegistry.notification(r.spec());

@@ -99,9 +99,8 @@ final class StepRunner {
   }
 
   /**
-   * Whether the actions, done, gave the node back: they take it out of service, and the episode no longer holds
-   * anything that does (its last steps untainted and uncordoned it, after a repair and a passing diagnose); or they
-   * fence a GPU, and it is unfenced. A GPU still fenced after a node path (an escalation) is given back by the release.
+   * Whether the actions, done, gave the node back: they take it out of service and the episode holds nothing that does
+   * (untainted, uncordoned after a repair and a passing diagnose); or they fence a GPU, and it is unfenced.
    */
   private boolean returnedToService(String node, Episode e, Playbook playbook) {
     return playbook.takesNodeOutOfService() ? !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint())
@@ -170,6 +169,7 @@ final class StepRunner {
       return moves.quietly(node, e, Transition.WAITING, e.with(waiting), stages).orElse(null);
     }
     StepStart.Go go = (StepStart.Go) start;
+    go.notices().forEach(n -> moves.decisions().announceOnce(node, e, n.reason(), n.detail()));
     Episode next = e.with(p.inStage(kind.stages().running(), now).running(task).noted(go.note()));
     Optional<Episode> written = go.decided().isPresent()
         ? moves.move(node, e, Transition.STEP_STARTED, next, stages, kind.stages().started(), go.decided().get())

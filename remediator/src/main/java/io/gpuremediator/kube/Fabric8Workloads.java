@@ -18,8 +18,6 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobRun;
@@ -187,8 +185,10 @@ final class Fabric8Workloads implements Workloads {
         .withNewTemplate().withNewMetadata().withLabels(j.labels()).endMetadata()
         .withNewSpec().withNodeName(j.node()).withRestartPolicy("Never").withTolerations(tolerations)
         .withHostPID(j.hostPid() ? Boolean.TRUE : null)
+        .withVolumes(JobVolumes.volumes(j.volumes()))
         .addNewContainer().withName(j.container()).withImage(j.image()).withCommand(j.command()).withEnv(env)
         .withSecurityContext(j.privileged() ? new SecurityContextBuilder().withPrivileged(true).build() : null)
+        .withVolumeMounts(JobVolumes.mounts(j.volumes()))
         .endContainer()
         .endSpec().endTemplate().endSpec().build();
     try {
@@ -230,6 +230,15 @@ final class Fabric8Workloads implements Workloads {
   /** Read raw: fabric8's getLog() may first watch the pod until it is ready, a call (and a grant) we do not want. */
   @Override
   public String logTail(String namespace, String job, int lines) throws ClusterException {
+    return log(namespace, job, "tailLines=" + lines).orElse("");
+  }
+
+  @Override
+  public Optional<String> log(String namespace, String job, long limitBytes) throws ClusterException {
+    return log(namespace, job, "limitBytes=" + limitBytes);
+  }
+
+  private Optional<String> log(String namespace, String job, String query) throws ClusterException {
     List<Pod> pods;
     try {
       pods = budget.read(() -> client.pods().inNamespace(namespace).withLabel("job-name", job).list()).getItems();
@@ -237,13 +246,13 @@ final class Fabric8Workloads implements Workloads {
       throw ApiFailures.of("list the pods of job " + namespace + "/" + job, e);
     }
     if (pods.isEmpty()) {
-      return "";
+      return Optional.empty();
     }
     String url = base() + "/api/v1/namespaces/" + encode(namespace) + "/pods/" + encode(pods.get(0).getMetadata().getName())
-        + "/log?tailLines=" + lines;
+        + "/log?" + query;
     HttpRequest read = client.getHttpClient().newHttpRequestBuilder().uri(url).build();
     HttpResponse<String> response = budget.read(() -> send(read, "read the log of job " + namespace + "/" + job));
-    return response.code() == 200 && response.body() != null ? response.body() : "";
+    return response.code() == 200 && response.body() != null ? Optional.of(response.body()) : Optional.empty();
   }
 
   /** A watch (no list first: the drain lists the pods itself) of the node's pods, as the node's kubelet watches them. */
@@ -267,34 +276,6 @@ final class Fabric8Workloads implements Workloads {
 
   @Override
   public AutoCloseable watchJobs(String namespace, String label, Consumer<String> node) {
-    SharedIndexInformer<Job> informer =
-        client.batch().v1().jobs().inNamespace(namespace).withLabel(label).runnableInformer(0);
-    informer.exceptionHandler((started, t) -> true);
-    informer.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Job job) {
-        tell(job);
-      }
-
-      @Override
-      public void onUpdate(Job old, Job job) {
-        tell(job);
-      }
-
-      @Override
-      public void onDelete(Job job, boolean finalStateUnknown) {
-        tell(job);
-      }
-
-      private void tell(Job job) {
-        String pinned = job.getSpec() == null || job.getSpec().getTemplate() == null
-            || job.getSpec().getTemplate().getSpec() == null ? null : job.getSpec().getTemplate().getSpec().getNodeName();
-        if (pinned != null) {
-          node.accept(pinned);
-        }
-      }
-    });
-    informer.start();
-    return informer::stop;
+    return JobWatch.start(client, namespace, label, node);
   }
 }

@@ -3,14 +3,20 @@ package io.gpuremediator.outbound;
 import java.util.Objects;
 
 /**
- * What the loop calls outside Kubernetes: Alertmanager's silences, the notifier, the cloud's instance health, and the
- * reboots of instances and of servers through their BMCs.
+ * What the loop calls outside Kubernetes: Alertmanager's silences, the notifier, the cloud's instance health, the
+ * reboots of instances and of servers through their BMCs, and the object store evidence is uploaded to.
  */
 public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, InstanceReboots instanceReboots,
-    BmcResets bmcs) {
+    BmcResets bmcs, EvidenceUploads evidence) {
   /** Nothing configured: silences, replacements and reboots are refused (and say so), notifications have no receiver. */
   public static final OutsidePorts NONE = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
       InstanceHealth.NOT_CONFIGURED);
+
+  /** Ports without an object store client. */
+  public OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances, InstanceReboots instanceReboots,
+      BmcResets bmcs) {
+    this(silences, notifier, instances, instanceReboots, bmcs, EvidenceUploads.NOT_CONFIGURED);
+  }
 
   /** Ports without reboots outside Kubernetes. */
   public OutsidePorts(Silences silences, Notifier notifier, InstanceHealth instances) {
@@ -24,5 +30,6 @@ public record OutsidePorts(Silences silences, Notifier notifier, InstanceHealth 
     Objects.requireNonNull(instances, "instances");
     Objects.requireNonNull(instanceReboots, "instanceReboots");
     Objects.requireNonNull(bmcs, "bmcs");
+    Objects.requireNonNull(evidence, "evidence");
   }
 }

@@ -71,6 +71,11 @@ public interface ActionSpec {
     return Optional.empty();
   }
 
+  /** Where the report of the evidence Job this step leaves running is stored ({@code collect.store}); else empty. */
+  default Optional<EvidenceStore> evidenceStore() {
+    return Optional.empty();
+  }
+
   /** Whether this action only records what it would do. */
   boolean dryRun();
 

@@ -11,6 +11,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
 import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
+import io.gpuremediator.outbound.aws.S3EvidenceUploads;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.outbound.http.RedfishResets;
 import io.gpuremediator.outbound.http.WebhookNotifier;
@@ -87,7 +88,10 @@ final class OutsideWiring implements AutoCloseable {
     }
     BmcResets bmcs = config.redfish().isEmpty() ? BmcResets.NOT_CONFIGURED
         : RedfishResets.create(vertx, config.redfish().get().credentialsFile(), config.redfish().get().caFile(), counted);
-    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, reboots, bmcs), clients);
+    S3EvidenceUploads evidence = S3EvidenceUploads.withDefaultCredentials(
+        config.aws().map(RemediatorConfig.Aws::region).orElse("us-east-1"), counted);
+    clients.add(evidence);
+    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, reboots, bmcs, evidence), clients);
   }
 
   OutsidePorts ports() {

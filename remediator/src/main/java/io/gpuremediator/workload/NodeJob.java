@@ -15,10 +15,19 @@ import java.util.Objects;
  * @param tolerations taint keys to tolerate (any value and effect)
  * @param privileged whether the container is privileged (a GPU reset, a reboot)
  * @param hostPid whether the pod shares the host's PID namespace (a reboot through nsenter into PID 1)
+ * @param volumes what the container mounts (the node's root for an evidence Job, the claim evidence is stored on)
  */
 public record NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
     Map<String, String> env, Duration deadline, Duration keep, Map<String, String> labels, List<String> tolerations,
-    boolean privileged, boolean hostPid) {
+    boolean privileged, boolean hostPid, List<JobVolume> volumes) {
+  /** A Job that mounts nothing. */
+  public NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
+      Map<String, String> env, Duration deadline, Duration keep, Map<String, String> labels, List<String> tolerations,
+      boolean privileged, boolean hostPid) {
+    this(namespace, name, node, container, image, command, env, deadline, keep, labels, tolerations, privileged, hostPid,
+        List.of());
+  }
+
   /** Validates presence and copies. */
   public NodeJob {
     Objects.requireNonNull(namespace, "namespace");
@@ -32,5 +41,6 @@ public record NodeJob(String namespace, String name, String node, String contain
     Objects.requireNonNull(keep, "keep");
     labels = Map.copyOf(labels);
     tolerations = List.copyOf(tolerations);
+    volumes = List.copyOf(volumes);
   }
 }

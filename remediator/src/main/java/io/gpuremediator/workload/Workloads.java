@@ -25,6 +25,9 @@ public interface Workloads {
   /** The last {@code lines} lines of the log of the Job's pod, or empty when there is none to read. */
   String logTail(String namespace, String job, int lines) throws ClusterException;
 
+  /** The log of the Job's pod, its first {@code limitBytes} bytes at most, or empty when there is none to read. */
+  Optional<String> log(String namespace, String job, long limitBytes) throws ClusterException;
+
   /**
    * Watches the Jobs of {@code namespace} that carry {@code label}, and tells {@code node} the node a Job is pinned to
    * whenever one changes or goes (on the watch's thread: keep it quick). Closing the result stops the watch.

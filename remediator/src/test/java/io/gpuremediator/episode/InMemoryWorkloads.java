@@ -124,6 +124,11 @@ final class InMemoryWorkloads implements Workloads {
   }
 
   @Override
+  public Optional<String> log(String namespace, String job, long limitBytes) {
+    return Optional.empty();
+  }
+
+  @Override
   public AutoCloseable watchJobs(String namespace, String label, Consumer<String> node) {
     return () -> { };
   }

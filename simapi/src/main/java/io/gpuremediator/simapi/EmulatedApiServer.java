@@ -303,7 +303,8 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
     if (request.method() == HttpMethod.GET && (m = LOG.matcher(path)).matches()) {
       String text = logs.get(m.group(1) + "/" + m.group(2));
       return text == null ? status(404, "NotFound", "pods \"" + m.group(2) + "\" not found", null)
-          : new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody(text);
+          : new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain")
+              .setBody(PodLogs.select(text, m.group(3)));
     }
     if (request.method() == HttpMethod.GET && path.startsWith("/api/v1/pods?") && !path.contains("watch=")
         && (m = FIELD.matcher(path)).find()) {
