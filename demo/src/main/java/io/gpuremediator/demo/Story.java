@@ -7,6 +7,8 @@ import io.gpuremediator.simcluster.SimCluster;
 import io.gpuremediator.simcluster.SimNode;
 import io.gpuremediator.simcluster.StageHandoffs;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,7 +58,7 @@ public final class Story {
   private static final Set<String> LOOP_REASONS = Set.of("steps_applied", "drain_started", "drained",
       "drain_failed", "max_draining", "diagnose_started", "diagnostics_passed", "diagnostics_failed", "escalated", "released",
       "repair_started", "repaired", "repair_failed", "reboot_timeout", "reboot_unsupported", "replace_started", "replaced",
-      "collect_started", "collect_waiting",
+      "collect_started", "collect_waiting", "evidence_stored", "evidence_not_stored",
       "released_by_human", "step_retried", "playbook_missing", "silence_created", "silence_failed");
 
   private final Pipeline p;
@@ -176,9 +178,15 @@ public final class Story {
         .filter(n -> !see.pods(xid).contains(worker)).map(n -> "drained: " + worker + " evicted; " + xid
             + " stays out of service"), () -> see.nodeStateWhy(xid))), this::report, () -> { });
     t.note("XID 79's catalog action is a reboot (recommended_action=reboot): playbook gpu-xid-reboot reboots the node,");
-    t.note("once the evidence Job (nvidia-bug-report, into its pod's log, kept 7 days) finished or timed out");
+    t.note("once the evidence Job (the node's own nvidia-bug-report.sh, where its driver put it) finished");
+    t.note("and its report left the node (evidence.store: here the ReadWriteMany claim " + SimCluster.EVIDENCE_CLAIM + ")");
     Repair rebooted = awaitRepair(xid, xidAt, repairMilestones(xid, "reboot"),
         xid + "'s exporter came back after the reboot reporting no XID");
+    String stored = decisionFor(xid, "evidence_stored").map(d -> d.path("detail").asText()).orElse("");
+    Path report = p.evidenceClaim().resolve(stored.replaceAll(".*pvc/" + SimCluster.EVIDENCE_CLAIM + ":", ""));
+    t.at("evidence", stored.isEmpty() ? "NOT STORED: " + decisionFor(xid, "evidence_not_stored").map(d -> d.path("detail")
+        .asText()).orElse("no evidence decision") : stored + (Files.isRegularFile(report) ? " (" + Files.size(report)
+        + " bytes of nvidia-bug-report.log.gz on the claim)" : " (BUT NO FILE AT " + report + ")"));
     Optional<Instant> collected = decisionFor(xid, "collect_started").map(d -> Instant.parse(d.path("time").asText()));
     Optional<Instant> rebootAsked = decisionFor(xid, "repair_started").map(d -> Instant.parse(d.path("time").asText()));
     boolean evidenceFirst = collected.isPresent() && rebootAsked.isPresent() && !collected.get().isAfter(rebootAsked.get());
@@ -338,7 +346,8 @@ public final class Story {
         appDecisions, appTouched, l.get("node"), lostReleased, lost2Escalated, see.safety().path("breaker").path("state").asText(),
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
         replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired(),
-        evidenceFirst, dra.cordoned(), dra.othersRunning(), dra.exporterKept());
+        evidenceFirst, stored.isEmpty() || !Files.isRegularFile(report) ? "" : stored, dra.cordoned(), dra.othersRunning(),
+        dra.exporterKept());
   }
 
   /**

@@ -36,6 +36,7 @@ import java.util.Map;
  * @param fabricPages the pages gpu-oncall received about the incident
  * @param fabricRepaired whether a reset or reboot was asked of a node of the clique
  * @param xidEvidenceFirst whether the XID 79 node's evidence Job was created before its reboot was asked
+ * @param xidEvidenceStored where that Job's report was stored before the reboot (the file there checked); empty: not
  * @param draNodeCordoned whether the DRA node whose one GPU was fenced was ever cordoned or tainted
  * @param draOthersRunning how many of that node's 7 other inference pods kept running
  * @param draExporterKept whether that node's exporter (the GPU Operator v26.7 DRA stack's, its claim on every GPU) ran
@@ -70,6 +71,7 @@ public record StoryResult(
     int fabricPages,
     boolean fabricRepaired,
     boolean xidEvidenceFirst,
+    String xidEvidenceStored,
     boolean draNodeCordoned,
     int draOthersRunning,
     boolean draExporterKept) {}

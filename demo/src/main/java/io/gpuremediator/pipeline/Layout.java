@@ -43,6 +43,16 @@ public record Layout(Path root, Path work) {
     return root.resolve("deploy/playbooks");
   }
 
+  /** The fakes of a GPU node's tools the simulated cluster's Jobs run against (simapi's JobKubelet). */
+  public Path nodeTools() {
+    return root.resolve("simapi/node-tools");
+  }
+
+  /** The recorded real outputs those fakes answer from. */
+  public Path recorded() {
+    return root.resolve("tests/real");
+  }
+
   /**
    * The playbooks as deploy/karpenter installs them (the simulated cluster's GPU nodes are Karpenter's): the shipped ones,
    * with the overlay's replace-through-Karpenter playbooks in place of those of the same file name.
@@ -67,7 +77,8 @@ public record Layout(Path root, Path work) {
   /** Fails with every missing file named, and how to build them. */
   public void requireBuilt() {
     List<String> missing = new ArrayList<>();
-    for (Path p : List.of(remediatorJar(), simulatorJar(), demoJar(), countersCsv(), scrapeConfig(), alertmanagerConfig(), playbooks())) {
+    for (Path p : List.of(remediatorJar(), simulatorJar(), demoJar(), countersCsv(), scrapeConfig(), alertmanagerConfig(), playbooks(),
+        nodeTools(), recorded())) {
       if (!Files.exists(p)) {
         missing.add(root.relativize(p).toString());
       }

@@ -3,6 +3,7 @@ package io.gpuremediator.pipeline;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuremediator.simcluster.SimCluster;
 import io.gpuremediator.simcluster.SimNode;
 import java.io.File;
 import java.io.IOException;
@@ -89,7 +90,9 @@ public final class Pipeline implements AutoCloseable {
     Path kubeconfig = run.resolve("kubeconfig");
     startWithPortFile("sim-cluster", java("-Xmx384m",
         "-cp", layout.demoJar().toString(), "io.gpuremediator.simcluster.Main", "--nodes-from", simulator.nodesUrl(),
-        "--listen", "127.0.0.1:0", "--port-file", run.resolve("cluster.port").toString(), "--kubeconfig", kubeconfig.toString()),
+        "--listen", "127.0.0.1:0", "--port-file", run.resolve("cluster.port").toString(), "--kubeconfig", kubeconfig.toString(),
+        "--node-tools", layout.nodeTools().toString(), "--recorded", layout.recorded().toString(),
+        "--kubelet-dir", run.resolve("kubelet").toString()),
         run.resolve("cluster.port"));
     kube = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
 
@@ -138,6 +141,7 @@ public final class Pipeline implements AutoCloseable {
         "alertmanager: {url: \"http://127.0.0.1:" + alertmanagerPort + "\"}",
         "notify: {receivers: [{name: gpu-oncall, type: slack, url_file: " + notifyUrl + "}]}",
         "cloud: {karpenter: {}, cluster_api: {}}",
+        "evidence: {store: {pvc: " + SimCluster.EVIDENCE_CLAIM + "}}",
         "preflight:",
         "  taint: gpu-remediator.io/preflight",
         "  diagnose: {image: nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04, command: [dcgmi, diag, -r, \"2\", -j],"
@@ -196,6 +200,11 @@ public final class Pipeline implements AutoCloseable {
       }
     }
     throw new IllegalStateException(names[0] + " is not installed (run `make demo`, which installs it)");
+  }
+
+  /** Where the simulated cluster's evidence claim keeps its files (the volume behind {@link SimCluster#EVIDENCE_CLAIM}). */
+  public Path evidenceClaim() {
+    return layout.run().resolve("kubelet/claims").resolve(SimCluster.EVIDENCE_CLAIM);
   }
 
   public Simulator simulator() {

@@ -3,17 +3,20 @@ package io.gpuremediator.simcluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.simapi.JobKubelet;
 import io.gpuremediator.simapi.Kubeconfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -22,7 +25,9 @@ import java.util.logging.Logger;
  * The Kubernetes API in memory on one loopback address: the fabric8 mock server in CRUD mode with the API
  * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}), a Job controller
  * and kubelet that run the remediator's Jobs: diagnostics, GPU resets, reboots and pre-flights ({@link JobController}),
- * and the provisioners of its GPU nodes: Karpenter for most, Cluster API for two ({@link Provisioner}).
+ * evidence Jobs whose commands run for real against fakes of a GPU node's tools (simapi's {@link JobKubelet}, writing
+ * to the claim {@value #EVIDENCE_CLAIM} as a cluster's ReadWriteMany volume would), and the provisioners of its GPU
+ * nodes: Karpenter for most, Cluster API for two ({@link Provisioner}).
  */
 public final class SimCluster implements AutoCloseable {
   /** The namespace of the training job whose pods run on the first GPU nodes. */
@@ -40,17 +45,32 @@ public final class SimCluster implements AutoCloseable {
   /** A node labelled so fails its diagnostics in this cluster (the simulated GPU is still broken). */
   public static final String FAILS_DIAGNOSTICS = "sim.gpu-remediator.io/diagnostics";
 
+  /** The ReadWriteMany claim of the remediator's namespace that evidence reports are stored on. */
+  public static final String EVIDENCE_CLAIM = "gpu-remediator-evidence";
+
+  /**
+   * Where the kubelet of evidence Jobs finds the fakes and the recorded outputs, and keeps node roots and claims.
+   *
+   * @param tools simapi/node-tools
+   * @param recorded tests/real
+   * @param work its working directory
+   */
+  public record Kubelet(Path tools, Path recorded, Path work) {}
+
   private final EmulatedApiServer server;
   private final KubernetesClient client;
   private final JobController jobs;
+  private final Optional<JobKubelet> kubelet;
   private final Provisioner provisioner;
   private final AtomicInteger launchedIps = new AtomicInteger();
 
-  private SimCluster(String host, int port) {
+  private SimCluster(String host, int port, Optional<Kubelet> evidence) {
     quiet();
     server = EmulatedApiServer.start(host, port);
     client = server.client();
-    jobs = new JobController(client, server);
+    kubelet = evidence.map(k -> new JobKubelet(server, "gpu-remediator", k.tools(), k.recorded(), k.work(),
+        JobController::collects));
+    jobs = new JobController(client, server, kubelet.isPresent());
     provisioner = new Provisioner(client, name -> node(new SimNode(name, SimNode.Kind.GPU,
         "10.0.200." + launchedIps.incrementAndGet())));
   }
@@ -62,8 +82,14 @@ public final class SimCluster implements AutoCloseable {
 
   /** Starts serving on {@code host:port} (0 picks a free port). */
   public static SimCluster start(String host, int port) {
-    SimCluster c = new SimCluster(host, port);
+    return start(host, port, Optional.empty());
+  }
+
+  /** The same, with evidence Jobs run by a kubelet of their own when {@code evidence} says where. */
+  public static SimCluster start(String host, int port, Optional<Kubelet> evidence) {
+    SimCluster c = new SimCluster(host, port, evidence);
     c.jobs.start();
+    c.kubelet.ifPresent(JobKubelet::start);
     c.provisioner.start();
     return c;
   }
@@ -74,6 +100,10 @@ public final class SimCluster implements AutoCloseable {
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
     }
     nodes.forEach(n -> client.nodes().resource(node(n)).create());
+    client.persistentVolumeClaims().inNamespace("gpu-remediator").resource(new PersistentVolumeClaimBuilder()
+        .withNewMetadata().withName(EVIDENCE_CLAIM).withNamespace("gpu-remediator").endMetadata().withNewSpec()
+        .withAccessModes("ReadWriteMany").withNewResources().addToRequests("storage", new Quantity("50Gi")).endResources()
+        .endSpec().withNewStatus().withPhase("Bound").endStatus().build()).create();
     provisioner.seed(nodes.stream().filter(n -> n.kind() == SimNode.Kind.GPU).toList());
     List<SimNode> gpuNodes = nodes.stream().filter(n -> n.kind() == SimNode.Kind.GPU).limit(TRAINING_PODS).toList();
     for (int i = 0; i < gpuNodes.size(); i++) {
@@ -157,6 +187,7 @@ public final class SimCluster implements AutoCloseable {
   public void close() {
     provisioner.close();
     jobs.close();
+    kubelet.ifPresent(JobKubelet::close);
     client.close();
     server.close();
   }

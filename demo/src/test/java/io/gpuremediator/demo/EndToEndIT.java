@@ -38,6 +38,8 @@ class EndToEndIT {
     assertThat(r.xidDrained()).as("the training worker evicted once its PodDisruptionBudget allowed").isTrue();
     assertThat(r.xidBack()).as("XID 79: rebooted, diagnosed, back in service").isNotNull();
     assertThat(r.xidEvidenceFirst()).as("XID 79: the evidence Job created before the reboot was asked").isTrue();
+    assertThat(r.xidEvidenceStored()).as("XID 79: the report stored on the claim before the reboot")
+        .contains("completed, its report stored at pvc/gpu-remediator-evidence:");
     assertThat(r.resetBack()).as("XID 48: GPU reset, diagnosed, back in service").isNotNull();
     assertThat(r.driverPlaybook()).as("the driver's recovery action 1 takes the reset playbook").isEqualTo("gpu-recovery-reset");
     assertThat(r.driverResetBack()).as("the driver's recovery action: GPU reset, diagnosed, back in service").isNotNull();

@@ -103,7 +103,7 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
 
   /** How notes show the command: the shipped script by its name. */
   static String shown(CollectSpec spec) {
-    return spec.defaultCommand() ? SCRIPT + " (nvidia-bug-report.sh of the node's driver)" : String.join(" ", spec.command());
+    return spec.defaultCommand() ? SCRIPT + ": the node's own nvidia-bug-report.sh" : String.join(" ", spec.command());
   }
 
   @Override
@@ -122,7 +122,8 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
       env.put("HOST_ROOT", HOST_ROOT);
       volumes.add(new JobVolume.HostPath("host-root", HOST_ROOT, "/"));
     }
-    if (spec.store().orElse(null) instanceof EvidenceStore.Pvc pvc) {
+    Optional<EvidenceStore> store = run.ports().evidenceStoreOf(spec);
+    if (store.orElse(null) instanceof EvidenceStore.Pvc pvc) {
       env.put("EVIDENCE_FILE", EvidenceStore.MOUNT + "/" + EvidenceStore.object(run.node(), name));
       volumes.add(new JobVolume.Claim("evidence", EvidenceStore.MOUNT, pvc.claim()));
     }
@@ -130,8 +131,8 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
         spec.timeout(), true, true, spec.keep(), volumes), name);
     String job = run.ports().jobNamespace() + "/" + name;
     return new StepResult.Succeeded("evidence job " + job + " created on " + run.node() + " (" + shown(spec) + "), kept "
-        + Durations.format(spec.keep()) + spec.store().map(s -> ", its report to be stored at " + s.where(run.node(), name))
+        + Durations.format(spec.keep()) + store.map(s -> ", its report to be stored at " + s.where(run.node(), name))
         .orElse("") + "; the drain goes on beside it, a reboot or replacement waits for it",
-        new StepResult.Kept.EvidenceJob(job + spec.store().map(s -> " -> " + s.where(run.node(), name)).orElse("")));
+        new StepResult.Kept.EvidenceJob(job + store.map(s -> " -> " + s.where(run.node(), name)).orElse("")));
   }
 }

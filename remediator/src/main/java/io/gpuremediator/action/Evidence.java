@@ -47,7 +47,7 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen, String stored, St
       Duration timeout = step.evidenceTimeout().get();
       String name = EpisodeNames.evidenceJobName(run.node(), run.episode(), i);
       String job = "evidence job " + namespace + "/" + name;
-      Optional<String> where = step.evidenceStore().map(s -> s.where(run.node(), name));
+      Optional<String> where = run.ports().evidenceStoreOf(step).map(s -> s.where(run.node(), name));
       Optional<JobRun> found = run.ports().workloads().job(namespace, name);
       if (found.isEmpty()) {
         seen.add(job + " is gone");
@@ -65,7 +65,7 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen, String stored, St
         seen.add(state);
         continue;
       }
-      StoredReport.Outcome outcome = StoredReport.of(run, step.evidenceStore().get(), name, found.get().state());
+      StoredReport.Outcome outcome = StoredReport.of(run, run.ports().evidenceStoreOf(step).get(), name, found.get().state());
       if (outcome instanceof StoredReport.Outcome.Retry r && within) {
         return new Evidence(Optional.of(new StepStart.Wait(Reason.COLLECT_WAITING, destruction + " waits to store the"
             + " report of " + job + " at " + where.get() + ": " + r.why() + " (asked again until " + ends + ")", false)),

@@ -10,6 +10,7 @@ import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
@@ -85,6 +86,11 @@ public final class ConfigLoader {
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
     DraScope dra = dra(m, problems);
+    Optional<EvidenceStore> evidence = m.map("evidence", "evidence").flatMap(e -> {
+      Optional<Optional<EvidenceStore>> store = EvidenceStore.decode(e, "evidence");
+      e.finish();
+      return store.flatMap(s -> s);
+    });
     LogFormat logFormat = m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
       problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
       return LogFormat.TEXT;
@@ -99,7 +105,7 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence));
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */

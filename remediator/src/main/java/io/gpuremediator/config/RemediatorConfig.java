@@ -3,6 +3,7 @@ package io.gpuremediator.config;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
@@ -40,7 +41,8 @@ public record RemediatorConfig(
     List<Matcher> acceptAlerts,
     LogFormat logFormat,
     List<DeferRule> deferTo,
-    DraScope dra) {
+    DraScope dra,
+    Optional<EvidenceStore> evidenceStore) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {

@@ -105,7 +105,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this.writer = new EpisodeWriter(cluster, leading, clock);
     EpisodeDecisions decisions = new EpisodeDecisions(listener, new NodeEvents(cluster), clock);
     this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node, e, reason,
-        detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace());
+        detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace(), settings.evidenceStore());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     Duration settle = settings.interval().multipliedBy(3);
     String driver = settings.fencing().dra().driver();
@@ -118,7 +118,7 @@ public final class EpisodeLoop implements AutoCloseable {
         replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
             settings.fencing().maxFencedPerNode(), selected, GpuCounts.publishedFirst(n -> devices.publishedGpus(n, driver))));
     this.ports = new StepPorts(cluster, workloads, devices, outside, limits, settings.retryDelay(),
-        settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra());
+        settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra(), settings.evidenceStore());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }

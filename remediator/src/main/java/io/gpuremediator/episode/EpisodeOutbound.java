@@ -14,6 +14,7 @@ import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Episode;
@@ -51,12 +52,18 @@ final class EpisodeOutbound {
   private final Decider decider;
   private final List<String> page;
   private final String jobNamespace;
+  private final Optional<EvidenceStore> evidenceStore;
   private final RetryBackoff backoffs = new RetryBackoff();
 
-  /** @param jobNamespace where the episodes' Jobs run: a notification names the evidence Jobs there */
-  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page, String jobNamespace) {
+  /**
+   * @param jobNamespace where the episodes' Jobs run: a notification names the evidence Jobs there
+   * @param evidenceStore where the reports of collect steps without a store go: a notification names it
+   */
+  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page, String jobNamespace,
+      Optional<EvidenceStore> evidenceStore) {
     this.page = List.copyOf(page);
     this.jobNamespace = jobNamespace;
+    this.evidenceStore = evidenceStore;
     this.ports = ports;
     this.writer = writer;
     this.decider = decider;
@@ -126,8 +133,8 @@ final class EpisodeOutbound {
       }
       if (r.spec().evidenceTimeout().isPresent() && i < pb.actions().size()) {
         String job = EpisodeNames.evidenceJobName(node, e, i);
-        evidence.add(jobNamespace + "/" + job + r.spec().evidenceStore().map(st -> ", its report stored at "
-            + st.where(node, job)).orElse(""));
+        evidence.add(jobNamespace + "/" + job + r.spec().evidenceStore().or(() -> evidenceStore)
+            .map(st -> ", its report stored at " + st.where(node, job)).orElse(""));
       }
       Optional<SilenceSpec> silence = ActionRegistry.silence(r.spec());
       Optional<NotifySpec> notify = ActionRegistry.notification(r.spec());

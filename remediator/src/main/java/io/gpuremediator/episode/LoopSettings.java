@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
+import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
@@ -26,10 +27,11 @@ import java.util.Set;
  * @param deferTo signs that another system owns a node's repair ({@code defer_to}): an episode between steps on such a
  *     node stops for a human
  * @param fencing how one GPU is fenced: the DRA driver, and the GPU limits
+ * @param evidenceStore where the reports of collect steps that name no store of their own go ({@code evidence.store})
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
     Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
-    List<DeferRule> deferTo, Fencing fencing) {
+    List<DeferRule> deferTo, Fencing fencing, Optional<EvidenceStore> evidenceStore) {
   /**
    * How one GPU is fenced ({@code dra}, {@code safety.max_unavailable_gpus}, {@code safety.max_fenced_per_node}).
    *
@@ -44,6 +46,14 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     public Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
       this(DraScope.of(draDriver), maxUnavailableGpus, maxFencedPerNode);
     }
+  }
+
+  /** Settings whose collect steps store their reports only where they say ({@code collect.store}). */
+  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+      Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
+      List<DeferRule> deferTo, Fencing fencing) {
+    this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo, fencing,
+        Optional.empty());
   }
 
   /** Settings that fence as {@link Fencing#DEFAULT} does. */
@@ -76,6 +86,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     Objects.requireNonNull(maxDraining, "maxDraining");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
     Objects.requireNonNull(fencing, "fencing");
+    Objects.requireNonNull(evidenceStore, "evidenceStore");
     if (workers < 1) {
       throw new IllegalArgumentException("the loop needs at least one worker");
     }

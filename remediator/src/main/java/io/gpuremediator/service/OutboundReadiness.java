@@ -18,7 +18,8 @@ import java.util.TreeSet;
  * receiver not defined, a silence step without {@code alertmanager}, a replace or reboot step without {@code cloud.aws},
  * a replace step by karpenter or cluster-api without {@code cloud.karpenter} or {@code cloud.cluster_api} (the
  * provider's overlay, whose RBAC it needs, is not the one deployed) (warnings: such a step is a recorded refusal, or a counted notification, when it runs, and the rest of the episode
- * goes on; {@code validate} prints them and {@code serve} logs them at start); a reboot by redfish without
+ * goes on; {@code validate} prints them and {@code serve} logs them at start), a collect step whose report has no
+ * store to leave the node for; a reboot by redfish without
  * {@code cloud.redfish} (an error, {@link #errors}: {@code validate} fails and {@code serve} does not start).
  */
 public final class OutboundReadiness {
@@ -98,6 +99,7 @@ public final class OutboundReadiness {
           + ": each is a replace_failed or repair_failed decision, nothing is called, and the node waits for a human"
           + " (or its on_fail)");
     }
+    unstored(config, playbooks).ifPresent(out::add);
     undeployed.forEach((name, users) -> {
       ReplaceProvider provider = ReplaceProvider.named(name).orElseThrow();
       out.add("replace steps by " + name + " with no cloud." + provider.configKey() + " configured: " + String.join(", ", users)
@@ -105,6 +107,18 @@ public final class OutboundReadiness {
           + " replace_failed decision, nothing is called, and the node waits for a human (or its on_fail)");
     });
     return out;
+  }
+
+  /** The playbooks whose collect steps have no store, when the config names none either. */
+  private static Optional<String> unstored(RemediatorConfig config, PlaybookSet playbooks) {
+    Set<String> unstored = new TreeSet<>();
+    if (config.evidenceStore().isEmpty()) {
+      playbooks.playbooks().forEach(p -> p.actions().stream().filter(a -> !a.dryRun() && a.evidenceTimeout().isPresent()
+          && a.evidenceStore().isEmpty()).findFirst().ifPresent(a -> unstored.add(p.name())));
+    }
+    return unstored.isEmpty() ? Optional.empty() : Optional.of("collect steps with no store, and no evidence.store"
+        + " configured: " + String.join(", ", unstored) + ": each report stays only as its Job's pod log, on the node"
+        + " that is then rebooted or replaced");
   }
 
   /** A step that acts (not a dry-run) and needs something outside Kubernetes, by the playbook it stands in. */

@@ -185,7 +185,7 @@ public final class RemediatorService implements AutoCloseable {
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
                 p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight(),
             config.deferTo(), new LoopSettings.Fencing(config.dra(), config.safety().maxUnavailableGpus(),
-                config.safety().maxFencedPerNode())),
+                config.safety().maxFencedPerNode()), config.evidenceStore()),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.config.RemediatorConfig.Breaker;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.value.Rate;
 import java.io.IOException;
 import java.net.URI;
@@ -86,6 +87,29 @@ class ConfigLoaderTest {
         f + ":6: \"driver\" in dra must be a DRA driver's name (a DNS subdomain), not \"Not A Driver\"",
         f + ":8: \"keep_namespaces\" entry \"GPU_Operator\" in dra is not a namespace name (a DNS label)",
         f + ":7: unknown key \"pools\" in dra");
+  }
+
+  @Test
+  void theEvidenceStoreIsABucketOrAClaimAndSaysExactlyWhatIsWrong() throws IOException {
+    RemediatorConfig c = load(String.join("\n", "auth: {insecure_no_auth: true}", "evidence:", "  store:",
+        "    s3: {bucket: gpu-evidence, prefix: west, endpoint: \"https://minio.storage.svc:9000\", region: eu-west-1}",
+        "")).config().orElseThrow();
+    assertThat(c.evidenceStore()).contains(new EvidenceStore.S3("gpu-evidence", "west/",
+        Optional.of(URI.create("https://minio.storage.svc:9000")), Optional.of("eu-west-1")));
+    assertThat(load("auth: {insecure_no_auth: true}\nevidence: {store: {pvc: gpu-remediator-evidence}}\n").config()
+        .orElseThrow().evidenceStore()).contains(new EvidenceStore.Pvc("gpu-remediator-evidence"));
+    assertThat(load("auth: {insecure_no_auth: true}\n").config().orElseThrow().evidenceStore()).isEmpty();
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "evidence:", "  store:", "    pvc: x",
+        "    s3: {bucket: b}", "")).errors()).containsExactly(
+        f + ":4: evidence.store must name one of \"s3\" or \"pvc\"");
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "evidence:", "  store:",
+        "    s3: {bucket: Not_A_Bucket, endpoint: \"ftp://x\"}", "")).errors()).containsExactly(
+        f + ":4: \"endpoint\" in evidence.store.s3: must be an http(s) URL without credentials, not \"ftp://x\"");
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "evidence:", "  store:",
+        "    s3: {bucket: Not_A_Bucket}", "")).errors()).containsExactly(
+        f + ":4: \"bucket\" in evidence.store.s3 must be an S3 bucket name (3 to 63 of a-z, 0-9, '.', '-'), not"
+        + " \"Not_A_Bucket\"");
   }
 
   @Test
