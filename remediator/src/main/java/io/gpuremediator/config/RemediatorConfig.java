@@ -3,6 +3,7 @@ package io.gpuremediator.config;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.value.Budget;
@@ -10,6 +11,7 @@ import io.gpuremediator.value.Rate;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -71,7 +73,13 @@ public record RemediatorConfig(
 
   /** What this config leaves open that an operator should know of ({@code validate} prints, {@code serve} logs). */
   public List<String> warnings() {
-    return AcceptAlerts.warnings(acceptAlerts);
+    List<String> out = new ArrayList<>(AcceptAlerts.warnings(acceptAlerts));
+    safety.domains().stream().filter(d -> d.label().equals(NodeInfo.CLIQUE_LABEL)).findFirst().ifPresent(d -> out.add(
+        "safety.domains label " + NodeInfo.CLIQUE_LABEL + " is set by GPU Feature Discovery, which the GPU Operator's"
+        + " DRA stack does not run: there a node's clique is the one NVIDIA's DRA driver publishes (ComputeDomainClique),"
+        + " known only while a ComputeDomain uses the node; a selected node that shows neither is not counted in that"
+        + " domain, and is named in GET /api/v1/safety's warnings and remediator_domain_label_missing"));
+    return out;
   }
 
   /**

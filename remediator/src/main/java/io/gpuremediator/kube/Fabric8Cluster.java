@@ -220,7 +220,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     }
     NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
         current.unschedulable(), merged, current.internalIps(), current.bootId(), current.resourceVersion(), current.ledger(),
-        current.ledgerError(), current.gpuCapacity());
+        current.ledgerError(), current.gpuCapacity(), current.draClique());
     Node status = NodeMapper.withConditions(fresh, wanted);
     return ownWrite(budget.write(() -> client.nodes().resource(status).updateStatus()));
   }

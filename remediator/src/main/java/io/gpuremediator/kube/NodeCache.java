@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The nodes as the remediator reads them: each watched node converted once per change, by name and by InternalIP, and
@@ -31,6 +32,7 @@ final class NodeCache {
 
   private final ChangeLog changes = new ChangeLog(CHANGES_KEPT);
   private volatile Consumer<String> episodesChanged = name -> { };
+  private volatile Function<String, Optional<String>> cliques = name -> Optional.empty();
 
   /** Takes in a node delivered by a watch or answered to one of our writes; an older version than the cached is ignored. */
   void put(Node node) {
@@ -44,7 +46,7 @@ final class NodeCache {
     if (own != null && own != node && !isNewer(own.getMetadata().getResourceVersion(), version)) {
       ownWrites.remove(name, own); // the watch caught up with our write
     }
-    NodeInfo info = NodeMapper.toInfo(node);
+    NodeInfo info = NodeMapper.toInfo(node).withDraClique(cliques.apply(name));
     NodeInfo previous = byName.put(info.name(), info);
     changes.changed(info.name()); // after the put: whoever reads the new generation finds the node as it is now
     if (previous != null) {
@@ -89,7 +91,19 @@ final class NodeCache {
     String version = node.getMetadata().getResourceVersion();
     NodeInfo known = byName.get(node.getMetadata().getName());
     return known != null && version != null && !version.isEmpty() && version.equals(known.resourceVersion()) ? known
-        : NodeMapper.toInfo(node);
+        : NodeMapper.toInfo(node).withDraClique(cliques.apply(node.getMetadata().getName()));
+  }
+
+  /** Where each node's published NVLink clique is read ({@link CliqueWatch}). */
+  void cliquesFrom(Function<String, Optional<String>> cliques) {
+    this.cliques = cliques;
+  }
+
+  /** The node's published clique changed: its cached info says so, and the fleet's counts see it changed. */
+  void cliqueChanged(String name) {
+    if (byName.computeIfPresent(name, (n, info) -> info.withDraClique(cliques.apply(n))) != null) {
+      changes.changed(name);
+    }
   }
 
   Optional<NodeInfo> node(String name) {

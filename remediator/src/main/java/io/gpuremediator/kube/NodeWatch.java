@@ -39,6 +39,7 @@ final class NodeWatch implements AutoCloseable {
   /** What each informer's watch selects, by the labels of a node, in the order of {@link #informers}. */
   private final List<Predicate<Map<String, String>>> selects = new ArrayList<>();
   private volatile boolean caughtUp;
+  private final CliqueWatch cliques;
 
   /**
    * @param selector the label selector of the nodes to watch, in the API's syntax; empty watches every node
@@ -47,6 +48,8 @@ final class NodeWatch implements AutoCloseable {
     this.client = client;
     this.selector = selector;
     this.cache = cache;
+    this.cliques = new CliqueWatch(client, cache::cliqueChanged);
+    cache.cliquesFrom(cliques::of);
   }
 
   /** Starts the informers without waiting for them; an API server that is down is retried forever. */
@@ -72,6 +75,7 @@ final class NodeWatch implements AutoCloseable {
       informer.addEventHandler(handler(informer));
     }
     informers.forEach(SharedIndexInformer::start);
+    cliques.start();
   }
 
   /**
@@ -178,5 +182,6 @@ final class NodeWatch implements AutoCloseable {
   @Override
   public void close() {
     informers.forEach(SharedIndexInformer::stop);
+    cliques.close();
   }
 }

@@ -14,6 +14,9 @@ import java.util.Optional;
  * @param ledgerError why the ledger annotation could not be read; such a node is never acted on
  * @param gpuCapacity its {@code status.capacity} of {@code nvidia.com/gpu} (the device plugin's), else of
  *     {@code aws.amazon.com/neuron} (a Neuron node's devices); 0 when it has neither
+ * @param draClique the NVLink clique NVIDIA's DRA driver published for the node ({@code cliqueID} of its
+ *     ComputeDomainClique daemon), which stands for the {@value #CLIQUE_LABEL} label where GPU Feature Discovery, which
+ *     sets it, does not run (the GPU Operator's DRA stack); empty when none is published
  */
 public record NodeInfo(
     String name,
@@ -27,7 +30,10 @@ public record NodeInfo(
     String resourceVersion,
     NodeLedger ledger,
     Optional<String> ledgerError,
-    int gpuCapacity) {
+    int gpuCapacity,
+    Optional<String> draClique) {
+  /** GPU Feature Discovery's label of a node's NVLink clique ({@code <clusterUUID>.<cliqueId>}). */
+  public static final String CLIQUE_LABEL = "nvidia.com/gpu.clique";
 
   /** Makes defensive copies. */
   public NodeInfo {
@@ -41,6 +47,15 @@ public record NodeInfo(
     resourceVersion = resourceVersion == null ? "" : resourceVersion;
     Objects.requireNonNull(ledger, "ledger");
     Objects.requireNonNull(ledgerError, "ledgerError");
+    Objects.requireNonNull(draClique, "draClique");
+  }
+
+  /** A node for which no DRA driver published a clique. */
+  public NodeInfo(String name, Map<String, String> labels, Map<String, String> annotations, List<Taint> taints,
+      boolean unschedulable, List<NodeCondition> conditions, List<String> internalIps, String bootId, String resourceVersion,
+      NodeLedger ledger, Optional<String> ledgerError, int gpuCapacity) {
+    this(name, labels, annotations, taints, unschedulable, conditions, internalIps, bootId, resourceVersion, ledger,
+        ledgerError, gpuCapacity, Optional.empty());
   }
 
   /** A node without {@code nvidia.com/gpu} capacity. */
@@ -56,6 +71,21 @@ public record NodeInfo(
     return new NodeInfo(name, labels, Map.of(), List.of(), false,
         List.of(new NodeCondition("Ready", "True", "KubeletReady", "", null, null)),
         List.of(), "", "", NodeLedger.EMPTY, Optional.empty());
+  }
+
+  /**
+   * The node's value of a failure domain's label: the label itself, else, for {@value #CLIQUE_LABEL}, the clique a DRA
+   * driver published; empty when neither says.
+   */
+  public Optional<String> domainValue(String label) {
+    String value = labels.get(label);
+    return value != null ? Optional.of(value) : CLIQUE_LABEL.equals(label) ? draClique : Optional.empty();
+  }
+
+  /** The same node with this published clique. */
+  public NodeInfo withDraClique(Optional<String> clique) {
+    return clique.equals(draClique) ? this : new NodeInfo(name, labels, annotations, taints, unschedulable, conditions,
+        internalIps, bootId, resourceVersion, ledger, ledgerError, gpuCapacity, clique);
   }
 
   /** Whether the kubelet reports the node Ready. A node with no Ready condition is not. */

@@ -18,7 +18,7 @@ final class DomainIncidentLimit implements FleetLimit {
   @Override
   public Optional<Refusal> refuse(Candidate c, FleetView fleet) {
     for (DomainBudget d : fleet.limits().domains()) {
-      String value = c.node().labels().get(d.label());
+      String value = c.node().domainValue(d.label()).orElse(null);
       Incident open = value == null ? null : fleet.state().incidents().get(Incident.key(d.label(), value));
       if (open != null) {
         return Optional.of(new Refusal(Reason.DOMAIN_INCIDENT, "failure domain " + d.label() + "=" + value + " holds an"

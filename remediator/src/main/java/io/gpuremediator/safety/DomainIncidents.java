@@ -39,7 +39,7 @@ final class DomainIncidents {
       if (d.incident().isEmpty()) {
         continue;
       }
-      String value = c.node().labels().get(d.label());
+      String value = c.node().domainValue(d.label()).orElse(null);
       if (value == null || g.state.incidents().containsKey(Incident.key(d.label(), value))) {
         continue;
       }

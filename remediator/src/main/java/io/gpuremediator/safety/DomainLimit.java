@@ -16,7 +16,7 @@ final class DomainLimit implements FleetLimit {
       return Optional.empty();
     }
     for (DomainBudget d : fleet.limits().domains()) {
-      String value = c.node().labels().get(d.label());
+      String value = c.node().domainValue(d.label()).orElse(null);
       if (value == null) {
         continue; // a node without the label is limited by the fleet budget only
       }

@@ -17,12 +17,21 @@ final class Domains {
     for (DomainBudget d : domains) {
       Map<String, List<String>> values = new TreeMap<>();
       for (NodeInfo n : selected) {
-        String value = n.labels().get(d.label());
+        String value = n.domainValue(d.label()).orElse(null);
         if (value != null) {
           values.computeIfAbsent(value, v -> new ArrayList<>()).add(n.name());
         }
       }
       out.put(d.label(), values);
+    }
+    return out;
+  }
+
+  /** Per domain label, how many of the selected nodes show no value for it ({@link NodeInfo#domainValue}). */
+  static Map<String, Integer> missing(List<DomainBudget> domains, List<NodeInfo> selected) {
+    Map<String, Integer> out = new TreeMap<>();
+    for (DomainBudget d : domains) {
+      out.put(d.label(), (int) selected.stream().filter(n -> n.domainValue(d.label()).isEmpty()).count());
     }
     return out;
   }

@@ -93,7 +93,7 @@ final class FleetCounts {
   private void add(NodeInfo n) {
     String[] values = new String[domains.size()];
     for (int i = 0; i < values.length; i++) {
-      values[i] = n.labels().get(domains.get(i).label());
+      values[i] = n.domainValue(domains.get(i).label()).orElse(null);
       if (values[i] != null) {
         byValue.get(domains.get(i).label()).computeIfAbsent(values[i], v -> new ArrayList<>()).add(n.name());
       }

@@ -181,7 +181,7 @@ public final class FleetGate implements SafetyGate {
    * @throws FleetStoreException when the state is not loaded or cannot be stored (nothing changed)
    */
   public boolean resetIncident(String label, String value, String by) throws FleetStoreException {
-    List<String> valueNodes = selected.nodes().stream().filter(n -> value.equals(n.labels().get(label)))
+    List<String> valueNodes = selected.nodes().stream().filter(n -> n.domainValue(label).filter(value::equals).isPresent())
         .map(NodeInfo::name).toList();
     return incidents.reset(label, value, valueNodes, by);
   }
@@ -208,6 +208,7 @@ public final class FleetGate implements SafetyGate {
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
         limits.breakerWindow(), limits.autoResetAfter(), now.pause().filter(p -> p.until().isAfter(at)),
-        Domains.usage(limits.domains(), byValue, unavailable), usage, List.copyOf(now.incidents().values()));
+        Domains.usage(limits.domains(), byValue, unavailable), usage, List.copyOf(now.incidents().values()),
+        Domains.missing(limits.domains(), nodes));
   }
 }

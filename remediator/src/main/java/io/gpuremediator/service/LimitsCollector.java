@@ -26,10 +26,15 @@ final class LimitsCollector extends Collector {
         List.of("limit"));
     GaugeMetricFamily allowed = new GaugeMetricFamily("remediator_limit_allowed",
         "What each fleet limit allows now, by limit.", List.of("limit"));
-    for (LimitUsage u : snapshot.get().limits()) {
+    GaugeMetricFamily missing = new GaugeMetricFamily("remediator_domain_label_missing",
+        "Selected nodes that show no value for a failure domain's label (safety.domains), which its budget and incidents"
+        + " do not count, by label.", List.of("label"));
+    SafetySnapshot now = snapshot.get();
+    for (LimitUsage u : now.limits()) {
       used.addMetric(List.of(u.limit()), u.used());
       allowed.addMetric(List.of(u.limit()), u.allowed());
     }
-    return List.of(used, allowed);
+    now.domainLabelMissing().forEach((label, n) -> missing.addMetric(List.of(label), n));
+    return List.of(used, allowed, missing);
   }
 }

@@ -19,7 +19,7 @@ class FleetWarningsLogTest {
   /** The gate's snapshot of a fleet of {@code selected} nodes under max_unavailable 10%. */
   private static SafetySnapshot fleetOf(int selected) {
     return new SafetySnapshot(true, selected, 0, TEN_PERCENT.of(selected), "10/1h", 0, Map.of(), FleetState.Breaker.CLOSED, 0, 5,
-        Duration.ofMinutes(10), Optional.empty(), Optional.empty(), List.of(), List.of(), List.of());
+        Duration.ofMinutes(10), Optional.empty(), Optional.empty(), List.of(), List.of(), List.of(), Map.of());
   }
 
   @Test

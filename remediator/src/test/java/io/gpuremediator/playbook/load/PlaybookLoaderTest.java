@@ -64,7 +64,9 @@ class PlaybookLoaderTest {
             "6: collect action: \"command\" must list 1 to 64 strings",
             "6: collect action: \"timeout\" must be more than 0 and at most 2h",
             "6: \"keep\" in collect action: duration must be greater than zero",
-            "7: missing required key \"image\" in collect action")),
+            "7: \"pvc\" in collect.store must be a PersistentVolumeClaim name, not \"Evidence_Claim\"",
+            "9: collect.store must name one of \"s3\" or \"pvc\"",
+            "10: unknown key \"acl\" in collect.store.s3")),
         Arguments.of("bad-fence.yaml", List.of(
             "5: missing required key \"gpus\" in fence_gpu action",
             "5: fence_gpu action: \"effect\" must be one of NoExecute, NoSchedule, None, not \"PreferNoSchedule\"",
