@@ -7,9 +7,11 @@ import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -101,6 +103,24 @@ public final class ActionRegistry {
   /** The silence a step holds while its episode lasts, when it is a silence step. */
   public static Optional<SilenceSpec> silence(ActionSpec spec) {
     return spec instanceof SilenceSpec s ? Optional.of(s) : Optional.empty();
+  }
+
+  /**
+   * Takes the place the GPU a fence step fences needs in the GPU limits, asked when its episode is admitted: empty when
+   * the step fences nothing, its GPU cannot be rendered yet (the step says so when it runs), or there is room.
+   */
+  public static Optional<GpuBudget.Refusal> gpuRoom(ActionSpec spec, TemplateContext ctx, GpuBudget gpus, String node,
+      Instant now) {
+    return spec instanceof FenceGpuAction.FenceGpuSpec f ? FenceGpuAction.room(f, ctx, gpus, node, now) : Optional.empty();
+  }
+
+  /**
+   * What a step would find on the cluster, for a dry-run's decision (read only): the device a fence step would fence.
+   */
+  public static Optional<String> dryRunFindings(ActionSpec spec, TemplateContext ctx, StepPorts ports, String node,
+      Instant now) {
+    return spec instanceof FenceGpuAction.FenceGpuSpec f ? Optional.of(FenceGpuAction.wouldFence(f, ctx, ports, node, now))
+        : Optional.empty();
   }
 
   /** The notification a step sends, when it is a notify step. */

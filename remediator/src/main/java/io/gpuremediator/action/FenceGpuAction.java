@@ -4,6 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.device.Device;
+import io.gpuremediator.device.DeviceRef;
 import io.gpuremediator.device.DeviceTaint;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.device.FenceRule;
@@ -19,6 +20,7 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.yaml.MapReader;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -120,6 +122,47 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
       return new StepStart.Wait(refused.get().reason(), note, false);
     }
     return new StepStart.Go("fencing GPU " + gpu + " of " + run.node(), Optional.empty());
+  }
+
+  /** The fence's GPU place, taken as {@link #start} takes it (a place taken twice is one); empty when it renders nothing. */
+  static Optional<GpuBudget.Refusal> room(FenceGpuSpec spec, TemplateContext ctx, GpuBudget gpus, String node,
+      Instant now) {
+    try {
+      return gpus.take(node, gpu(spec, ctx), now);
+    } catch (RenderException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * What the fence would do, read now and changing nothing (a dry-run): the device the node's ResourceSlices publish for
+   * the alert's GPU and the DeviceTaintRule it would write, or why none; and a refusal the GPU limits would give.
+   */
+  static String wouldFence(FenceGpuSpec spec, TemplateContext ctx, StepPorts ports, String node, Instant now) {
+    String gpu;
+    try {
+      gpu = gpu(spec, ctx);
+    } catch (RenderException e) {
+      return "fence_gpu on " + node + ": " + e.getMessage();
+    }
+    String driver = ports.draDriver();
+    List<Device> devices;
+    try {
+      devices = ports.devices().onNode(node, driver);
+    } catch (ClusterException e) {
+      return "fence_gpu would look for GPU " + gpu + " in the ResourceSlices of " + driver + ", which could not be read ("
+          + e.getMessage() + ")";
+    }
+    Optional<Device> d = devices.stream().filter(x -> x.is(gpu)).findFirst();
+    if (d.isEmpty()) {
+      return "fence_gpu would find no device with uuid or index " + gpu + " in the ResourceSlices of " + driver + " on "
+          + node + " (" + devices.size() + " devices): " + ActionParams.onFailure(spec.onFail());
+    }
+    DeviceRef ref = d.get().ref();
+    return "fence_gpu would fence device " + ref.driver() + "/" + ref.pool() + "/" + ref.device() + " (GPU "
+        + d.get().uuid().orElse(gpu) + ") with DeviceTaintRule " + EpisodeNames.fenceRuleName(node, ref.pool(),
+        ref.device()) + " (" + spec.key() + ":" + spec.effect() + ")" + ports.limits().gpus().check(node, gpu, now)
+        .map(r -> "; the GPU limits would refuse it now: " + r.reason().code() + " (" + r.detail() + ")").orElse("");
   }
 
   @Override

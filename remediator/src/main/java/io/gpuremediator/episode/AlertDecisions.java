@@ -5,6 +5,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 
 /** The decisions about one alert of a webhook, dated by the engine's clock. */
@@ -13,6 +14,11 @@ final class AlertDecisions {
 
   AlertDecisions(Clock clock) {
     this.clock = clock;
+  }
+
+  /** Now, by the engine's clock. */
+  Instant now() {
+    return clock.instant();
   }
 
   Decision decision(Alert alert, String node, String playbook, Reason reason, String detail, List<ActionRecord> actions) {

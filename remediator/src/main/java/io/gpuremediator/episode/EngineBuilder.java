@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.NodeResolver;
@@ -8,6 +9,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.SafetyGate;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -25,6 +27,7 @@ public final class EngineBuilder {
   private DecisionListener listener = decision -> { };
   private BooleanSupplier mayWrite = () -> true;
   private NodeExclusion exclusion = new NodeExclusion(node -> { });
+  private Optional<StepPorts> ports = Optional.empty();
   private AlertScope scope = AlertScope.ALL;
   private NodeFanOut fanOut = NodeFanOut.SEQUENTIAL;
   private List<DeferRule> deferTo = List.of();
@@ -68,6 +71,7 @@ public final class EngineBuilder {
   /** The background loop whose node holds the webhook's writes share (default: the engine holds its nodes alone). */
   public EngineBuilder loop(EpisodeLoop loop) {
     this.exclusion = loop.exclusion();
+    this.ports = Optional.of(loop.ports());
     return this;
   }
 
@@ -97,6 +101,6 @@ public final class EngineBuilder {
   /** The engine. */
   public RemediationEngine build() {
     return new RemediationEngine(playbooks, cluster, resolver, clock, dryRun, gate, listener, mayWrite, exclusion, scope,
-        fanOut, deferTo);
+        fanOut, deferTo, ports);
   }
 }

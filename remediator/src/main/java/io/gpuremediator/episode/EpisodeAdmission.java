@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.Step;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
@@ -10,7 +11,9 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
+import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.SafetyGate;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** A new episode's admission by the fleet's limits, and its first write, as one: no other admission takes its place. */
+/**
+ * A new episode's admission by the fleet's limits, and its first write, as one: no other admission takes its place. A
+ * playbook whose first long step fences a GPU takes its place in the GPU limits here too: one the fleet has no GPU to
+ * spare for ({@code gpu_budget_exhausted}, {@code gpu_count_unknown}) is refused as a node over a fleet limit is,
+ * nothing written.
+ */
 final class EpisodeAdmission {
   /** How long a copy waits for the admission of its episode under way (as a webhook waits for a node). */
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -29,14 +37,16 @@ final class EpisodeAdmission {
   private final SafetyGate gate;
   private final AlertWrite write;
   private final AlertDecisions decisions;
+  private final GpuBudget gpus;
   /** The episodes being admitted now, by node, fingerprint and start; their copies wait on the latch. */
   private final Map<String, CountDownLatch> admitting = new ConcurrentHashMap<>();
 
-  EpisodeAdmission(Cluster cluster, SafetyGate gate, AlertWrite write, AlertDecisions decisions) {
+  EpisodeAdmission(Cluster cluster, SafetyGate gate, AlertWrite write, AlertDecisions decisions, GpuBudget gpus) {
     this.cluster = cluster;
     this.gate = gate;
     this.write = write;
     this.decisions = decisions;
+    this.gpus = gpus;
   }
 
   /**
@@ -65,6 +75,15 @@ final class EpisodeAdmission {
     }
   }
 
+  /** The GPU place of the first long step when it fences a GPU; one a node cannot take more of is the step's to fail. */
+  private Optional<GpuBudget.Refusal> gpuRoom(Alert alert, String node, List<ActionSpec> specs) {
+    TemplateContext ctx = new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(),
+        alert.fingerprint());
+    return specs.stream().filter(ActionSpec::isLongStep).findFirst()
+        .flatMap(s -> ActionRegistry.gpuRoom(s, ctx, gpus, node, decisions.now()))
+        .filter(r -> r.reason() != Reason.FENCED_PER_NODE);
+  }
+
   private static boolean await(CountDownLatch other, long deadline) {
     try {
       return other.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -82,6 +101,10 @@ final class EpisodeAdmission {
     }
     if (isDuplicate(node, alert)) {
       return decisions.duplicate(alert, nodeName, playbook.name());
+    }
+    Optional<GpuBudget.Refusal> noGpu = gpuRoom(alert, nodeName, specs);
+    if (noGpu.isPresent()) {
+      return decisions.decision(alert, nodeName, playbook.name(), noGpu.get().reason(), note + noGpu.get().detail(), List.of());
     }
     SafetyGate.Candidate candidate = candidate(node, playbook);
     Optional<Refusal> refusal = gate.reserve(candidate);

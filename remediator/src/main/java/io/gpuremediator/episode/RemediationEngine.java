@@ -1,14 +1,13 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
+import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.WebhookMessage;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.Foreground;
@@ -20,6 +19,7 @@ import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.value.Durations;
 import java.time.Clock;
@@ -49,6 +49,7 @@ public final class RemediationEngine {
   private final AlertDecisions decisions;
   private final AlertWrite write;
   private final EpisodeAdmission admission;
+  private final EngineDryRun dryRuns;
   private final List<DeferRule> deferTo;
   private final AlertScope scope;
   private final NodeFanOut fanOut;
@@ -60,7 +61,7 @@ public final class RemediationEngine {
   /** Built by {@link EngineBuilder}, which says what each part is. */
   RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, BooleanSupplier mayWrite, NodeExclusion exclusion, AlertScope scope,
-      NodeFanOut fanOut, List<DeferRule> deferTo) {
+      NodeFanOut fanOut, List<DeferRule> deferTo, Optional<StepPorts> ports) {
     this.deferTo = List.copyOf(deferTo);
     this.scope = scope;
     this.fanOut = fanOut;
@@ -73,7 +74,9 @@ public final class RemediationEngine {
     this.clock = clock;
     this.decisions = new AlertDecisions(clock);
     this.write = new AlertWrite(cluster, clock, mayWrite, listener, exclusion, decisions);
-    this.admission = new EpisodeAdmission(cluster, gate, write, decisions);
+    this.admission = new EpisodeAdmission(cluster, gate, write, decisions,
+        ports.map(p -> p.limits().gpus()).orElse(GpuBudget.none()));
+    this.dryRuns = new EngineDryRun(globalDryRun, gate, ports, decisions);
   }
 
   /**
@@ -224,7 +227,7 @@ public final class RemediationEngine {
 
   /** Paused, the breaker open, or no state: a new episode is refused before anything is rendered (a dry-run names it). */
   private Optional<Decision> refuseWhileStopped(Evaluation e) {
-    if (e.phase != Phase.FIRING || dryRunReason(e.playbook, e.specs).isPresent()) {
+    if (e.phase != Phase.FIRING || dryRuns.reason(e.playbook, e.specs).isPresent()) {
       return Optional.empty();
     }
     return gate.stopped().map(r -> decision(e.alert, e.node.name(), e.playbook.name(), r.reason(),
@@ -249,19 +252,7 @@ public final class RemediationEngine {
 
   /** A dry-run writes nothing; it records what would change and which limit would refuse a new episode. */
   private Optional<Decision> dryRun(Evaluation e) {
-    Optional<Reason> dryRun = dryRunReason(e.playbook, e.specs);
-    if (dryRun.isEmpty()) {
-      return Optional.empty();
-    }
-    Optional<Refusal> refusal = e.phase == Phase.FIRING ? gate.check(EpisodeAdmission.candidate(e.node, e.playbook)) : Optional.empty();
-    boolean noEpisode = e.phase == Phase.RESOLVED && !e.node.ledger().episodes().containsKey(e.alert.fingerprint());
-    List<ActionRecord> records = StepRecords.simulate(new NodeDraft(e.node, e.alert.fingerprint(), e.phase, clock.instant()),
-        e.specs, e.steps, noEpisode);
-    String detail = e.note + refusal.map(r -> "would be refused: " + r.reason().code() + " (" + r.detail() + ")")
-        .orElse("nothing written; the actions record what would have been done");
-    Decision d = decision(e.alert, e.node.name(), e.playbook.name(), dryRun.get(), detail, records);
-    return Optional.of(new Decision(d.time(), d.fingerprint(), d.startsAt(), d.alertname(), d.status(), d.node(),
-        d.playbook(), d.reason(), d.detail(), d.actions(), refusal));
+    return dryRuns.decide(e.alert, e.node, e.playbook, e.phase, e.specs, e.steps, e.note);
   }
 
   /** The playbook a repeat offender is escalated to: the Nth episode of this playbook's ladder on the node in the window. */
@@ -274,23 +265,9 @@ public final class RemediationEngine {
     return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
   }
 
-
   private static List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
     return StepRecords.prepare(specs, new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(),
         alert.fingerprint()));
-  }
-
-  private Optional<Reason> dryRunReason(Playbook playbook, List<ActionSpec> specs) {
-    if (globalDryRun) {
-      return Optional.of(Reason.DRY_RUN_GLOBAL);
-    }
-    if (playbook.dryRun()) {
-      return Optional.of(Reason.DRY_RUN_PLAYBOOK);
-    }
-    if (specs.stream().allMatch(ActionSpec::dryRun)) {
-      return Optional.of(Reason.DRY_RUN_ACTION);
-    }
-    return Optional.empty();
   }
 
   private Decision decision(Alert alert, String node, String playbook, Reason reason, String detail,

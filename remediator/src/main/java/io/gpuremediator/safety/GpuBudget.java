@@ -71,6 +71,15 @@ public final class GpuBudget {
    * when the fleet has no GPU to spare. A GPU already fenced, or already given a place, takes none again.
    */
   public Optional<Refusal> take(String node, String gpu, Instant now) {
+    return place(node, gpu, now, true);
+  }
+
+  /** What {@link #take} would answer now, no place taken (a dry-run). */
+  public Optional<Refusal> check(String node, String gpu, Instant now) {
+    return place(node, gpu, now, false);
+  }
+
+  private synchronized Optional<Refusal> place(String node, String gpu, Instant now, boolean keep) {
     String key = node + "/" + gpu;
     admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
     Count c = count(selected.get(), counts);
@@ -85,9 +94,10 @@ public final class GpuBudget {
           + " label, no nvidia.com/gpu capacity), so safety.max_unavailable_gpus " + maxUnavailableGpus
           + " cannot be held; never guessed"));
     }
-    if (admitted.putIfAbsent(key, now) != null) {
+    if (admitted.containsKey(key)) {
       return Optional.empty();
     }
+    admitted.put(key, now);
     int used = c.used();
     int onNode = (int) c.fenced().stream().filter(k -> k.startsWith(node + "/")).count();
     for (String other : admitted.keySet()) {
@@ -95,6 +105,9 @@ public final class GpuBudget {
         used++;
         onNode += other.startsWith(node + "/") ? 1 : 0;
       }
+    }
+    if (!keep) {
+      admitted.remove(key);
     }
     if (onNode + 1 > maxFencedPerNode) {
       admitted.remove(key);

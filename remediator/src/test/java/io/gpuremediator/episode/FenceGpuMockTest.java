@@ -195,20 +195,44 @@ class FenceGpuMockTest {
   }
 
   @Test
-  void theGpuBudgetMakesAFenceWait() {
+  void aFenceTheGpuBudgetHasNoRoomForIsRefusedAtTheWebhookAndWritesNothing() {
     start("NoSchedule", new LoopSettings.Fencing("gpu.nvidia.com", new Budget(1, false), 1));
     DraObjects.slice(h.client, "gpu-node-1", 8);
     h.fire(xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
-    h.fire(xidOn("gpu-node-1", 2));
+    String version = h.client.nodes().withName("gpu-node-1").get().getMetadata().getResourceVersion();
+    Decision refused = h.fire(xidOn("gpu-node-1", 2));
+    assertThat(refused.reason()).isEqualTo(Reason.GPU_BUDGET_EXHAUSTED);
+    assertThat(refused.detail()).contains("1 of 32 GPUs of the selected nodes are fenced or on unavailable nodes;"
+        + " safety.max_unavailable_gpus 1 allows 1");
     h.look("gpu-node-1");
     h.look("gpu-node-1");
-    assertThat(h.decisions(Reason.GPU_BUDGET_EXHAUSTED)).singleElement().satisfies(d -> assertThat(d.detail())
-        .contains("1 of 32 GPUs of the selected nodes are fenced or on unavailable nodes;"
-            + " safety.max_unavailable_gpus 1 allows 1"));
-    assertThat(h.events("GpuBudgetExhausted")).hasSize(1);
+    assertThat(h.client.nodes().withName("gpu-node-1").get().getMetadata().getResourceVersion())
+        .as("no write of the Node: not by the webhook, not by a look").isEqualTo(version);
+    assertThat(h.node("gpu-node-1").ledger().episodes()).isEmpty();
     assertThat(DraObjects.rules(h.client)).hasSize(1);
-    assertThat(h.episode("gpu-node-1").progress().stage()).isEqualTo(Stage.QUARANTINED);
+
+    h.fire(xidOn("gpu-node-1", 2)); // Alertmanager sends it again: refused again, still nothing written
+    assertThat(h.client.nodes().withName("gpu-node-1").get().getMetadata().getResourceVersion()).isEqualTo(version);
+  }
+
+  @Test
+  void aDryRunFenceNamesTheDeviceAndTheRuleItWouldWriteAndWritesNothing() {
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "NoExecute").replace("    actions:\n      - fence_gpu",
+        "    dry_run: true\n    actions:\n      - fence_gpu"), LoopSettings.Fencing.DEFAULT);
+    DraObjects.slice(h.client, NODE, 8);
+    String version = h.client.nodes().withName(NODE).get().getMetadata().getResourceVersion();
+    Decision d = h.fire(xidOn(NODE, 3));
+    assertThat(d.reason()).isEqualTo(Reason.DRY_RUN_PLAYBOOK);
+    assertThat(d.detail()).contains("fence_gpu would fence device gpu.nvidia.com/" + NODE + "/gpu-3 (GPU "
+        + DraObjects.uuid(NODE, 3) + ") with DeviceTaintRule gpu-remediator." + NODE + ".gpu-3"
+        + " (gpu-remediator.io/unhealthy:NoExecute)");
+    Decision none = h.fire(xidOn(NODE, 9));
+    assertThat(none.detail()).contains("fence_gpu would find no device with uuid or index " + DraObjects.uuid(NODE, 9)
+        + " in the ResourceSlices of gpu.nvidia.com on " + NODE + " (8 devices): escalate to gpu-node-reset");
+    h.look(NODE);
+    assertThat(DraObjects.rules(h.client)).isEmpty();
+    assertThat(h.client.nodes().withName(NODE).get().getMetadata().getResourceVersion()).isEqualTo(version);
   }
 
   @Test
