@@ -96,7 +96,7 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
   public Step prepare(CollectSpec spec, TemplateContext ctx) {
     String what = "run " + shown(spec) + " (" + spec.image() + ") as an evidence Job on " + ctx.node()
         + " beside the drain (timeout " + Durations.format(spec.timeout()) + ", kept " + Durations.format(spec.keep())
-        + ")" + spec.store().map(s -> "; its report stored under " + s.where(ctx.node(), "*").replace("*.log.gz", "")).orElse("")
+        + ")" + spec.store().map(s -> "; its report stored under " + s.under(ctx.node())).orElse("")
         + "; a reboot or replacement waits for it";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -48,7 +47,7 @@ final class CliqueWatch implements AutoCloseable {
     this.changed = changed;
     this.informer = client.genericKubernetesResources(CLIQUES).inAnyNamespace().runnableInformer(0);
     informer.exceptionHandler((started, t) -> {
-      if (notServed(t)) {
+      if (PublishedGpuWatch.notServed(t)) {
         LOGGER.info("no ComputeDomainClique API here (NVIDIA's DRA driver not installed): cliques come from node labels");
         return false;
       }
@@ -126,15 +125,6 @@ final class CliqueWatch implements AutoCloseable {
       }
     }
     moved.forEach(changed);
-  }
-
-  private static boolean notServed(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof KubernetesClientException e && e.getCode() == 404) {
-        return true;
-      }
-    }
-    return false;
   }
 
   @Override

@@ -100,8 +100,8 @@ final class PublishedGpuWatch implements AutoCloseable {
     }
   }
 
-  /** Whether a failure (or one of its causes) is the API server's 404 for the ResourceSlices' API. */
-  private static boolean notServed(Throwable t) {
+  /** Whether a failure (or one of its causes) is the API server's 404 for a resource it does not serve. */
+  static boolean notServed(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof KubernetesClientException e && e.getCode() == 404) {
         return true;

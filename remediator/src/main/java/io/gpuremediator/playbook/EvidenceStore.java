@@ -20,8 +20,13 @@ public sealed interface EvidenceStore {
     return node + "/" + job + ".log.gz";
   }
 
+  /** Where the node's reports go, as decisions name it ({@code s3://bucket/prefix/NODE/}, {@code pvc/NAME:NODE/}). */
+  String under(String node);
+
   /** How decisions, notifications and the page name where the report of this Job is stored. */
-  String where(String node, String job);
+  default String where(String node, String job) {
+    return under(node) + job + ".log.gz";
+  }
 
   /**
    * An S3-compatible bucket; the service uploads.
@@ -37,16 +42,16 @@ public sealed interface EvidenceStore {
     }
 
     @Override
-    public String where(String node, String job) {
-      return "s3://" + bucket + "/" + key(node, job);
+    public String under(String node) {
+      return "s3://" + bucket + "/" + prefix + node + "/";
     }
   }
 
   /** A PersistentVolumeClaim of the Job's namespace; the Job writes. */
   record Pvc(String claim) implements EvidenceStore {
     @Override
-    public String where(String node, String job) {
-      return "pvc/" + claim + ":" + object(node, job);
+    public String under(String node) {
+      return "pvc/" + claim + ":" + node + "/";
     }
   }
 
