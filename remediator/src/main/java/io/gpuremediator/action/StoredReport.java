@@ -15,9 +15,9 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * Where a finished evidence Job's report stands in its store. Into a bucket it is put here, read from the Job's pod log
- * while the node still runs: the
- * gzip the default command wrote between its BEGIN and END lines, else (a command of the playbook's own, a Job that
- * failed) the whole log, gzipped here. Either way one object, {@code NODE/JOB.log.gz} under the prefix.
+ * while the node still runs: the gzip the default command wrote between its BEGIN and END lines, else (a command of the
+ * playbook's own, a Job that failed) the whole log, gzipped here. Either way one object, {@code NODE/JOB.log.gz} under
+ * the prefix.
  */
 final class StoredReport {
   /** More than the kubelet keeps of a container's log (10 MiB before it rotates). */
