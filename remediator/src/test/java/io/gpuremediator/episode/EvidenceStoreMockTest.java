@@ -23,6 +23,8 @@ import io.gpuremediator.testing.LocalS3;
 import io.gpuremediator.testing.MutableClock;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -159,8 +161,8 @@ class EvidenceStoreMockTest {
   @Test
   void aStoreThatCannotBeReachedHoldsTheRebootUntilTheJobsTimeoutThenItIsEvidenceNotStored() throws Exception {
     URI nowhere;
-    try (LocalS3 gone = new LocalS3(BUCKET)) {
-      nowhere = gone.endpoint(); // a port nothing listens on once it stopped
+    try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      nowhere = URI.create("http://127.0.0.1:" + free.getLocalPort()); // nothing listens there once it is closed
     }
     start(", store: {s3: {bucket: " + BUCKET + ", endpoint: \"ENDPOINT\"}}", nowhere);
     Job job = collected();
