@@ -45,8 +45,8 @@ class CliTest {
             + " gpu-dra-recovery-reset, gpu-dra-xid-reset, gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
             + " gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service,"
-            + " infiniband-link-down, neuron-hardware-error, node-condition-reboot, node-condition-replace,"
-            + " node-memory-uncorrectable): its messages are counted as"
+            + " infiniband-link-down, neuron-hardware-error, neuron-health-unclassified, node-condition-reboot,"
+            + " node-condition-replace, node-memory-uncorrectable): its messages are counted as"
             + " unknown_receiver and not sent",
         "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
             + " gpu-fabric, gpu-hardware-xid, gpu-nvlink-down, gpu-pcie-link-degraded, gpu-recovery-drain, gpu-recovery-reboot,"
@@ -58,7 +58,8 @@ class CliTest {
             + " neuron-hardware-error, node-condition-replace: each is a replace_failed or repair_failed decision, nothing is called, and the node"
             + " waits for a human (or its on_fail)",
         "WARNING: " + config + ": collect steps with no store, and no evidence.store configured: gpu-recovery-reboot,"
-            + " gpu-repeat-offender, gpu-xid-reboot, neuron-hardware-error, node-condition-reboot, node-condition-replace:"
+            + " gpu-repeat-offender, gpu-xid-reboot, neuron-hardware-error, neuron-health-unclassified,"
+            + " node-condition-reboot, node-condition-replace:"
             + " each report stays only as its Job's pod log, on the node that is then rebooted or replaced",
         "WARNING: " + config + ": safety.max_unavailable 10% rounds down to 0 for fewer than 10 selected nodes: on such a"
             + " fleet nothing is ever quarantined (an integer, such as 1, allows a node in a small pool)",

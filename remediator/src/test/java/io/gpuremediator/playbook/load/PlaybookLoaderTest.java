@@ -150,7 +150,7 @@ class PlaybookLoaderTest {
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-dra-xid-reset",
         "gpu-dra-recovery-reset", "gpu-xid-reset", "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid", "gpu-recovery-reset", "gpu-recovery-reboot",
         "gpu-recovery-drain", "gpu-recovery-service", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
-        "gpu-count-dropped", "neuron-hardware-error",
+        "gpu-count-dropped", "neuron-hardware-error", "neuron-health-unclassified",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "node-condition-reboot",
         "node-condition-replace", "gpu-repeat-offender",
         "gpu-needs-human");
