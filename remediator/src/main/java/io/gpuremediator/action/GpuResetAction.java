@@ -44,6 +44,8 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
 
   /** The image of the contract's example: nvidia-smi comes from the driver, mounted by the NVIDIA runtime. */
   static final String DEFAULT_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
+  /** The task's handle while the GPU Operator's DCGM and exporter leave the node, before the Job is created. */
+  private static final String PAUSING = "pausing-gpu-clients";
   private static final Pattern GPUS_VARIABLE = Pattern.compile("\\{\\{\\s*gpus\\s*}}");
   /** The default command's script (resources: gpu-reset.sh), run by {@code sh -c SCRIPT gpu-reset GPUS}. */
   static final String DEFAULT_SCRIPT = ShippedScripts.read("gpu-reset.sh");
@@ -114,6 +116,20 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
     return false;
   }
 
+  /**
+   * The step ended some other way (released, overridden, escalated mid-reset): the GPU clients it paused run again. A
+   * write that fails here leaves the exporter paused, which the rules say (GpuTelemetryMissing) and the next reset of
+   * the node resumes.
+   */
+  @Override
+  public void cancel(String node, StepPorts ports) {
+    try {
+      GpuClients.resume(ports.cluster(), node);
+    } catch (ClusterException e) {
+      // said by the telemetry rules, repaired by the node's next reset
+    }
+  }
+
   @Override
   public StepResult look(LongStepRun<GpuResetSpec> run) throws ClusterException {
     GpuResetSpec spec = run.spec();
@@ -123,9 +139,48 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
     } catch (RenderException e) {
       return new StepResult.Failed(Reason.TEMPLATE_INVALID, "gpu_reset on " + run.node() + ": " + e.getMessage());
     }
-    StepResult result = PinnedJobs.createOrLook(run, new PinnedJobs.Shape("GPU reset job", "gpu-reset-", name(),
-        spec.image(), command, NVIDIA_ENV, spec.timeout(), true, false), Reason.REPAIR_FAILED);
-    return refused(result);
+    PinnedJobs.Shape shape = new PinnedJobs.Shape("GPU reset job", "gpu-reset-", name(), spec.image(), command, NVIDIA_ENV,
+        spec.timeout(), true, false);
+    String handle = run.task().handle();
+    if (spec.command().isEmpty() && (handle.isEmpty() || handle.equals(PAUSING))) {
+      Optional<StepResult> paused = pauseClients(run);
+      if (paused.isPresent()) {
+        return paused.get();
+      }
+      return PinnedJobs.started(run, shape);
+    }
+    StepResult result = refused(PinnedJobs.createOrLook(run, shape, Reason.REPAIR_FAILED));
+    if (spec.command().isEmpty() && (result instanceof StepResult.Succeeded || result instanceof StepResult.Failed)) {
+      List<String> resumed = GpuClients.resume(run.ports().cluster(), run.node());
+      String after = resumed.isEmpty() ? "" : "; " + String.join(", ", resumed) + " resumed (nvidia.com/gpu.deploy.*=true)";
+      return result instanceof StepResult.Failed f ? new StepResult.Failed(f.reason(), f.note() + after)
+          : new StepResult.Succeeded(((StepResult.Succeeded) result).note() + after, ((StepResult.Succeeded) result).kept());
+    }
+    return result;
+  }
+
+  /**
+   * Before the default reset's Job: the GPU Operator's DCGM and exporter on the node paused, and their pods gone (each
+   * holds the GPUs open: the reset would be refused). Empty once none runs there: the Job may be created.
+   */
+  private static Optional<StepResult> pauseClients(LongStepRun<GpuResetSpec> run) throws ClusterException {
+    List<String> paused = GpuClients.pause(run.ports().cluster(), run.node());
+    if (paused.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> left = GpuClients.stillRunning(run.ports().workloads().podsOn(run.node()), paused);
+    if (left.isEmpty()) {
+      return Optional.empty();
+    }
+    String what = String.join(", ", paused) + " paused for the reset (nvidia.com/gpu.deploy.*=" + GpuClients.PAUSED + ")";
+    if (run.now().isAfter(run.task().started().plus(run.spec().timeout()))) {
+      List<String> resumed = GpuClients.resume(run.ports().cluster(), run.node());
+      return Optional.of(new StepResult.Failed(Reason.RESET_REFUSED, what + ", but " + String.join(", ", left)
+          + " still held the GPUs after " + Durations.format(run.spec().timeout()) + "; nothing reset, "
+          + String.join(", ", resumed) + " resumed"));
+    }
+    return Optional.of(new StepResult.Recorded(PAUSING, what + "; waiting for " + String.join(", ", left)
+        + " to leave " + run.node(), Optional.empty()));
   }
 
   /** A failed reset whose log holds nvidia-smi's refusal is {@code reset_refused}, naming the tool's words. */

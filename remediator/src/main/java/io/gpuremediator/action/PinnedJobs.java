@@ -81,10 +81,7 @@ final class PinnedJobs {
     String namespace = run.ports().jobNamespace();
     Task task = run.task();
     if (task.handle().isEmpty()) {
-      String name = create(run, shape);
-      String job = namespace + "/" + name;
-      return new StepResult.Started(name, shape.noun() + " " + job + " created", shape.noun() + " " + job
-          + " created on " + run.node() + " (" + String.join(" ", shape.command()) + ")");
+      return started(run, shape);
     }
     String job = shape.noun() + " " + namespace + "/" + task.handle();
     Optional<JobState> state = run.ports().workloads().job(namespace, task.handle()).map(JobRun::state);
@@ -100,6 +97,14 @@ final class PinnedJobs {
       case FAILED -> new StepResult.Failed(failed, job + " failed" + tail(run));
       case TIMED_OUT -> new StepResult.Failed(failed, job + " timed out after " + Durations.format(timeout) + tail(run));
     };
+  }
+
+  /** Creates the Job (idempotent) and says so: the task records its name. */
+  static StepResult started(LongStepRun<?> run, Shape shape) throws ClusterException {
+    String name = create(run, shape);
+    String job = run.ports().jobNamespace() + "/" + name;
+    return new StepResult.Started(name, shape.noun() + " " + job + " created", shape.noun() + " " + job
+        + " created on " + run.node() + " (" + String.join(" ", shape.command()) + ")");
   }
 
   private static String tail(LongStepRun<?> run) throws ClusterException {

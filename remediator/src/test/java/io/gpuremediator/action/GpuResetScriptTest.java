@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GpuResetScriptTest {
   private static final Path FAKE = Path.of("../simapi/node-tools/bin");
-  private static final Path RECORDED = Path.of("../tests/real/nvidia-smi");
+  private static final Path RECORDED = Path.of("../tests/real");
   private static final String UUID = "GPU-8d3c1f2e-5a5f-aa66-7660-000000000003";
   @TempDir Path state;
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.device.Devices;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.node.DeferRule;
@@ -97,6 +98,8 @@ final class ClosedLoopHarness implements AutoCloseable {
   final Fabric8Cluster cluster;
   final RemediationEngine engine;
   final EpisodeLoop loop;
+  /** The devices the loop reads (its ResourceSlice watch). */
+  final Devices devices;
   final HumanControls controls;
   final PlaybookSet playbooks;
   private final Set<String> replaceProviders;
@@ -190,7 +193,8 @@ final class ClosedLoopHarness implements AutoCloseable {
     int nodes = client.nodes().list().getItems().size();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == nodes);
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
-    loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), KubeApi.of(client).devices(), () -> playbooks,
+    devices = KubeApi.of(client).devices();
+    loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), devices, () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2, deferTo, fencing),

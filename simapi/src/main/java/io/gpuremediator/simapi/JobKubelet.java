@@ -46,7 +46,9 @@ import java.util.function.Predicate;
  * stays Pending, as the scheduler leaves it ({@code persistentvolumeclaim "NAME" not found}), and its Job runs on until
  * its deadline. There is no mount namespace here: a mount is its directory substituted for the mount path where the
  * container's environment or command names it. A GPU's state for the fake nvidia-smi (persistence mode, its holder)
- * lives in the node's {@code gpu} directory. The process's output is the pod's log (both streams, as the log API
+ * lives in the node's {@code gpu} directory; while a pod of DCGM or its exporter ({@code nvidia-dcgm...}, the GPU
+ * Operator's DaemonSets) runs on the node, its host engine holds every GPU, and the fake nvidia-smi refuses a reset
+ * as the real one does. The process's output is the pod's log (both streams, as the log API
  * serves them); its exit status the pod's phase and the Job's condition ({@code Complete}, or {@code Failed} with
  * {@code BackoffLimitExceeded}); past {@code activeDeadlineSeconds} it is killed and the Job fails
  * {@code DeadlineExceeded}.
@@ -164,6 +166,7 @@ public final class JobKubelet implements AutoCloseable {
         return;
       }
       install(node);
+      dcgmHolds(node);
       createPod(job, pod, node, "Running");
       Container c = spec.getContainers().get(0);
       List<String> command = new ArrayList<>();
@@ -248,6 +251,28 @@ public final class JobKubelet implements AutoCloseable {
       }
     }
     return arg;
+  }
+
+  /** A running DCGM or exporter pod on the node holds its GPUs (the holder the fake nvidia-smi reads), else none does. */
+  private void dcgmHolds(String node) {
+    Path holder = gpuState(node).resolve("holder");
+    boolean dcgm = client.pods().inAnyNamespace().list().getItems().stream().anyMatch(p -> node.equals(
+        p.getSpec().getNodeName()) && p.getMetadata().getName().startsWith("nvidia-dcgm")
+        && "Running".equals(p.getStatus() == null ? null : p.getStatus().getPhase()));
+    String now = Files.exists(holder) ? read(holder).strip() : "none";
+    if (dcgm) {
+      write(holder, "dcgm\n");
+    } else if (now.equals("dcgm")) {
+      write(holder, "none\n");
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The node's driver, where its install puts it, and a /tmp in each root a chroot can write to. */
