@@ -14,7 +14,8 @@ import java.util.Map;
  * client"): DCGM's host engine ({@code nvidia-dcgm}) and the exporter with its embedded one ({@code nvidia-dcgm-exporter}),
  * and the DRA stack's pair ({@code -dra}). Each DaemonSet runs on the nodes labelled {@code nvidia.com/gpu.deploy.<name>:
  * "true"} and names its pods {@code nvidia-<name>-...} (tests/real/gpu-operator); the operator honours any other value of
- * its deploy labels as a pause and never sets it back (its own pauses: {@code paused-for-driver-upgrade}). A reset pauses
+ * its deploy labels as a pause and never sets it back (its own pauses: {@code paused-for-driver-upgrade};
+ * tests/real/gpu-operator/v26.7.0-nodelabeling-paused-labels.go.txt). A reset pauses
  * those running ({@value #PAUSED}), waits until their pods have left the node, and sets them back to "true" after.
  */
 final class GpuClients {
