@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * (dcgmi diag -r 2 takes about two minutes on real GPUs), then completes, or fails with dcgmi's output in the pod's
  * log when the node is labelled {@value SimCluster#FAILS_DIAGNOSTICS}=fail; a pre-flight Job likewise. A GPU reset Job completes likewise
  * (nvidia-smi -r takes seconds), and an evidence Job ({@code collect}) likewise, its log standing in for a bug
- * report, unless a kubelet of their own runs evidence Jobs' commands (simapi's JobKubelet: {@link #collects}). A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new {@code status.nodeInfo.bootID}
+ * report, unless a kubelet of their own runs the evidence and reset Jobs' commands (simapi's JobKubelet:
+ * {@link #runsForReal}). A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new {@code status.nodeInfo.bootID}
  * {@value #BOOT_MILLIS} ms later, Ready again {@value #READY_MILLIS} ms after the reboot began; the Job itself fails
  * (its pod died with the node), which is what a real one does.
  */
@@ -49,9 +50,10 @@ final class JobController implements AutoCloseable {
     this.evidenceRunElsewhere = evidenceRunElsewhere;
   }
 
-  /** Whether the Job is an evidence Job ({@code collect}). */
-  static boolean collects(Job job) {
-    return job.getMetadata().getLabels() != null && "collect".equals(job.getMetadata().getLabels().get(STEP_LABEL));
+  /** Whether the Job is one whose command runs for real when a kubelet of its own is given: evidence, a GPU reset. */
+  static boolean runsForReal(Job job) {
+    String step = job.getMetadata().getLabels() == null ? null : job.getMetadata().getLabels().get(STEP_LABEL);
+    return "collect".equals(step) || "gpu_reset".equals(step);
   }
 
   void start() {
@@ -62,7 +64,7 @@ final class JobController implements AutoCloseable {
     try {
       for (Job job : client.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems()) {
         if (job.getStatus() != null && job.getStatus().getConditions() != null && !job.getStatus().getConditions().isEmpty()
-            || evidenceRunElsewhere && collects(job)) {
+            || evidenceRunElsewhere && runsForReal(job)) {
           continue;
         }
         long first = seen.computeIfAbsent(job.getMetadata().getName(), k -> System.currentTimeMillis());

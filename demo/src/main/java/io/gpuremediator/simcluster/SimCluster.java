@@ -23,11 +23,12 @@ import java.util.logging.Logger;
 
 /**
  * The Kubernetes API in memory on one loopback address: the fabric8 mock server in CRUD mode with the API
- * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}), a Job controller
- * and kubelet that run the remediator's Jobs: diagnostics, GPU resets, reboots and pre-flights ({@link JobController}),
- * evidence Jobs whose commands run for real against fakes of a GPU node's tools (simapi's {@link JobKubelet}, writing
- * to the claim {@value #EVIDENCE_CLAIM} as a cluster's ReadWriteMany volume would), and the provisioners of its GPU
- * nodes: Karpenter for most, Cluster API for two ({@link Provisioner}).
+ * server's eviction, budget and field-selector behaviour ({@link EmulatedApiServer}); a Job controller and kubelet
+ * that play the remediator's diagnostics, reboots and pre-flights ({@link JobController}); a kubelet that runs the
+ * evidence and GPU reset Jobs' commands for real against fakes of a GPU node's tools built from recorded outputs
+ * (simapi's {@link JobKubelet}: the shipped reset script against the fake nvidia-smi, the bug report written to the
+ * claim {@value #EVIDENCE_CLAIM} as a cluster's ReadWriteMany volume would); and the provisioners of its GPU nodes:
+ * Karpenter for most, Cluster API for two ({@link Provisioner}).
  */
 public final class SimCluster implements AutoCloseable {
   /** The namespace of the training job whose pods run on the first GPU nodes. */
@@ -69,7 +70,7 @@ public final class SimCluster implements AutoCloseable {
     server = EmulatedApiServer.start(host, port);
     client = server.client();
     kubelet = evidence.map(k -> new JobKubelet(server, "gpu-remediator", k.tools(), k.recorded(), k.work(),
-        JobController::collects));
+        JobController::runsForReal));
     jobs = new JobController(client, server, kubelet.isPresent());
     provisioner = new Provisioner(client, name -> node(new SimNode(name, SimNode.Kind.GPU,
         "10.0.200." + launchedIps.incrementAndGet())));

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -253,8 +254,14 @@ public final class JobKubelet implements AutoCloseable {
     return arg;
   }
 
-  /** A running DCGM or exporter pod on the node holds its GPUs (the holder the fake nvidia-smi reads), else none does. */
+  /**
+   * A running DCGM or exporter pod on the node holds its GPUs (the holder the fake nvidia-smi reads), else none does. A
+   * node whose GPU no test set up has one with persistence mode on, as the GPU Operator's driver leaves it.
+   */
   private void dcgmHolds(String node) {
+    if (!Files.exists(gpuState(node).resolve("uuid"))) {
+      gpu(node, "GPU-" + UUID.nameUUIDFromBytes(node.getBytes(StandardCharsets.UTF_8)), true, "none");
+    }
     Path holder = gpuState(node).resolve("holder");
     boolean dcgm = client.pods().inAnyNamespace().list().getItems().stream().anyMatch(p -> node.equals(
         p.getSpec().getNodeName()) && p.getMetadata().getName().startsWith("nvidia-dcgm")
