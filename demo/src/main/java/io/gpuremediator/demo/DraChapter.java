@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.demo.Milestones.Milestone;
 import io.gpuremediator.pipeline.Pipeline;
+import io.gpuremediator.simapi.DaemonSetController;
 import io.gpuremediator.simapi.DraShapes;
 import java.io.IOException;
 import java.time.Duration;
@@ -30,6 +31,11 @@ import java.util.TreeMap;
 final class DraChapter {
   static final String NAMESPACE = "ml-inference";
   private static final String DRA_LABEL = "nvidia.com/gpu.deploy.dra-driver";
+  /**
+   * The label the exporter's DaemonSet places its pods by (tests/real/gpu-operator/v26.7.0-dra/0700_daemonset.yaml),
+   * which the operator sets on its DRA nodes and a GPU reset pauses.
+   */
+  private static final String EXPORTER_DEPLOY = "nvidia.com/gpu.deploy.dcgm-exporter-dra";
   private static final String ALERT = "GpuXidHardwareError";
   private static final int GPU = 3;
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -62,9 +68,23 @@ final class DraChapter {
       pod(kube, "inference-" + gpu, node, gpu);
     }
     String exporter = DraShapes.exporterPod(node).getMetadata().getName();
-    kube.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).resource(DraShapes.exporterPod(node)).create();
     kube.genericKubernetesResources(DraShapes.CLAIMS).inNamespace(DraShapes.EXPORTER_NAMESPACE)
         .resource(DraShapes.exporterClaim(node, uuids.size())).create();
+    kube.nodes().withName(node).edit(n -> {
+      n.getMetadata().getLabels().put(EXPORTER_DEPLOY, "true");
+      return n;
+    });
+    try (DaemonSetController daemonSet = DaemonSetController.of(kube, DraShapes.EXPORTER_NAMESPACE, DraShapes.EXPORTER,
+        Map.of(EXPORTER_DEPLOY, "true"), DraShapes::exporterPod).start()) {
+      return fenced(kube, uuids, exporter, daemonSet);
+    }
+  }
+
+  private Seen fenced(KubernetesClient kube, Map<Integer, String> uuids, String exporter, DaemonSetController daemonSet)
+      throws Exception {
+    Milestones.await(System.nanoTime(), TIMEOUT, List.of(new Milestone("exporter", () -> daemonSet.runsOn(node)
+        ? Optional.of(DraShapes.EXPORTER_NAMESPACE + "/" + exporter + " placed by its DaemonSet") : Optional.empty())),
+        report, () -> { });
     t.at("node", node + " and " + spare + " labelled " + DRA_LABEL + "=true, their GPUs published in ResourceSlices of"
         + " gpu.nvidia.com (UUIDs as their exporter reports them); 8 inference pods on " + node + ", one GPU each (ResourceClaims);"
         + " its exporter " + DraShapes.EXPORTER_NAMESPACE + "/" + exporter + " holds all " + uuids.size()
@@ -75,6 +95,7 @@ final class DraChapter {
     t.at("fault", node + " GPU " + GPU + " (" + uuid + "): DCGM_FI_DEV_XID_ERRORS = 48");
     boolean[] cordoned = {false};
     boolean[] kept = {true};
+    boolean[] pausedForReset = {false};
     String[] moved = {""};
     Map<String, Duration> seen = Milestones.await(at, TIMEOUT, List.of(
         new Milestone("alert", () -> see.prometheusAlert(ALERT, node, "firing").map(a -> ALERT + " firing with UUID "
@@ -89,7 +110,9 @@ final class DraChapter {
         new Milestone("unfenced", () -> decision("gpu_unfenced").filter(d -> rules(kube).isEmpty())
             .map(d -> d.path("detail").asText()))), report, () -> {
           cordoned[0] |= cordoned(kube);
-          kept[0] &= kube.pods().inNamespace(DraShapes.EXPORTER_NAMESPACE).withName(exporter).get() != null;
+          // The reset pauses it by its deploy label for its seconds (GpuClients); the fence must never remove it.
+          pausedForReset[0] |= !"true".equals(kube.nodes().withName(node).get().getMetadata().getLabels()
+              .get(EXPORTER_DEPLOY));
         });
     p.simulator().clear(node, "xid");
     t.at("fault", node + " GPU " + GPU + " reports no XID after its reset (simulator: fault cleared)");
@@ -97,8 +120,17 @@ final class DraChapter {
         .filter(pod -> node.equals(pod.getSpec().getNodeName())).count();
     t.at("node", node + (cordoned[0] || cordoned(kube) ? " WAS CORDONED" : " never cordoned or tainted") + "; " + others
         + " of its 7 other inference pods kept running throughout");
+    Milestones.await(System.nanoTime(), TIMEOUT, List.of(new Milestone("exporter back", () -> daemonSet.runsOn(node)
+        ? Optional.of(DraShapes.EXPORTER_NAMESPACE + "/" + exporter + " runs on " + node) : Optional.empty())),
+        report, () -> { });
+    // Kept: its pod left only when its DaemonSet took it away (the reset's pause), never deleted by anything else,
+    // which its DaemonSet would have placed again without a removal of its own.
+    List<String> history = daemonSet.history().stream().filter(h -> h.endsWith(" " + node)).toList();
+    kept[0] = history.stream().filter(h -> h.startsWith("placed")).count()
+        == history.stream().filter(h -> h.startsWith("removed")).count() + 1;
     t.at("node", DraShapes.EXPORTER_NAMESPACE + "/" + exporter + (kept[0] ? " ran and exported throughout the fence"
-        : " WAS EVICTED"));
+        + (pausedForReset[0] ? "; paused by its deploy label for the reset alone (DCGM holds the GPUs open), back after"
+        : "") : " WAS EVICTED"));
     return new Seen(seen, cordoned[0], others, moved[0], kept[0] && exporting(kube, exporter));
   }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The DaemonSet controller, for one DaemonSet read from its real manifest: a pod of it on every node whose labels its
@@ -25,7 +26,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DaemonSetController implements AutoCloseable {
   private final KubernetesClient client;
-  private final DaemonSet daemonSet;
+  private final boolean ownsClient;
+  private final String name;
+  private final Map<String, String> nodeSelector;
+  private final Function<String, Pod> podFor;
   private final String namespace;
   private final List<String> history = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -39,13 +43,49 @@ public final class DaemonSetController implements AutoCloseable {
    * here), in {@code namespace}.
    */
   public DaemonSetController(EmulatedApiServer server, Path manifest, String namespace) {
-    this.client = server.client();
+    this(server.client(), true, namespace, read(manifest));
+  }
+
+  private DaemonSetController(KubernetesClient client, boolean ownsClient, String namespace, DaemonSet ds) {
+    this(client, ownsClient, namespace, ds.getMetadata().getName(), ds.getSpec().getTemplate().getSpec().getNodeSelector(),
+        node -> new PodBuilder().withNewMetadata().withName(podName(ds.getMetadata().getName(), node))
+            .withNamespace(namespace).withLabels(ds.getSpec().getTemplate().getMetadata().getLabels())
+            .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet").withName(ds.getMetadata().getName())
+            .withUid("uid-" + ds.getMetadata().getName()).withController(true).endOwnerReference().endMetadata()
+            .withNewSpec().withNodeName(node).addNewContainer().withName(ds.getMetadata().getName()).withImage("sim")
+            .endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build());
+  }
+
+  private DaemonSetController(KubernetesClient client, boolean ownsClient, String namespace, String name,
+      Map<String, String> nodeSelector, Function<String, Pod> podFor) {
+    this.client = client;
+    this.ownsClient = ownsClient;
     this.namespace = namespace;
+    this.name = name;
+    this.nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    this.podFor = podFor;
+  }
+
+  /**
+   * A DaemonSet whose manifest is a template (the GPU Operator's v26.7 {@code manifests/}): its {@code nodeSelector}
+   * as the recorded manifest gives it, its pod on a node as {@code podFor} makes it (named {@code <name>-<suffix>}).
+   */
+  public static DaemonSetController of(KubernetesClient client, String namespace, String name,
+      Map<String, String> nodeSelector, Function<String, Pod> podFor) {
+    return new DaemonSetController(client, false, namespace, name, nodeSelector, podFor);
+  }
+
+  private static DaemonSet read(Path manifest) {
     try {
-      this.daemonSet = Serialization.unmarshal(Files.readString(manifest), DaemonSet.class);
+      return Serialization.unmarshal(Files.readString(manifest), DaemonSet.class);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The name the controller gives a DaemonSet's pod on a node. */
+  public static String podName(String daemonSet, String node) {
+    return daemonSet + "-" + Integer.toHexString(node.hashCode() & 0xfffff);
   }
 
   /** Places and removes its pods five times a second. */
@@ -56,7 +96,7 @@ public final class DaemonSetController implements AutoCloseable {
 
   /** The name of its pod on the node. */
   public String podOn(String node) {
-    return daemonSet.getMetadata().getName() + "-" + Integer.toHexString(node.hashCode() & 0xfffff);
+    return podName(name, node);
   }
 
   /** What it did, in order: {@code placed NODE}, {@code removed NODE}. */
@@ -71,34 +111,31 @@ public final class DaemonSetController implements AutoCloseable {
 
   private void sync() {
     try {
-      Map<String, String> selector = daemonSet.getSpec().getTemplate().getSpec().getNodeSelector();
       for (Node n : client.nodes().list().getItems()) {
         Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-        boolean matches = selector == null || labels.entrySet().containsAll(selector.entrySet());
-        String name = n.getMetadata().getName();
-        Pod pod = client.pods().inNamespace(namespace).withName(podOn(name)).get();
+        boolean matches = labels.entrySet().containsAll(nodeSelector.entrySet());
+        String node = n.getMetadata().getName();
+        Pod pod = client.pods().inNamespace(namespace).withName(podOn(node)).get();
         if (matches && pod == null) {
-          client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(podOn(name))
-              .withNamespace(namespace).withLabels(daemonSet.getSpec().getTemplate().getMetadata().getLabels())
-              .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet")
-              .withName(daemonSet.getMetadata().getName()).withUid("uid-" + daemonSet.getMetadata().getName())
-              .withController(true).endOwnerReference().endMetadata()
-              .withNewSpec().withNodeName(name).addNewContainer().withName(daemonSet.getMetadata().getName())
-              .withImage("sim").endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build()).create();
-          history.add("placed " + name);
+          client.pods().inNamespace(namespace).resource(podFor.apply(node)).create();
+          history.add("placed " + node);
         } else if (!matches && pod != null) {
-          client.pods().inNamespace(namespace).withName(podOn(name)).delete();
-          history.add("removed " + name);
+          client.pods().inNamespace(namespace).withName(podOn(node)).delete();
+          history.add("removed " + node);
         }
       }
     } catch (RuntimeException e) {
-      System.err.println("sim-daemonset-controller: " + e);
+      if (!timer.isShutdown()) { // a read cut short by close() is no failure
+        System.err.println("sim-daemonset-controller: " + e);
+      }
     }
   }
 
   @Override
   public void close() {
     timer.shutdownNow();
-    client.close();
+    if (ownsClient) {
+      client.close();
+    }
   }
 }
