@@ -1,9 +1,12 @@
 package io.gpuremediator.testing;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Optional;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
@@ -31,13 +34,9 @@ public final class LocalS3 implements AutoCloseable {
     proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
         .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET).build();
     proxy.start();
-    long deadline = System.nanoTime() + 20_000_000_000L;
-    while (!"STARTED".equals(proxy.getState())) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("S3Proxy did not start within 20 s: " + proxy.getState());
-      }
-      Thread.onSpinWait();
-    }
+    // A deadline-bounded poll, not a spin: on a busy machine a spinning thread takes the core the server starts on.
+    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+        .until(() -> "STARTED".equals(proxy.getState()));
     context.getBlobStore().createContainerInLocation(null, bucket);
   }
 
