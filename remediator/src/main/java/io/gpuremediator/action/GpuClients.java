@@ -2,7 +2,6 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.workload.PodInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,7 +39,7 @@ final class GpuClients {
           paused.add(operand);
         }
       }
-      return new Cluster.Edited<>(labels.equals(n.labels()) ? n : withLabels(n, labels), paused);
+      return new Cluster.Edited<>(labels.equals(n.labels()) ? n : n.withLabels(labels), paused);
     });
   }
 
@@ -55,7 +54,7 @@ final class GpuClients {
           resumed.add(operand);
         }
       }
-      return new Cluster.Edited<>(resumed.isEmpty() ? n : withLabels(n, labels), resumed);
+      return new Cluster.Edited<>(resumed.isEmpty() ? n : n.withLabels(labels), resumed);
     });
   }
 
@@ -70,10 +69,5 @@ final class GpuClients {
       }
     }
     return out;
-  }
-
-  private static NodeInfo withLabels(NodeInfo n, Map<String, String> labels) {
-    return new NodeInfo(n.name(), labels, n.annotations(), n.taints(), n.unschedulable(), n.conditions(), n.internalIps(),
-        n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError(), n.gpuCapacity(), n.draClique());
   }
 }

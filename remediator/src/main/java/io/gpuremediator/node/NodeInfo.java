@@ -88,6 +88,12 @@ public record NodeInfo(
         internalIps, bootId, resourceVersion, ledger, ledgerError, gpuCapacity, clique);
   }
 
+  /** The same node with these labels. */
+  public NodeInfo withLabels(Map<String, String> newLabels) {
+    return new NodeInfo(name, newLabels, annotations, taints, unschedulable, conditions, internalIps, bootId,
+        resourceVersion, ledger, ledgerError, gpuCapacity, draClique);
+  }
+
   /** Whether the kubelet reports the node Ready. A node with no Ready condition is not. */
   public boolean isReady() {
     for (NodeCondition c : conditions) {
