@@ -81,7 +81,7 @@ test-deploy: deps $(VALIDATOR)/node_modules/.installed $(DASHBOARD_CHECK)/node_m
 	  if $(DASHBOARD_CHECK)/check "$$f" >/dev/null 2>&1; then echo "dashboard check passed $$f, which must fail"; exit 1; fi; \
 	done; echo "dashboard check: every must-fail dashboard refused"
 	deploy/npd/tests/run
-	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* remediator/src/main/resources/io/gpuremediator/action/gpu-reset.sh remediator/src/main/resources/io/gpuremediator/action/collect-evidence.sh simapi/node-tools/bin/* simapi/node-tools/driver/* deploy/prometheus-operator/generate $(DASHBOARD_CHECK)/check \
+	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* remediator/src/main/resources/io/gpuremediator/action/gpu-reset.sh remediator/src/main/resources/io/gpuremediator/action/collect-evidence.sh simapi/node-tools/bin/* simapi/node-tools/images/*/bin/* simapi/node-tools/driver/* deploy/prometheus-operator/generate $(DASHBOARD_CHECK)/check \
 	  deploy/helm/generate tools/check-deploy
 	tools/check-deploy
 

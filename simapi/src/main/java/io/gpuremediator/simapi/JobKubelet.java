@@ -37,7 +37,10 @@ import java.util.function.Predicate;
  * command as a local process, against fakes of the tools a GPU node's containers see, built from recorded real outputs
  * ({@code simapi/node-tools}, reading {@code tests/real}): {@code nvidia-smi} on the container's PATH (the NVIDIA
  * runtime injects it), and {@code nvidia-bug-report.sh} only where the node's driver puts it, never on the PATH (the
- * runtime injects nvidia-smi, nvidia-debugdump and nvidia-persistenced only; libnvidia-container src/nvc_info.c). A
+ * runtime injects nvidia-smi, nvidia-debugdump and nvidia-persistenced only; libnvidia-container src/nvc_info.c);
+ * and what an image holds only in that image: {@code images/<repository>/bin} is on the PATH of a container whose image
+ * is that repository ({@code dcgmi} in NVIDIA's {@code dcgm} image). A node labelled {@value #FAULTY_MEMORY_LABEL}
+ * with a GPU index has that GPU's memory faulty, as the fake dcgmi's diagnostic finds it. A
  * node labelled {@value #DRIVER_CONTAINER_LABEL}=true runs the GPU Operator's driver container, whose root is the node's
  * {@code /run/nvidia/driver} (its DaemonSet selects nodes on that label and mounts {@code /run/nvidia} Bidirectional:
  * tests/real/gpu-operator/v26.7.0-dra/driver-0500_daemonset.yaml); any other has the driver installed on the host.
@@ -57,6 +60,8 @@ import java.util.function.Predicate;
 public final class JobKubelet implements AutoCloseable {
   /** The GPU Operator's label for nodes its driver DaemonSet runs on. */
   public static final String DRIVER_CONTAINER_LABEL = "nvidia.com/gpu.deploy.driver";
+  /** A node labelled so, with a GPU index, has faulty memory on that GPU (what no repair mends). */
+  public static final String FAULTY_MEMORY_LABEL = "sim.gpu-remediator.io/faulty-memory-gpu";
   private static final String BUG_REPORT = "nvidia-bug-report.sh";
 
   private final KubernetesClient client;
@@ -166,8 +171,10 @@ public final class JobKubelet implements AutoCloseable {
         pending(job, pod, node, missingClaim.get());
         return;
       }
-      install(node);
+      Node n = client.nodes().withName(node).get();
+      install(node, n);
       dcgmHolds(node);
+      faultyMemory(node, n);
       createPod(job, pod, node, "Running");
       Container c = spec.getContainers().get(0);
       List<String> command = new ArrayList<>();
@@ -182,7 +189,8 @@ public final class JobKubelet implements AutoCloseable {
       pb.directory(cwd.toFile());
       Map<String, String> env = pb.environment();
       env.clear();
-      env.put("PATH", tools.resolve("bin") + ":/usr/local/bin:/usr/bin:/bin");
+      env.put("PATH", imageBin(c.getImage()).map(b -> b + ":").orElse("") + tools.resolve("bin")
+          + ":/usr/local/bin:/usr/bin:/bin");
       env.put("HOME", cwd.toString());
       env.put("FAKE_GPU_STATE", Files.createDirectories(gpuState(node)).toString());
       env.put("FAKE_RECORDED", recorded.toString());
@@ -191,6 +199,16 @@ public final class JobKubelet implements AutoCloseable {
           env.put(v.getName(), v.getValue() == null ? "" : mounted(v.getValue(), mounts));
         }
       }
+      Optional<String> executable = onPath(command.get(0), env.get("PATH"));
+      if (executable.isEmpty()) {
+        // What the runtime answers when the image lacks the command: the container never starts (StartError, 128).
+        String log = "exec: \"" + command.get(0) + "\": executable file not found in $PATH\n";
+        logs.put(name, log);
+        server.log(namespace, pod, log);
+        finish(job, pod, "Failed", 128, "BackoffLimitExceeded");
+        return;
+      }
+      command.set(0, executable.get());
       Process p = pb.start();
       synchronized (running) {
         running.add(p);
@@ -282,9 +300,39 @@ public final class JobKubelet implements AutoCloseable {
     }
   }
 
+  /** The command as the container's PATH finds it (a path is taken as it is), as exec does in the container. */
+  private static Optional<String> onPath(String command, String path) {
+    if (command.contains("/")) {
+      return Optional.of(command);
+    }
+    for (String dir : path.split(":")) {
+      Path candidate = Path.of(dir).resolve(command);
+      if (Files.isExecutable(candidate)) {
+        return Optional.of(candidate.toString());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The fakes of what the image holds: {@code images/<its repository's last path element>/bin}, where there are any. */
+  private Optional<Path> imageBin(String image) {
+    if (image == null) {
+      return Optional.empty();
+    }
+    String repository = image.replaceFirst("[@].*$", "").replaceFirst(":[^:/]*$", "");
+    Path bin = tools.resolve("images").resolve(repository.substring(repository.lastIndexOf('/') + 1)).resolve("bin");
+    return Files.isDirectory(bin) ? Optional.of(bin) : Optional.empty();
+  }
+
+  /** The GPU the node's {@value #FAULTY_MEMORY_LABEL} label names has one faulty memory element; none, none has. */
+  private void faultyMemory(String node, Node n) {
+    String gpu = n == null || n.getMetadata().getLabels() == null ? null
+        : n.getMetadata().getLabels().get(FAULTY_MEMORY_LABEL);
+    write(gpuState(node).resolve("faulty-memory"), gpu == null ? "" : gpu + " 1\n");
+  }
+
   /** The node's driver, where its install puts it, and a /tmp in each root a chroot can write to. */
-  private void install(String node) throws IOException {
-    Node n = client.nodes().withName(node).get();
+  private void install(String node, Node n) throws IOException {
     boolean operator = n != null && n.getMetadata().getLabels() != null
         && "true".equals(n.getMetadata().getLabels().get(DRIVER_CONTAINER_LABEL));
     Path driverRoot = operator ? root(node).resolve("run/nvidia/driver") : root(node);

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The fakes a Job's container finds on its PATH are the NVIDIA tools the container runtime injects, no more
  * (libnvidia-container's {@code utility_bins} and {@code compute_bins}, recorded in tests/real): nvidia-bug-report.sh is
- * not one of them, so the kubelet installs it only where a node's driver puts it.
+ * not one of them, so the kubelet installs it only where a node's driver puts it; nor is dcgmi, which only the DCGM
+ * image holds.
  */
 class NodeToolsTest {
   private static final Path TOOLS = Path.of("node-tools");
@@ -40,5 +41,12 @@ class NodeToolsTest {
     }
     assertThat(TOOLS.resolve("driver/nvidia-bug-report.sh")).isRegularFile();
     assertThat(TOOLS.resolve("bin/nvidia-bug-report.sh")).doesNotExist();
+  }
+
+  @Test
+  void dcgmiIsTheDcgmImagesNotTheRuntimes() throws IOException {
+    assertThat(injected()).doesNotContain("dcgmi");
+    assertThat(TOOLS.resolve("bin/dcgmi")).doesNotExist();
+    assertThat(TOOLS.resolve("images/dcgm/bin/dcgmi")).isExecutable();
   }
 }
