@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
@@ -31,6 +33,11 @@ final class PinnedJobs {
   private static final int MAX_COMMAND_ARGS = 64;
   private static final int MAX_IMAGE_CHARS = 512;
   private static final int LOG_LINES = 20;
+  /** DCGM 4's document ({@code dcgmi diag -j}); DCGM 3 named it "DCGM GPU Diagnostic". */
+  private static final String DCGM_DOCUMENT = "\"DCGM Diagnostic\"";
+  private static final Pattern DCGM_WARNING = Pattern.compile("\"warning\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final long DOCUMENT_BYTES = 1 << 20;
+  private static final int MAX_WARNINGS = 5;
   /** Time for the Job controller to mark the deadline after activeDeadlineSeconds passed. */
   private static final Duration DEADLINE_SLACK = Duration.ofMinutes(2);
 
@@ -107,8 +114,25 @@ final class PinnedJobs {
         + " created on " + run.node() + " (" + String.join(" ", shape.command()) + ")");
   }
 
+  /**
+   * What the Job's log says of its failure: the warnings of a DCGM diagnostic document ({@code dcgmi diag -j}, whose
+   * verdict sits mid-document, far from its tail), else the log's last lines.
+   */
   private static String tail(LongStepRun<?> run) throws ClusterException {
-    String log = run.ports().workloads().logTail(run.ports().jobNamespace(), run.task().handle(), LOG_LINES).strip();
+    String namespace = run.ports().jobNamespace();
+    String log = run.ports().workloads().logTail(namespace, run.task().handle(), LOG_LINES).strip();
+    if (log.endsWith("}")) {
+      Optional<String> whole = run.ports().workloads().log(namespace, run.task().handle(), DOCUMENT_BYTES);
+      if (whole.isPresent() && whole.get().contains(DCGM_DOCUMENT)) {
+        List<String> warnings = new ArrayList<>();
+        Matcher m = DCGM_WARNING.matcher(whole.get());
+        while (m.find() && warnings.size() < MAX_WARNINGS) {
+          warnings.add(m.group(1).replace("\\\"", "\""));
+        }
+        return warnings.isEmpty() ? "; dcgmi diag: no warning in its document" : "; dcgmi diag: "
+            + String.join("; ", warnings.stream().distinct().toList());
+      }
+    }
     return log.isEmpty() ? " (no log)" : "; log tail: " + (log.length() > 1500 ? "..." + log.substring(log.length() - 1500) : log);
   }
 
