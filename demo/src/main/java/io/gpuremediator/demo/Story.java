@@ -124,7 +124,7 @@ public final class Story {
     t.at("fault", lost + " GPU 3 and " + lost2 + " GPU 2 stop reporting: their series vanish, no XID is raised"
         + " (simulator: gpu_lost)");
     p.kube().nodes().withName(lost2).edit(n -> {
-      n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "fail");
+      n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "2");
       return n;
     });
     t.note("in this simulated cluster " + lost2 + "'s GPU 2 will still fail dcgmi diag after it comes back");
@@ -390,7 +390,7 @@ public final class Story {
     t.chapter("8. XID 79 on " + beyond + ", whose GPU no reboot mends: replaced through Karpenter, and its replacement"
         + " proves itself");
     p.kube().nodes().withName(beyond).edit(n -> {
-      n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "fail");
+      n.getMetadata().getLabels().put(SimCluster.FAILS_DIAGNOSTICS, "1");
       return n;
     });
     t.note("in this simulated cluster " + beyond + "'s GPU 1 fails dcgmi diag whatever is done to it; the cluster's GPU nodes");
@@ -518,9 +518,13 @@ public final class Story {
 
   /** The last line of a Job's log tail in a decision's detail. */
   private static String tail(String detail) {
+    int verdict = detail.indexOf("dcgmi diag: ");
+    if (verdict >= 0) {
+      return detail.substring(verdict + "dcgmi diag: ".length()).replaceFirst("( \\(then escalated|; escalated to).*$", "");
+    }
     int at = detail.indexOf("log tail: ");
     String log = at < 0 ? detail : detail.substring(at + "log tail: ".length());
-    String first = log.lines().filter(l -> l.contains("Fail")).findFirst().orElse(log.lines().findFirst().orElse(""));
+    String first = log.lines().filter(l -> l.contains("Fail")).findFirst().orElse(log.lines().findFirst().orElse("")).strip();
     return first.length() > 90 ? first.substring(0, 90) + "..." : first;
   }
 

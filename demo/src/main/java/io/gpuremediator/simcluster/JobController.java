@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -16,10 +17,10 @@ import java.util.concurrent.TimeUnit;
  * The Job controller and kubelet of the simulated cluster, for the remediator's Jobs only (by their
  * {@code gpu-remediator.io/step} label). A diagnostic Job runs its pod on the node it is pinned to for a few seconds
  * (dcgmi diag -r 2 takes about two minutes on real GPUs), then completes, or fails with dcgmi's output in the pod's
- * log when the node is labelled {@value SimCluster#FAILS_DIAGNOSTICS}=fail; a pre-flight Job likewise. A GPU reset Job completes likewise
- * (nvidia-smi -r takes seconds), and an evidence Job ({@code collect}) likewise, its log standing in for a bug
- * report, unless a kubelet of their own runs the evidence and reset Jobs' commands (simapi's JobKubelet:
- * {@link #runsForReal}). A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new {@code status.nodeInfo.bootID}
+ * log when the node is labelled {@value SimCluster#FAILS_DIAGNOSTICS} (with the GPU's index); a pre-flight Job likewise. A GPU
+ * reset Job completes likewise (nvidia-smi -r takes seconds), and an evidence Job ({@code collect}) likewise, its log
+ * standing in for a bug report, unless a kubelet of their own runs these Jobs' commands (simapi's JobKubelet, against
+ * fakes of dcgmi, nvidia-smi and nvidia-bug-report.sh built from recorded outputs: {@link #runsForReal}). A reboot Job reboots its node as a kubelet shows it: NotReady at once, a new {@code status.nodeInfo.bootID}
  * {@value #BOOT_MILLIS} ms later, Ready again {@value #READY_MILLIS} ms after the reboot began; the Job itself fails
  * (its pod died with the node), which is what a real one does.
  */
@@ -50,10 +51,13 @@ final class JobController implements AutoCloseable {
     this.evidenceRunElsewhere = evidenceRunElsewhere;
   }
 
-  /** Whether the Job is one whose command runs for real when a kubelet of its own is given: evidence, a GPU reset. */
+  /**
+   * Whether the Job is one whose command runs for real when a kubelet of its own is given: evidence, a GPU reset, a
+   * diagnostic or a pre-flight.
+   */
   static boolean runsForReal(Job job) {
     String step = job.getMetadata().getLabels() == null ? null : job.getMetadata().getLabels().get(STEP_LABEL);
-    return "collect".equals(step) || "gpu_reset".equals(step);
+    return List.of("collect", "gpu_reset", "diagnose", "preflight").contains(step);
   }
 
   void start() {
@@ -117,7 +121,7 @@ final class JobController implements AutoCloseable {
     Node n = node == null ? null : client.nodes().withName(node).get();
     boolean diagnoses = "diagnose".equals(step) || "preflight".equals(step);
     boolean fails = diagnoses && n != null && n.getMetadata().getLabels() != null
-        && "fail".equals(n.getMetadata().getLabels().get(SimCluster.FAILS_DIAGNOSTICS));
+        && n.getMetadata().getLabels().containsKey(SimCluster.FAILS_DIAGNOSTICS);
     String pod = name + "-pod";
     client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod).withNamespace(NAMESPACE)
         .addToLabels("job-name", name).endMetadata().withNewSpec().withNodeName(node).withRestartPolicy("Never")

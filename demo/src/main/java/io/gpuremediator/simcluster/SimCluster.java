@@ -43,8 +43,11 @@ public final class SimCluster implements AutoCloseable {
   public static final String LAUNCHED = Provisioner.LAUNCHED;
   /** The taint every node Karpenter launches registers with (its NodePool's startupTaints). */
   public static final String STARTUP_TAINT = Provisioner.STARTUP_TAINT;
-  /** A node labelled so fails its diagnostics in this cluster (the simulated GPU is still broken). */
-  public static final String FAILS_DIAGNOSTICS = "sim.gpu-remediator.io/diagnostics";
+  /**
+   * A node labelled so, with a GPU's index, fails its diagnostics in this cluster: that GPU's memory is faulty (what no
+   * repair mends), as the kubelet's fake dcgmi finds it.
+   */
+  public static final String FAILS_DIAGNOSTICS = JobKubelet.FAULTY_MEMORY_LABEL;
 
   /** The ReadWriteMany claim of the remediator's namespace that evidence reports are stored on. */
   public static final String EVIDENCE_CLAIM = "gpu-remediator-evidence";
