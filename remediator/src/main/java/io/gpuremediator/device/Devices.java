@@ -52,6 +52,15 @@ public interface Devices {
   }
 
   /**
+   * Starts the watch of {@code driver}'s ResourceSlices that {@link #publishedGpus} reads, and waits (bounded) for its
+   * first list. Closing the result stops the watch once every caller that started it has closed theirs, so a stopped
+   * service keeps no watch running. Without a watch (the default), there is nothing to stop.
+   */
+  default AutoCloseable watchPublished(String driver) {
+    return () -> { };
+  }
+
+  /**
    * How many GPUs the node publishes in the ResourceSlices of {@code driver} (its devices of type {@code gpu}, or every
    * device where the driver types none: NVIDIA's publishes MIG devices beside its GPUs), from a watch of the slices the
    * first call starts and waits for; empty when it publishes none (a device-plugin node) or the slices cannot be read.

@@ -58,6 +58,7 @@ public final class EpisodeLoop implements AutoCloseable {
   private final PreflightGate preflight;
   private final EpisodeWriter writer;
   private final Supplier<List<NodeInfo>> selected;
+  private final AutoCloseable published;
   private ScheduledExecutorService ticker;
   private LookQueue workers;
   private OutsideWatches watches;
@@ -88,11 +89,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this(cluster, workloads, Devices.NONE, playbooks, selected, settings, leading, listener, clock, outside, replacements);
   }
 
-  /**
-   * Creates the loop with the devices DRA publishes, for fencing one GPU.
-   *
-   * @param devices the port to ResourceSlices, ResourceClaims and DeviceTaintRules
-   */
+  /** Creates the loop with the devices DRA publishes (ResourceSlices, ResourceClaims, DeviceTaintRules), to fence one GPU. */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Devices devices, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
       Clock clock, OutsidePorts outside, ReplaceBudget replacements) {
@@ -109,7 +106,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     Duration settle = settings.interval().multipliedBy(3);
     String driver = settings.fencing().dra().driver();
-    devices.publishedGpus("", driver); // the ResourceSlice watch starts and lists here, never on a webhook's or page's thread
+    this.published = devices.watchPublished(driver); // it lists here, never on a webhook's or page's thread; stopped with us
     StepLimits limits = new StepLimits(
         new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)",
             () -> settings.maxDraining().of(selected.get().size())),
@@ -129,7 +126,7 @@ public final class EpisodeLoop implements AutoCloseable {
     workers = new LookQueue(settings.workers(), this::runAndRelease);
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
-    watches = OutsideWatches.start(ports, cluster, this::kickStepEnded);
+    watches = OutsideWatches.start(ports, cluster, this::kickStepEnded, published);
     drains = new DrainWatches(ports.workloads(), this::kickStepEnded);
   }
 
@@ -286,6 +283,8 @@ public final class EpisodeLoop implements AutoCloseable {
   public void close() {
     if (watches != null) {
       watches.close();
+    } else {
+      OutsideWatches.stop(published); // never started
     }
     if (ticker != null) {
       ticker.shutdownNow();

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The watches that have the loop look at a node when something its episodes hold outside the node changes: their
  * steps' Jobs (the Job's node), and our DeviceTaintRules (a rule deleted: the node whose episode fenced with it, where
- * a human's override ends the episode now rather than at its next look).
+ * a human's override ends the episode now rather than at its next look); and, to be stopped with them, the watch of
+ * the ResourceSlices the GPU counts read.
  */
 final class OutsideWatches implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(OutsideWatches.class);
@@ -24,8 +25,11 @@ final class OutsideWatches implements AutoCloseable {
     this.watches = watches;
   }
 
-  /** Starts both watches; {@code look} asks for a look at a node. */
-  static OutsideWatches start(StepPorts ports, Cluster cluster, Consumer<String> look) {
+  /**
+   * Starts both watches; {@code look} asks for a look at a node. {@code slices}, the loop's ResourceSlice watch, is
+   * stopped with them.
+   */
+  static OutsideWatches start(StepPorts ports, Cluster cluster, Consumer<String> look, AutoCloseable slices) {
     AutoCloseable jobs = ports.workloads().watchJobs(ports.jobNamespace(), EpisodeNames.JOB_EPISODE_LABEL, look);
     AutoCloseable rules = ports.devices().watchRules(rule -> {
       for (NodeInfo n : cluster.nodes()) {
@@ -36,17 +40,20 @@ final class OutsideWatches implements AutoCloseable {
         }
       }
     });
-    return new OutsideWatches(List.of(jobs, rules));
+    return new OutsideWatches(List.of(jobs, rules, slices));
   }
 
   @Override
   public void close() {
-    for (AutoCloseable w : watches) {
-      try {
-        w.close();
-      } catch (Exception e) {
-        LOGGER.warn("a watch did not stop cleanly: {}", e.toString());
-      }
+    watches.forEach(OutsideWatches::stop);
+  }
+
+  /** Stops a watch, saying so when it does not stop cleanly. */
+  static void stop(AutoCloseable watch) {
+    try {
+      watch.close();
+    } catch (Exception e) {
+      LOGGER.warn("a watch did not stop cleanly: {}", e.toString());
     }
   }
 }

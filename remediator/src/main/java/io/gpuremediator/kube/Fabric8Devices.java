@@ -29,7 +29,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -50,20 +49,32 @@ final class Fabric8Devices implements Devices {
 
   private final KubernetesClient client;
   private final ApiBudget budget;
-  private final Map<String, PublishedGpuWatch> published = new ConcurrentHashMap<>();
+  private final PublishedWatches published;
 
   Fabric8Devices(KubernetesClient client, ApiBudget budget) {
     this.client = client;
     this.budget = budget;
+    this.published = new PublishedWatches(client, SLICES);
+  }
+
+  @Override
+  public AutoCloseable watchPublished(String driver) {
+    return published.watch(driver);
+  }
+
+  /** Whether a watch of the driver's ResourceSlices runs. */
+  boolean watching(String driver) {
+    return published.watching(driver);
+  }
+
+  /** Stops every ResourceSlice watch, owned or not: the client they read through is closing. */
+  void close() {
+    published.close();
   }
 
   @Override
   public OptionalInt publishedGpus(String node, String driver) {
-    return published.computeIfAbsent(driver, d -> {
-      PublishedGpuWatch w = new PublishedGpuWatch(client, SLICES, d);
-      w.start();
-      return w;
-    }).on(node);
+    return published.gpus(node, driver);
   }
 
   @Override

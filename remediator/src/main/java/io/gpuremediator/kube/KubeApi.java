@@ -91,6 +91,7 @@ public final class KubeApi implements AutoCloseable {
 
   @Override
   public void close() {
+    devices.close();
     client.close();
   }
 }

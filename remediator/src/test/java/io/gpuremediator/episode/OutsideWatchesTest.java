@@ -49,7 +49,7 @@ class OutsideWatchesTest {
         new StepLimits(Slots.none("d"), Slots.none("p"), ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
         Set.of(), DraScope.DEFAULT);
     List<String> looked = new ArrayList<>();
-    try (OutsideWatches watches = OutsideWatches.start(ports, cluster, looked::add)) {
+    try (OutsideWatches watches = OutsideWatches.start(ports, cluster, looked::add, () -> { })) {
       told.get().accept("rule-2");
       assertThat(looked).as("a rule no episode holds: no look").isEmpty();
       told.get().accept("rule-1");
