@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.OutsidePorts;
@@ -89,10 +90,14 @@ class DiagnoseDcgmiMockTest {
     return kubelet.log(h.jobs("diagnose").get(0).getMetadata().getName());
   }
 
-  private int diagnoseExitCode() {
+  private ContainerStateTerminated terminated() {
     Pod pod = h.client.pods().inNamespace("gpu-remediator").withLabel("job-name", h.jobs("diagnose").get(0)
         .getMetadata().getName()).list().getItems().get(0);
-    return pod.getStatus().getContainerStatuses().get(0).getState().getTerminated().getExitCode();
+    return pod.getStatus().getContainerStatuses().get(0).getState().getTerminated();
+  }
+
+  private int diagnoseExitCode() {
+    return terminated().getExitCode();
   }
 
   /** Each GPU's status in the document's {@code diagnostic} test, by entity id. */
@@ -148,8 +153,10 @@ class DiagnoseDcgmiMockTest {
     start("busybox:1.36", null);
     h.fire(Alerts.xid(NODE, "48"));
     lookUntil(() -> !h.decisions(Reason.DIAGNOSTICS_FAILED).isEmpty());
-    assertThat(diagnoseLog()).isEqualTo("exec: \"dcgmi\": executable file not found in $PATH\n");
+    assertThat(diagnoseLog()).as("a container that never started writes no log").isEmpty();
     assertThat(diagnoseExitCode()).as("the container never started").isEqualTo(128);
+    assertThat(terminated().getReason()).isEqualTo("StartError");
+    assertThat(terminated().getMessage()).contains("exec: \"dcgmi\": executable file not found in $PATH");
     assertThat(h.node(NODE).unschedulable()).isTrue();
   }
 }
