@@ -29,7 +29,7 @@ final class AwsReplacement implements Replacement {
       return Optional.of(new StepStart.Impossible(Reason.REPLACE_FAILED, "cannot replace " + node + ": no cloud is"
           + " configured (cloud.aws in the service config); nothing was called"));
     }
-    ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
+    ProviderId id = ProviderId.parse(run.ports().cluster().identity(node).providerId().orElse(null));
     if (id instanceof ProviderId.Unsupported u) {
       return Optional.of(new StepStart.Impossible(Reason.PROVIDER_UNSUPPORTED, "cannot replace " + node + ": its"
           + " providerID is " + u.seen() + "; nothing was called"));
@@ -40,7 +40,7 @@ final class AwsReplacement implements Replacement {
   @Override
   public StepResult ask(LongStepRun<?> run, ReplaceRequest spec) throws ClusterException {
     String node = run.node();
-    ProviderId id = ProviderId.parse(run.ports().cluster().providerId(node).orElse(null));
+    ProviderId id = ProviderId.parse(run.ports().cluster().identity(node).providerId().orElse(null));
     if (!(id instanceof ProviderId.Aws aws)) {
       return new StepResult.Failed(Reason.REPLACE_FAILED, "cannot replace " + node + ": its providerID is now "
           + ((ProviderId.Unsupported) id).seen());

@@ -16,7 +16,7 @@ final class Ec2Reboot implements RebootWay {
   public String ask(LongStepRun<?> run, String image, Duration timeout) throws OutboundException {
     ProviderId id;
     try {
-      id = ProviderId.parse(run.ports().cluster().providerId(run.node()).orElse(null));
+      id = ProviderId.parse(run.ports().cluster().identity(run.node()).providerId().orElse(null));
     } catch (ClusterException e) {
       throw OutboundException.transientFailure("the node's providerID could not be read: " + e.getMessage());
     }

@@ -40,7 +40,7 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
     JOB(new JobReboot()),
     /** EC2 {@code RebootInstances} for the node's providerID. */
     AWS(new Ec2Reboot()),
-    /** The node's BMC ({@code gpu-remediator.io/bmc-url}): Redfish {@code ComputerSystem.Reset}, its strongest restart. */
+    /** The node's BMC ({@code cloud.redfish.bmcs}): Redfish {@code ComputerSystem.Reset}, its strongest restart. */
     REDFISH(new RedfishReboot());
 
     private final RebootWay way;
@@ -73,8 +73,6 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
     }
   }
 
-  /** The node annotation that holds its BMC's address. */
-  public static final String BMC_URL_ANNOTATION = RedfishReboot.BMC_URL_ANNOTATION;
   /** An image with util-linux's nsenter (Debian's is essential, so in every Debian image). */
   static final String DEFAULT_IMAGE = "docker.io/library/debian:bookworm-slim";
   private static final Duration MAX_TIMEOUT = Duration.ofHours(6);
@@ -203,8 +201,9 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
             + run.spec().method().code() + ", its answer lost: " + e.getMessage());
       }
       if (!e.retriable()) {
-        return new StepResult.Failed(e.unsupported() ? Reason.REBOOT_UNSUPPORTED : Reason.REPAIR_FAILED, "reboot of "
-            + node + " refused: " + e.getMessage());
+        Reason reason = e.unsupported() ? Reason.REBOOT_UNSUPPORTED : e.mismatch() ? Reason.BMC_MISMATCH
+            : Reason.REPAIR_FAILED;
+        return new StepResult.Failed(reason, "reboot of " + node + " refused: " + e.getMessage());
       }
       Instant again = run.now().plus(run.ports().retryDelay());
       run.warn().accept("RebootNotAsked", "reboot of " + node + " not applied: " + e.getMessage() + "; asked again later");

@@ -102,12 +102,7 @@ final class OutboundConfig {
         a.finish();
         return region.map(r -> new Aws(r, endpoint));
       });
-      Optional<Redfish> redfish = c.map("redfish", "cloud.redfish").flatMap(r -> {
-        Optional<Path> credentials = r.requiredString("credentials_file").map(base::resolve);
-        Optional<Path> ca = r.string("ca_file").map(base::resolve);
-        r.finish();
-        return credentials.map(file -> new Redfish(file, ca));
-      });
+      Optional<Redfish> redfish = c.map("redfish", "cloud.redfish").flatMap(r -> RedfishConfig.decode(r, base, problems));
       Set<String> providers = new TreeSet<>();
       // A provider through the Kubernetes API has nothing to configure: its key says its overlay (and RBAC) is deployed.
       for (ReplaceProvider p : ReplaceProvider.throughKubernetes()) {

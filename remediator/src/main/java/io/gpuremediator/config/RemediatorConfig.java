@@ -4,6 +4,7 @@ import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.value.Budget;
@@ -114,13 +115,27 @@ public record RemediatorConfig(
   public record Aws(String region, Optional<URI> endpoint) {}
 
   /**
-   * How servers are power-cycled through their BMCs ({@code cloud.redfish}): the BMC's address is the node's
-   * {@code gpu-remediator.io/bmc-url} annotation.
+   * How servers are power-cycled through their BMCs ({@code cloud.redfish}): which BMC is which node's is what an
+   * operator wrote ({@code bmcs}, {@code bmcs_file}), never a Node annotation.
    *
    * @param credentialsFile holds {@code user:password} (a mounted Secret); read at each reset, so a rotation needs no restart
-   * @param caFile the PEM CA bundle the BMCs' certificates are verified against; empty: the JVM's trust store
+   * @param caFile the PEM CA bundle the BMCs' certificates are verified against; empty: no https BMC is trusted
+   * @param insecureHttp whether plain-http BMCs are allowed (their credentials travel in clear)
+   * @param bmcs the BMCs written in the config
+   * @param bmcsFile a file of more ({@code bmcs: [...]}, a mounted ConfigMap), read at each reset
    */
-  public record Redfish(Path credentialsFile, Optional<Path> caFile) {}
+  public record Redfish(Path credentialsFile, Optional<Path> caFile, boolean insecureHttp, List<Bmc> bmcs,
+      Optional<Path> bmcsFile) {
+    /** Copies the list. */
+    public Redfish {
+      bmcs = List.copyOf(bmcs);
+    }
+  }
+
+  /**
+   * One node's BMC ({@code cloud.redfish.bmcs} entry): the node by name or by {@code spec.providerID}, exactly one.
+   */
+  public record Bmc(Optional<String> node, Optional<String> providerId, BmcAddress address) {}
 
   /**
    * How webhook and API callers authenticate: a bearer token from a file, or explicitly none; and optionally a

@@ -155,6 +155,11 @@ public enum Reason {
    * nothing was sent, and on_fail decides what next.
    */
   REBOOT_UNSUPPORTED(Outcome.FAILED),
+  /**
+   * The BMC written for the node manages another machine: its system's UUID is not the Node's {@code
+   * status.nodeInfo.systemUUID} (or one side states none). Nothing was sent; on_fail decides what next.
+   */
+  BMC_MISMATCH(Outcome.FAILED),
   /** A new node's pre-flight Job was created: the node takes no work until it passes. */
   PREFLIGHT_STARTED(Outcome.APPLIED),
   /** More nodes run a pre-flight Job than preflight.max_concurrent allows; this one waits, keeping its taint. */

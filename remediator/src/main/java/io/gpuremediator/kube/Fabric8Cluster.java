@@ -8,6 +8,7 @@ import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
 import java.util.ArrayList;
@@ -244,9 +245,8 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   }
 
   @Override
-  public Optional<String> providerId(String name) throws ClusterException {
-    Node node = get(name);
-    return Optional.ofNullable(node.getSpec() == null ? null : node.getSpec().getProviderID()).filter(p -> !p.isEmpty());
+  public NodeIdentity identity(String name) throws ClusterException {
+    return NodeMapper.identity(get(name));
   }
 
   @Override

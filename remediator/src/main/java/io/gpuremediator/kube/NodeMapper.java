@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuremediator.node.InternalIp;
 import io.gpuremediator.node.NodeCondition;
+import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.Taint;
@@ -37,6 +38,13 @@ final class NodeMapper {
   private static final List<String> ACCELERATOR_RESOURCES = List.of("nvidia.com/gpu", "aws.amazon.com/neuron");
 
   private NodeMapper() {}
+
+  /** Which machine the node is: its {@code spec.providerID} and {@code status.nodeInfo.systemUUID}, each if stated. */
+  static NodeIdentity identity(Node node) {
+    return new NodeIdentity(Optional.ofNullable(node.getSpec()).map(s -> s.getProviderID()).filter(p -> !p.isEmpty()),
+        Optional.ofNullable(node.getStatus()).map(s -> s.getNodeInfo()).map(i -> i.getSystemUUID())
+            .filter(u -> !u.isBlank()));
+  }
 
   /** The node as the remediator sees it. */
   static NodeInfo toInfo(Node node) {

@@ -23,11 +23,12 @@ public interface Cluster {
   Optional<NodeInfo> freshNode(String name) throws ClusterException;
 
   /**
-   * The node's {@code spec.providerID} read from the API now (the instance a replacement marks); empty when it has
-   * none, or when this port is not a Kubernetes API (then nothing can be replaced).
+   * Which machine the node is, read from the API now: its {@code spec.providerID} (the instance a replacement marks) and
+   * {@code status.nodeInfo.systemUUID} (what its BMC's system must have); {@link NodeIdentity#UNKNOWN} when this port is not a
+   * Kubernetes API (then nothing can be replaced or reset); throws when the node is gone.
    */
-  default Optional<String> providerId(String name) throws ClusterException {
-    return Optional.empty();
+  default NodeIdentity identity(String name) throws ClusterException {
+    return NodeIdentity.UNKNOWN;
   }
 
   /**

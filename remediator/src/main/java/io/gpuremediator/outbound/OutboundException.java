@@ -13,14 +13,21 @@ public final class OutboundException extends Exception {
   private final boolean retriable;
   private final boolean maybeApplied;
   private final boolean unsupported;
+  private final boolean mismatch;
   private final transient Optional<Duration> notBefore;
 
   private OutboundException(String message, boolean retriable, boolean maybeApplied, boolean unsupported,
       Optional<Duration> notBefore) {
+    this(message, retriable, maybeApplied, unsupported, false, notBefore);
+  }
+
+  private OutboundException(String message, boolean retriable, boolean maybeApplied, boolean unsupported,
+      boolean mismatch, Optional<Duration> notBefore) {
     super(message);
     this.retriable = retriable;
     this.maybeApplied = maybeApplied;
     this.unsupported = unsupported;
+    this.mismatch = mismatch;
     this.notBefore = notBefore;
   }
 
@@ -51,6 +58,14 @@ public final class OutboundException extends Exception {
   }
 
   /**
+   * The other side is not the one meant (a BMC whose system is another machine than the node's): refused, and nothing
+   * was sent that would change anything.
+   */
+  public static OutboundException mismatch(String message) {
+    return new OutboundException(message, false, false, false, true, Optional.empty());
+  }
+
+  /**
    * The request was sent and no answer came (a timeout, a connection reset): it may have been applied. A request that
    * must not be applied twice (a reboot) is then treated as sent, never sent again.
    */
@@ -71,6 +86,11 @@ public final class OutboundException extends Exception {
   /** Whether the other side cannot do this at all ({@link #unsupported(String)}), a kind of refusal. */
   public boolean unsupported() {
     return unsupported;
+  }
+
+  /** Whether the other side is not the one meant ({@link #mismatch(String)}), a kind of refusal. */
+  public boolean mismatch() {
+    return mismatch;
   }
 
   /** Whether asking again later may work. */

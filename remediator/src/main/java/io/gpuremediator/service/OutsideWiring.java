@@ -1,5 +1,6 @@
 package io.gpuremediator.service;
 
+import io.gpuremediator.config.ConfiguredBmcs;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.outbound.BmcResets;
@@ -24,9 +25,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Alertmanager, the notification receivers and the cloud, as configured; what is not configured refuses. */
 final class OutsideWiring implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(OutsideWiring.class);
   /** Notifications held at most (queued, in flight, waiting to retry); more are dropped and counted. */
   private static final int NOTIFY_QUEUE = 1000;
 
@@ -86,8 +90,10 @@ final class OutsideWiring implements AutoCloseable {
       instances = groups;
       reboots = ec2;
     }
-    BmcResets bmcs = config.redfish().isEmpty() ? BmcResets.NOT_CONFIGURED
-        : RedfishResets.create(vertx, config.redfish().get().credentialsFile(), config.redfish().get().caFile(), counted);
+    BmcResets bmcs = config.redfish().map(r -> (BmcResets) RedfishResets.create(vertx, new ConfiguredBmcs(r),
+        r.credentialsFile(), r.caFile(), r.insecureHttp(), counted)).orElse(BmcResets.NOT_CONFIGURED);
+    config.redfish().filter(RemediatorConfig.Redfish::insecureHttp).ifPresent(r -> LOGGER.warn("cloud.redfish allows"
+        + " plain-http BMCs (insecure_http: true): their credentials travel in clear"));
     S3EvidenceUploads evidence = S3EvidenceUploads.withDefaultCredentials(
         config.aws().map(RemediatorConfig.Aws::region).orElse("us-east-1"), counted);
     clients.add(evidence);

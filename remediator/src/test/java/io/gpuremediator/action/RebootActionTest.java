@@ -6,6 +6,7 @@ import io.gpuremediator.action.RebootAction.Method;
 import io.gpuremediator.action.RebootAction.RebootSpec;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeCondition;
+import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.InstanceHealth;
@@ -50,8 +51,8 @@ class RebootActionTest {
       }
 
       @Override
-      public Optional<String> providerId(String name) {
-        return Optional.of("aws:///us-west-2a/i-0123456789abcdef0");
+      public NodeIdentity identity(String name) {
+        return new NodeIdentity(Optional.of("aws:///us-west-2a/i-0123456789abcdef0"), Optional.empty());
       }
     };
     OutsidePorts outside = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,

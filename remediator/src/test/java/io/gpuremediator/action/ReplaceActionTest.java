@@ -7,6 +7,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
+import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
 import io.gpuremediator.node.ReplaceProvider;
@@ -50,8 +51,8 @@ class ReplaceActionTest {
     }
 
     @Override
-    public Optional<String> providerId(String name) {
-      return Optional.of("aws:///us-west-2a/i-0123456789abcdef0");
+    public NodeIdentity identity(String name) {
+      return new NodeIdentity(Optional.of("aws:///us-west-2a/i-0123456789abcdef0"), Optional.empty());
     }
 
     @Override

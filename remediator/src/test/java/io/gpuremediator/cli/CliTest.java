@@ -91,7 +91,8 @@ class CliTest {
     assertThat(out().lines()).contains("FAILED: " + config, playbooks + ":2: playbook bare-metal-reboot, actions step 2"
         + " (reboot): method redfish needs cloud.redfish.credentials_file in the service config, which has no cloud.redfish");
 
-    Files.writeString(config, "auth: {insecure_no_auth: true}\ncloud:\n  redfish: {credentials_file: bmc-credentials}\n");
+    Files.writeString(config, "auth: {insecure_no_auth: true}\ncloud:\n  redfish: {credentials_file: bmc-credentials,"
+        + " ca_file: bmc-ca.pem, bmcs_file: bmcs.yaml}\n");
     assertThat(run("validate", playbooks.toString(), config.toString())).isZero();
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.config.RemediatorConfig.Breaker;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.value.Rate;
 import java.io.IOException;
@@ -130,7 +131,11 @@ class ConfigLoaderTest {
         + "notify:\n  receivers:\n    - {name: gpu-oncall, type: slack, url_file: slack-url}\n"
         + "    - {name: bot, type: webhook, url_file: /etc/bot-url}\n"
         + "cloud:\n  aws: {region: us-west-2, endpoint: \"http://127.0.0.1:4566\"}\n"
-        + "  redfish: {credentials_file: redfish/credentials, ca_file: /etc/bmc-ca.pem}\n").config().orElseThrow();
+        + "  redfish:\n    credentials_file: redfish/credentials\n    ca_file: /etc/bmc-ca.pem\n"
+        + "    bmcs_file: /etc/remediator/bmcs/bmcs.yaml\n"
+        + "    bmcs:\n      - {node: gpu-a-01, url: \"https://10.0.0.11\"}\n"
+        + "      - {provider_id: \"aws:///us-west-2a/i-0123\", url: \"https://bmc-7/redfish/v1/Systems/1\","
+        + " credentials_file: rack-7}\n").config().orElseThrow();
     assertThat(c.safety().replaceRateLimit()).hasToString("1/12h");
     assertThat(c.alertmanager()).contains(new RemediatorConfig.Alertmanager(
         URI.create("http://alertmanager-operated.monitoring:9093"), Optional.of(dir.resolve("am-token"))));
@@ -138,8 +143,14 @@ class ConfigLoaderTest {
         new RemediatorConfig.Receiver("gpu-oncall", RemediatorConfig.ReceiverType.SLACK, dir.resolve("slack-url")),
         new RemediatorConfig.Receiver("bot", RemediatorConfig.ReceiverType.WEBHOOK, Path.of("/etc/bot-url")));
     assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(URI.create("http://127.0.0.1:4566"))));
+    String f = dir.resolve("remediator.yaml").toString();
     assertThat(c.redfish()).contains(new RemediatorConfig.Redfish(dir.resolve("redfish/credentials"),
-        Optional.of(Path.of("/etc/bmc-ca.pem"))));
+        Optional.of(Path.of("/etc/bmc-ca.pem")), false, List.of(
+            new RemediatorConfig.Bmc(Optional.of("gpu-a-01"), Optional.empty(), new BmcAddress(
+                URI.create("https://10.0.0.11"), Optional.empty(), f + ":15")),
+            new RemediatorConfig.Bmc(Optional.empty(), Optional.of("aws:///us-west-2a/i-0123"), new BmcAddress(
+                URI.create("https://bmc-7/redfish/v1/Systems/1"), Optional.of(dir.resolve("rack-7")), f + ":16"))),
+        Optional.of(Path.of("/etc/remediator/bmcs/bmcs.yaml"))));
     RemediatorConfig defaults = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
     assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
     assertThat(defaults.alertmanager()).isEmpty();
@@ -147,7 +158,6 @@ class ConfigLoaderTest {
     assertThat(defaults.aws()).isEmpty();
     assertThat(defaults.redfish()).isEmpty();
 
-    String f = dir.resolve("remediator.yaml").toString();
     assertThat(load("auth: {bearer_token_file: token}\n"
         + "alertmanager: {url: \"ftp://am\"}\n"
         + "notify:\n  receivers:\n    - {name: OnCall, type: email, url_file: x}\n"
@@ -161,7 +171,46 @@ class ConfigLoaderTest {
         f + ":9: \"region\" in cloud.aws must be an AWS region such as us-west-2, not \"moon-1\"",
         f + ":9: \"endpoint\" in cloud.aws must be an http(s) URL without credentials, not \"http://user:pw@127.0.0.1\"",
         f + ":10: missing required key \"credentials_file\" in cloud.redfish",
-        f + ":10: unknown key \"password\" in cloud.redfish");
+        f + ":10: unknown key \"password\" in cloud.redfish",
+        f + ":10: cloud.redfish needs bmcs or bmcs_file (node or provider_id -> url): a node's BMC is no longer read from"
+            + " its gpu-remediator.io/bmc-url annotation, which the node's own kubelet can write");
+  }
+
+  @Test
+  void todaysRedfishConfigIsRefusedSayingWhichKeysReplaceTheAnnotationAndWhyACaIsNeeded() throws IOException {
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("auth: {bearer_token_file: token}\ncloud:\n  redfish: {credentials_file: credentials}\n").errors())
+        .containsExactly(
+            f + ":3: cloud.redfish needs ca_file, the CA bundle that signed the BMCs' certificates: without it any host"
+                + " with a publicly trusted certificate would be sent the BMC credentials (plain-http BMCs need"
+                + " insecure_http: true)",
+            f + ":3: cloud.redfish needs bmcs or bmcs_file (node or provider_id -> url): a node's BMC is no longer read"
+                + " from its gpu-remediator.io/bmc-url annotation, which the node's own kubelet can write");
+  }
+
+  @Test
+  void eachBmcEntryNamesOneNodeAndAnAddressThatKeepsItsCredentialsSafe() throws IOException {
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("auth: {bearer_token_file: token}\ncloud:\n  redfish:\n    credentials_file: c\n"
+        + "    ca_file: ca.pem\n    bmcs:\n"
+        + "      - {node: gpu-a-01, provider_id: \"aws:///x/i-1\", url: \"https://a\"}\n"
+        + "      - {node: Gpu_A, url: \"https://a\"}\n"
+        + "      - {node: gpu-a-02, url: \"http://10.0.0.12\"}\n"
+        + "      - {node: gpu-a-03, url: \"https://root:calvin@10.0.0.13\"}\n"
+        + "      - {node: gpu-a-04, url: \"https://10.0.0.14/redfish/v1/Managers/1\"}\n"
+        + "      - {node: gpu-a-05, url: \"https://10.0.0.15\"}\n"
+        + "      - {node: gpu-a-05, url: \"https://10.0.0.16\"}\n"
+        + "      - {url: \"https://10.0.0.17\"}\n").errors()).containsExactly(
+        f + ":7: a cloud.redfish.bmcs entry names its node by exactly one of node or provider_id",
+        f + ":8: \"node\" in cloud.redfish.bmcs must be a node's name (RFC 1123), not \"Gpu_A\"",
+        f + ":9: \"url\" in cloud.redfish.bmcs is plain http, which sends the BMC credentials in clear: https, or"
+            + " insecure_http: true in cloud.redfish",
+        f + ":10: \"url\" in cloud.redfish.bmcs must be https://<bmc>[/redfish/v1/Systems/<id>] without credentials,"
+            + " not \"https://root:calvin@10.0.0.13\"",
+        f + ":11: \"url\" in cloud.redfish.bmcs must be https://<bmc>[/redfish/v1/Systems/<id>] without credentials,"
+            + " not \"https://10.0.0.14/redfish/v1/Managers/1\"",
+        f + ":13: cloud.redfish.bmcs names node gpu-a-05 twice",
+        f + ":14: a cloud.redfish.bmcs entry names its node by exactly one of node or provider_id");
   }
 
   @Test

@@ -2,7 +2,12 @@ package io.gpuremediator.episode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuremediator.alert.Alert;
+import io.gpuremediator.config.ConfiguredBmcs;
+import io.gpuremediator.config.RemediatorConfig.Bmc;
+import io.gpuremediator.config.RemediatorConfig.Redfish;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
@@ -18,10 +23,15 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RedfishBmcStub;
 import io.gpuremediator.testing.RedfishBmcStub.Answer;
 import io.vertx.core.Vertx;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,17 +75,23 @@ class RebootRedfishMockTest {
     harness(ca, bmcUrl, PLAYBOOKS);
   }
 
+  /** The service's BMC port with {@code bmcUrl} written for the node (none: no entry), and the node on the BMC's system. */
   private void harness(String ca, String bmcUrl, String playbooks) {
-    BmcResets resets = RedfishResets.create(vertx, credentials, Optional.of(RedfishBmcStub.PEMS.resolve(ca)),
-        OutboundListener.NONE);
+    List<Bmc> written = bmcUrl == null ? List.of() : List.of(new Bmc(Optional.of(NODE), Optional.empty(),
+        new BmcAddress(URI.create(bmcUrl), Optional.empty(), "remediator.yaml:12")));
+    Optional<Path> trusted = Optional.of(RedfishBmcStub.PEMS.resolve(ca));
+    BmcResets resets = RedfishResets.create(vertx, new ConfiguredBmcs(new Redfish(credentials, trusted, false, written,
+        Optional.empty())), credentials, trusted, false, OutboundListener.NONE);
     h = new ClosedLoopHarness(dir, playbooks, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
         InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED, resets));
-    if (bmcUrl != null) {
-      h.client.nodes().withName(NODE).edit(n -> {
-        n.getMetadata().getAnnotations().put("gpu-remediator.io/bmc-url", bmcUrl);
-        return n;
-      });
-    }
+    systemUuid(bmc.systemUuid());
+  }
+
+  private void systemUuid(String uuid) {
+    h.client.nodes().withName(NODE).editStatus(n -> {
+      n.getStatus().getNodeInfo().setSystemUUID(uuid);
+      return n;
+    });
   }
 
   @Test
@@ -154,6 +170,46 @@ class RebootRedfishMockTest {
         .satisfies(e -> assertThat(e.getMessage()).contains("HGX_Baseboard_0"));
   }
 
+  /**
+   * Invariant 10 over what a node's kubelet and an alert's labels can write: forged BMC annotations (today's key, look-
+   * alikes, the other BMC's address in every form) and hostile labels naming the other BMC never make it the one reset;
+   * the node's own BMC, as the operator wrote it, is reset once an episode.
+   */
+  @Test
+  void noForgedAnnotationOrHostileLabelChoosesTheBmcThatIsReset() throws Exception {
+    Files.writeString(credentials, "admin:rotated-secret\n");
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    try (RedfishBmcStub decoy = new RedfishBmcStub("admin:rotated-secret", RedfishBmcStub.RECORDED.resolve("libredfish-lenovo"))) {
+      List<String> forms = List.of(decoy.url().toString(), decoy.url() + "/redfish/v1/Systems/1",
+          "https://127.0.0.1:" + decoy.url().getPort() + "/", "http://127.0.0.1:" + decoy.url().getPort(),
+          "https://admin:rotated-secret@127.0.0.1:" + decoy.url().getPort());
+      List<String> keys = List.of("gpu-remediator.io/bmc-url", "gpu-remediator.io/bmc", "gpu-remediator.io/redfish-url",
+          "bmc-url", "metal3.io/bmc-address");
+      for (int round = 1; round <= 3; round++) {
+        harness("ca.pem", bmc.url().toString());
+        h.client.nodes().withName(NODE).edit(n -> {
+          for (String key : keys) {
+            if (random.nextInt(3) > 0) {
+              n.getMetadata().getAnnotations().put(key, forms.get(random.nextInt(forms.size())));
+            }
+          }
+          return n;
+        });
+        String hostile = forms.get(random.nextInt(forms.size()));
+        Alert xid = Alerts.xid(NODE, "79");
+        Map<String, String> labels = new HashMap<>(xid.labels());
+        labels.putAll(Map.of("bmc_url", hostile, "bmc", hostile, "redfish", "<!channel> " + hostile));
+        h.fire(Alerts.withLabels(xid, labels));
+        h.lookUntil(NODE, Stage.REPAIRING, 3);
+        assertThat(decoy.requests()).as("seed %d, round %d", seed, round).isEmpty();
+        assertThat(bmc.resets()).as("seed %d, round %d", seed, round).hasSize(round);
+        h.close();
+        h = null;
+      }
+    }
+  }
+
   /** A GB200 compute tray's BMC, as recorded: System_0 and HGX_Baseboard_0, the reset types in an ActionInfo. */
   private void gb200() throws Exception {
     bmc.close();
@@ -194,12 +250,42 @@ class RebootRedfishMockTest {
   }
 
   @Test
-  void aNodeWithoutABmcUrlFailsTheStepAndCallsNothing() {
+  void aNodeNoBmcIsWrittenForFailsTheStepAndCallsNothingWhateverItsAnnotationsSay() {
     harness("ca.pem", null);
+    h.client.nodes().withName(NODE).edit(n -> { // what today's release read, written by the node's own kubelet
+      n.getMetadata().getAnnotations().put("gpu-remediator.io/bmc-url", bmc.url().toString());
+      return n;
+    });
     h.fire(Alerts.xid(NODE, "79"));
     h.lookUntil(NODE, Stage.REPAIR_FAILED, 3);
     assertThat(h.decisions(Reason.REPAIR_FAILED)).singleElement()
-        .satisfies(d -> assertThat(d.detail()).contains("no gpu-remediator.io/bmc-url annotation"));
+        .satisfies(d -> assertThat(d.detail()).contains("no BMC is written for " + NODE + " in cloud.redfish.bmcs"));
     assertThat(bmc.requests()).isEmpty();
+  }
+
+  @Test
+  void aBmcWhoseSystemIsAnotherMachineIsABmcMismatchAndIsNeverSentAReset() throws Exception {
+    Files.writeString(credentials, "admin:rotated-secret\n");
+    harness("ca.pem", bmc.url().toString());
+    systemUuid("6173ecec-6ef5-11ee-834a-0a8fc3a58a71"); // another server (Lenovo's recorded system)
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIR_FAILED, 3);
+    assertThat(bmc.requests()).as("read, never reset").noneMatch(r -> r.method().equals("POST"));
+    assertThat(h.decisions(Reason.BMC_MISMATCH)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("is not " + NODE + "'s").contains("UUID 38947555-7742-3448-3784-823347823834")
+        .contains("systemUUID is 6173ecec-6ef5-11ee-834a-0a8fc3a58a71").contains("nothing was sent"));
+    assertThat(h.events("BmcMismatch")).singleElement();
+  }
+
+  @Test
+  void aNodeThatStatesNoSystemUuidIsNeverReset() throws Exception {
+    Files.writeString(credentials, "admin:rotated-secret\n");
+    harness("ca.pem", bmc.url().toString());
+    systemUuid("");
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.REPAIR_FAILED, 3);
+    assertThat(bmc.requests()).noneMatch(r -> r.method().equals("POST"));
+    assertThat(h.decisions(Reason.BMC_MISMATCH)).singleElement()
+        .satisfies(d -> assertThat(d.detail()).contains("the node states no system UUID"));
   }
 }

@@ -3,6 +3,7 @@ package io.gpuremediator.testing;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
 import java.util.List;
@@ -44,8 +45,8 @@ public class ForwardingCluster implements Cluster {
   }
 
   @Override
-  public Optional<String> providerId(String name) throws ClusterException {
-    return to.providerId(name);
+  public NodeIdentity identity(String name) throws ClusterException {
+    return to.identity(name);
   }
 
   @Override

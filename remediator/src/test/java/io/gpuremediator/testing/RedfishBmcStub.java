@@ -4,6 +4,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.io.IOException;
@@ -64,7 +65,7 @@ public final class RedfishBmcStub implements AutoCloseable {
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  /** The BMC's address, as a node's {@code gpu-remediator.io/bmc-url} says it. */
+  /** The BMC's address, as an operator writes it in {@code cloud.redfish.bmcs}. */
   public URI url() {
     return URI.create("https://127.0.0.1:" + server.actualPort());
   }
@@ -77,6 +78,24 @@ public final class RedfishBmcStub implements AutoCloseable {
   /** Every request, in order. */
   public List<Request> requests() {
     return List.copyOf(requests);
+  }
+
+  /**
+   * The recorded {@code UUID} of the host's system (a physical system with a Reset action; of one system, that one):
+   * the node on this BMC's server has it as its {@code status.nodeInfo.systemUUID}.
+   */
+  public String systemUuid() {
+    JsonArray members = read(mockup.resolve("redfish/v1/Systems/index.json")).getJsonArray("Members");
+    for (Object m : members) {
+      JsonObject system = read(mockup.resolve(((JsonObject) m).getString("@odata.id").replaceAll("^/+", ""))
+          .resolve("index.json"));
+      JsonObject actions = system.getJsonObject("Actions", new JsonObject());
+      if (members.size() == 1 || actions.containsKey("#ComputerSystem.Reset")
+          && "Physical".equals(system.getString("SystemType", "Physical"))) {
+        return system.getString("UUID");
+      }
+    }
+    throw new IllegalStateException("no host system in " + mockup);
   }
 
   /** The resets applied, one entry ({@code ResetType}) per reset. */

@@ -39,8 +39,12 @@ final class HostReset {
     JsonObject get(String path, String what) throws OutboundException;
   }
 
-  /** The reset to send: to {@code target}, {@code {"ResetType": type}}. */
-  record Plan(String system, String target, String type, String offered) {}
+  /**
+   * The reset to send: to {@code target}, {@code {"ResetType": type}}.
+   *
+   * @param uuid the system's {@code UUID}, as it states it (the machine it is)
+   */
+  record Plan(String system, String target, String type, String offered, Optional<String> uuid) {}
 
   private record Found(String path, JsonObject resource) {}
 
@@ -67,7 +71,8 @@ final class HostReset {
             + ": none restarts the host (" + String.join(", ", STRONGEST_FIRST) + "); nothing was sent"));
     String target = reset.getValue("target") instanceof String t && !t.isBlank() ? t
         : system.path() + "/Actions/ComputerSystem.Reset";
-    return new Plan(system.path(), target, type, offered);
+    Optional<String> uuid = system.resource().getValue("UUID") instanceof String u ? Optional.of(u) : Optional.empty();
+    return new Plan(system.path(), target, type, offered, uuid);
   }
 
   /** The allowed types, inline or in the ActionInfo resource; empty when the BMC states none. */
@@ -103,7 +108,7 @@ final class HostReset {
     }
     if (members.isEmpty() || members.size() > MAX_SYSTEMS) {
       throw OutboundException.refused("BMC " + bmc + " lists " + members.size() + " systems: name the node's system in"
-          + " its bmc-url (https://<bmc>/redfish/v1/Systems/<id>)");
+          + " its BMC url in cloud.redfish.bmcs (https://<bmc>/redfish/v1/Systems/<id>)");
     }
     List<Found> resettable = new ArrayList<>();
     for (String id : members) {
@@ -123,7 +128,7 @@ final class HostReset {
           + " nothing was sent");
     }
     throw OutboundException.refused("BMC " + bmc + " lists " + resettable.stream().map(Found::path).toList()
-        + ", each with a " + ACTION + " action: name the node's system in its bmc-url");
+        + ", each with a " + ACTION + " action: name the node's system in its BMC url");
   }
 
   private static JsonObject object(JsonObject in, String key) {
