@@ -179,7 +179,7 @@ final class Observe {
    */
   List<JsonNode> decisions(String node) throws IOException, InterruptedException {
     List<JsonNode> out = new ArrayList<>();
-    for (JsonNode d : p.http().get(p.remediatorUrl() + "/api/v1/decisions?limit=" + DECISION_LOG, p.token())
+    for (JsonNode d : p.http().get(p.remediatorUrl() + "/api/v1/decisions?limit=" + DECISION_LOG, p.operatorToken())
         .path("decisions")) {
       if (d.path("node").asText().equals(node)) {
         out.add(d);
@@ -195,7 +195,7 @@ final class Observe {
 
   /** The node as GET /api/v1/nodes shows it (stage, since, step, progress), if it is under remediation. */
   Optional<JsonNode> nodeState(String node) throws IOException, InterruptedException {
-    for (JsonNode n : p.http().get(p.remediatorUrl() + "/api/v1/nodes", p.token()).path("nodes")) {
+    for (JsonNode n : p.http().get(p.remediatorUrl() + "/api/v1/nodes", p.operatorToken()).path("nodes")) {
       if (n.path("node").asText().equals(node)) {
         return Optional.of(n);
       }
@@ -210,7 +210,7 @@ final class Observe {
   }
 
   JsonNode safety() throws IOException, InterruptedException {
-    return p.http().get(p.remediatorUrl() + "/api/v1/safety", p.token());
+    return p.http().get(p.remediatorUrl() + "/api/v1/safety", p.operatorToken());
   }
 
   Node node(String name) {

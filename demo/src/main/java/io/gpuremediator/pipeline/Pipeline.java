@@ -44,6 +44,7 @@ public final class Pipeline implements AutoCloseable {
   private WebhookTee tee;
   private NotifyReceiver notify;
   private String token;
+  private String operatorToken;
   private int remediatorPort;
   private int alertmanagerPort;
   private int prometheusPort;
@@ -78,6 +79,10 @@ public final class Pipeline implements AutoCloseable {
     Path tokenFile = run.resolve("token");
     Files.writeString(tokenFile, token);
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
+    // The operator's token is another (the service refuses one token for two roles); the story reads with it.
+    operatorToken = HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
+    Files.writeString(run.resolve("operator-token"), operatorToken);
+    Files.setPosixFilePermissions(run.resolve("operator-token"), PosixFilePermissions.fromString("rw-------"));
 
     int simulatorPort = startWithPortFile("dcgm-simulator", java("-Xmx256m",
         "-jar", layout.simulatorJar().toString(), "--csv", layout.countersCsv().toString(),
@@ -132,7 +137,8 @@ public final class Pipeline implements AutoCloseable {
         "# Generated for the demo: the playbooks and the replacement and pre-flight settings of deploy/karpenter,",
         "# every other key at its default.",
         "listen: 127.0.0.1:" + remediatorPort,
-        "auth: {bearer_token_file: " + tokenFile + "}",
+        "auth: {webhook_token_file: " + tokenFile + ", operator_token_file: " + tokenFile.resolveSibling("operator-token")
+            + "}",
         "playbooks: [" + layout.karpenterPlaybooks().stream().map(Path::toString).collect(Collectors.joining(", ")) + "]",
         "dry_run: false",
         "kubernetes: {kubeconfig: " + kubeconfig + "}",
@@ -223,8 +229,9 @@ public final class Pipeline implements AutoCloseable {
     return http;
   }
 
-  public String token() {
-    return token;
+  /** The operator's token, which reads the service's API (the webhook's posts alerts only). */
+  public String operatorToken() {
+    return operatorToken;
   }
 
   public String remediatorUrl() {

@@ -55,7 +55,7 @@ public final class ConfigLoader {
     Optional<RemediatorConfig.Listen> listen = listen(m, "listen", m.string("listen").orElse("0.0.0.0:8080"), problems);
     Optional<RemediatorConfig.Listen> statusListen = m.string("status_listen")
         .flatMap(s -> listen(m, "status_listen", s, problems));
-    Auth auth = auth(m, base, problems);
+    Auth auth = AuthConfig.decode(m, base, problems);
     Optional<Tls> tls = m.map("tls", "tls").flatMap(t -> {
       Optional<String> cert = t.requiredString("cert_file");
       Optional<String> key = t.requiredString("key_file");
@@ -138,28 +138,6 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     return Optional.of(new RemediatorConfig.Listen(lm.group(1).replaceAll("[\\[\\]]", ""), Integer.parseInt(lm.group(2))));
-  }
-
-  private static Auth auth(MapReader m, Path base, Problems problems) {
-    Optional<MapReader> a = m.map("auth", "auth");
-    if (a.isEmpty()) {
-      if (!m.has("auth")) {
-        problems.add(m.node(), "missing required key \"auth\" in config (bearer_token_file, or insecure_no_auth: true)");
-      }
-      return new Auth(Optional.empty(), false, Optional.empty());
-    }
-    Optional<Path> token = a.get().string("bearer_token_file").map(base::resolve);
-    boolean insecure = a.get().bool("insecure_no_auth").orElse(false);
-    Optional<Path> readToken = a.get().string("read_token_file").map(base::resolve);
-    a.get().finish();
-    if (token.isPresent() == insecure) {
-      problems.add(a.get().node(), "auth must set exactly one of bearer_token_file or insecure_no_auth: true");
-    }
-    if (readToken.isPresent() && insecure) {
-      problems.add(a.get().at("read_token_file"), "\"read_token_file\" needs bearer_token_file: with insecure_no_auth every"
-          + " request is let in anyway");
-    }
-    return new Auth(token, insecure, readToken);
   }
 
   private static List<String> nodeFrom(MapReader m, Problems problems) {

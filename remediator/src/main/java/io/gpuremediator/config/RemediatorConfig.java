@@ -138,10 +138,15 @@ public record RemediatorConfig(
   public record Bmc(Optional<String> node, Optional<String> providerId, BmcAddress address) {}
 
   /**
-   * How webhook and API callers authenticate: a bearer token from a file, or explicitly none; and optionally a
-   * second, read-only token that opens the status page and the GET routes of the API, never a change.
+   * How webhook and API callers authenticate: one token a role, each from a file, or explicitly none.
+   *
+   * @param webhookTokenFile the token of {@code POST /api/v1/alerts} only (Alertmanager's)
+   * @param operatorTokenFile the token of every change a human makes (pause, resume, resets, release, retry), and reads
+   * @param readTokenFile the token that opens the status page and the API's GETs, never a change
+   * @param insecureNoAuth every request is let in
    */
-  public record Auth(Optional<Path> bearerTokenFile, boolean insecureNoAuth, Optional<Path> readTokenFile) {}
+  public record Auth(Optional<Path> webhookTokenFile, Optional<Path> operatorTokenFile, Optional<Path> readTokenFile,
+      boolean insecureNoAuth) {}
 
   /** A HOST:PORT to listen on. */
   public record Listen(String host, int port) {}

@@ -35,7 +35,7 @@ public final class ApiRouter {
 
   /** What the routes need. */
   public record Routes(
-      BearerAuth auth,
+      TokenRoles auth,
       long maxBodyBytes,
       Readiness readiness,
       WebhookHandler webhook,
@@ -59,27 +59,28 @@ public final class ApiRouter {
     router.route("/api/*").handler(r.clientRate());
     // Order matters: nothing of an unauthenticated, mistyped or unwanted body is read.
     router.post("/api/v1/alerts")
-        .handler(r.auth())
+        .handler(r.auth().require(TokenRoles.Role.WEBHOOK))
         .handler((PlatformHandler) ApiRouter::requireJson)
         .handler((PlatformHandler) ctx -> ifReady(ctx, r.readiness()))
         .handler(r.admission())
         .handler(BodyHandler.create(false).setBodyLimit(r.maxBodyBytes()).setHandleFileUploads(false))
         .handler(r.webhook());
     SafetyHandlers safety = new SafetyHandlers(r.gate(), r.workers(), r.clock());
-    readRoutes(router, r, r.auth().readOnly(), safety);
+    readRoutes(router, r, r.auth().require(TokenRoles.Role.READ), safety);
+    PlatformHandler operator = r.auth().require(TokenRoles.Role.OPERATOR);
     PlatformHandler ready = ctx -> ifReady(ctx, r.readiness());
     BodyHandler smallBody = BodyHandler.create(false).setBodyLimit(64 * 1024).setHandleFileUploads(false);
-    router.post("/api/v1/pause").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
+    router.post("/api/v1/pause").handler(operator).handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
         .handler(smallBody).handler(safety::pause);
-    router.delete("/api/v1/pause").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resume);
-    router.post("/api/v1/breaker/reset").handler(r.auth()).handler(ready).handler(smallBody).handler(safety::resetBreaker);
+    router.delete("/api/v1/pause").handler(operator).handler(ready).handler(smallBody).handler(safety::resume);
+    router.post("/api/v1/breaker/reset").handler(operator).handler(ready).handler(smallBody).handler(safety::resetBreaker);
     // A label's prefix has a slash (nvidia.com/gpu.clique): everything up to the value is the label.
-    router.postWithRegex("/api/v1/safety/domains/(?<label>.+)/(?<value>[^/]+)/reset").handler(r.auth()).handler(ready)
+    router.postWithRegex("/api/v1/safety/domains/(?<label>.+)/(?<value>[^/]+)/reset").handler(operator).handler(ready)
         .handler(smallBody).handler(safety::resetIncident);
     NodeControlHandlers nodeControls = new NodeControlHandlers(r.controls(), r.workers());
-    router.post("/api/v1/nodes/:node/release").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
+    router.post("/api/v1/nodes/:node/release").handler(operator).handler((PlatformHandler) ApiRouter::requireJson)
         .handler(ready).handler(smallBody).handler(nodeControls::release);
-    router.post("/api/v1/nodes/:node/retry").handler(r.auth()).handler((PlatformHandler) ApiRouter::requireJson)
+    router.post("/api/v1/nodes/:node/retry").handler(operator).handler((PlatformHandler) ApiRouter::requireJson)
         .handler(ready).handler(smallBody).handler(nodeControls::retry);
     probes(router, r);
     router.route().failureHandler(ApiRouter::failure);

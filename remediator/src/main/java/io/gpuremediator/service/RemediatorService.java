@@ -13,10 +13,10 @@ import io.gpuremediator.episode.PreflightSettings;
 import io.gpuremediator.episode.RefusalEvents;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
-import io.gpuremediator.http.BearerAuth;
 import io.gpuremediator.http.ClientRate;
 import io.gpuremediator.http.ConnectionLimit;
 import io.gpuremediator.http.Readiness;
+import io.gpuremediator.http.TokenRoles;
 import io.gpuremediator.http.WebhookAdmission;
 import io.gpuremediator.http.WebhookHandler;
 import io.gpuremediator.kube.Fabric8Cluster;
@@ -101,11 +101,7 @@ public final class RemediatorService implements AutoCloseable {
    * @throws StartupException with a one-line reason when the service cannot start
    */
   public int start() throws StartupException {
-    Optional<String> token = SecretFiles.bearerToken(config);
-    Optional<String> readOnlyToken = SecretFiles.readOnlyToken(config);
-    if (readOnlyToken.isPresent() && readOnlyToken.equals(token)) {
-      throw new StartupException("read_token_file holds the bearer token itself: a read-only token must differ");
-    }
+    TokenRoles roles = new TokenRoles(SecretFiles.roleTokens(config));
     loadPlaybooks();
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
@@ -126,7 +122,7 @@ public final class RemediatorService implements AutoCloseable {
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     RemediatorConfig.Limits limits = config.limits();
     ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), metrics::connections);
-    var routes = new ApiRouter.Routes(new BearerAuth(token, readOnlyToken), config.maxBodyBytes(), readiness,
+    var routes = new ApiRouter.Routes(roles, config.maxBodyBytes(), readiness,
         new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, selected, registry, gate,
         workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
@@ -137,7 +133,7 @@ public final class RemediatorService implements AutoCloseable {
     server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
         config.listenHost(), server.actualPort(), config.tls().isPresent(),
-        token.isPresent() ? "bearer" : "NONE (insecure_no_auth)", config.dryRun(), config.nodeSelector(),
+        config.auth().insecureNoAuth() ? "NONE (insecure_no_auth)" : "webhook, operator and read tokens", config.dryRun(), config.nodeSelector(),
         config.nodeFrom(), config.playbooks());
     if (config.statusListen().isPresent()) {
       // The page and the API's reads without a token, on an address only operators reach; same TLS and timeouts, and

@@ -1,10 +1,14 @@
 package io.gpuremediator.service;
 
 import io.gpuremediator.config.RemediatorConfig;
+import io.gpuremediator.http.TokenRoles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,19 +20,27 @@ final class SecretFiles {
 
   private SecretFiles() {}
 
-  /** The bearer token, unless {@code insecure_no_auth} turns auth off (which is logged). */
-  static Optional<String> bearerToken(RemediatorConfig config) throws StartupException {
-    if (config.auth().insecureNoAuth()) {
+  /**
+   * The token of each role, unless {@code insecure_no_auth} turns auth off (which is logged); two roles holding one
+   * token are refused (a webhook token that is also the operator's is what the roles exist to prevent).
+   */
+  static Optional<Map<TokenRoles.Role, String>> roleTokens(RemediatorConfig config) throws StartupException {
+    RemediatorConfig.Auth auth = config.auth();
+    if (auth.insecureNoAuth()) {
       LOGGER.warn("auth disabled by insecure_no_auth: true; anyone who reaches the port can drive remediations");
       return Optional.empty();
     }
-    return Optional.of(token(config.auth().bearerTokenFile().orElseThrow(), "bearer_token_file"));
-  }
-
-  /** The read-only token, when {@code auth.read_token_file} is set. */
-  static Optional<String> readOnlyToken(RemediatorConfig config) throws StartupException {
-    return config.auth().readTokenFile().isEmpty() ? Optional.empty()
-        : Optional.of(token(config.auth().readTokenFile().get(), "read_token_file"));
+    Map<TokenRoles.Role, String> tokens = new EnumMap<>(TokenRoles.Role.class);
+    tokens.put(TokenRoles.Role.WEBHOOK, token(auth.webhookTokenFile().orElseThrow(), "webhook_token_file"));
+    tokens.put(TokenRoles.Role.OPERATOR, token(auth.operatorTokenFile().orElseThrow(), "operator_token_file"));
+    if (auth.readTokenFile().isPresent()) {
+      tokens.put(TokenRoles.Role.READ, token(auth.readTokenFile().get(), "read_token_file"));
+    }
+    if (new HashSet<>(tokens.values()).size() < tokens.size()) {
+      throw new StartupException("two of webhook_token_file, operator_token_file and read_token_file hold the same token:"
+          + " each role needs its own");
+    }
+    return Optional.of(tokens);
   }
 
   /** A token from its file (the config key named in errors), at least 16 characters. */

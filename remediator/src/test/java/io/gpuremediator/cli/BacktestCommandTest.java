@@ -15,6 +15,7 @@ import io.gpuremediator.testing.LocalPrometheus;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -78,9 +79,9 @@ class BacktestCommandTest {
     }
     Path nodesFile = dir.resolve("nodes.yaml");
     Files.writeString(nodesFile, Serialization.asYaml(new KubernetesListBuilder().withItems(new ArrayList<>(nodes)).build()));
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\ndry_run: true\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, rate_limit: 10/1h, breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}}\n");
 
@@ -112,7 +113,7 @@ class BacktestCommandTest {
   @Test
   void withoutANodesFileTheClustersNodesAreReadAndNothingIsWritten() throws Exception {
     Instant start = Instant.ofEpochSecond(Instant.now().getEpochSecond() / 60 * 60).minus(Duration.ofDays(1));
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     try (EmulatedApiServer server = EmulatedApiServer.start(); KubernetesClient client = server.client();
         LocalPrometheus prometheus = LocalPrometheus.backfilled(dir.resolve("prometheus"),
             openMetrics(List.of(xid(start, "gpu-node-1"))))) {
@@ -123,7 +124,7 @@ class BacktestCommandTest {
           + "clusters: [{name: emulated, cluster: {server: '" + client.getMasterUrl() + "', insecure-skip-tls-verify: true}}]\n"
           + "contexts: [{name: emulated, context: {cluster: emulated, user: u}}]\nusers: [{name: u, user: {token: t}}]\n");
       Path config = dir.resolve("remediator.yaml");
-      Files.writeString(config, "auth: {bearer_token_file: token}\nkubernetes: {kubeconfig: kubeconfig}\nplaybooks: ["
+      Files.writeString(config, "auth: {webhook_token_file: token, operator_token_file: operator-token}\nkubernetes: {kubeconfig: kubeconfig}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: {max_unavailable: 1}\n");
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -144,9 +145,9 @@ class BacktestCommandTest {
 
   @Test
   void aPrometheusThatCannotBeReadExitsOne() throws Exception {
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "auth: {bearer_token_file: token}\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
+    Files.writeString(config, "auth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
         + "]\n");
     Path nodesFile = dir.resolve("nodes.yaml");
     Files.writeString(nodesFile, Serialization.asYaml(new KubernetesListBuilder().withItems(

@@ -46,10 +46,11 @@ class ConfigLoaderTest {
 
   @Test
   void appliesTheDocumentedDefaults() throws IOException {
-    RemediatorConfig c = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
+    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").config().orElseThrow();
     assertThat(c.listenHost()).isEqualTo("0.0.0.0");
     assertThat(c.listenPort()).isEqualTo(8080);
-    assertThat(c.auth().bearerTokenFile()).contains(dir.resolve("token"));
+    assertThat(c.auth().webhookTokenFile()).contains(dir.resolve("token"));
+    assertThat(c.auth().operatorTokenFile()).contains(dir.resolve("operator-token"));
     assertThat(c.maxBodyBytes()).isEqualTo(4_194_304);
     assertThat(c.playbooks()).containsExactly(Path.of("/etc/remediator/playbooks"));
     assertThat(c.nodeSelector().toString()).startsWith("[nvidia.com/gpu.present=true, cloud.google.com/gke-accelerator,"
@@ -115,17 +116,17 @@ class ConfigLoaderTest {
 
   @Test
   void logFormatIsTextOrJsonAndNothingElse() throws IOException {
-    assertThat(load("auth: {bearer_token_file: token}\nlog_format: json\n").config().orElseThrow().logFormat())
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlog_format: json\n").config().orElseThrow().logFormat())
         .isEqualTo(LogFormat.JSON);
-    assertThat(load("auth: {bearer_token_file: token}\nlog_format: text\n").config().orElseThrow().logFormat())
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlog_format: text\n").config().orElseThrow().logFormat())
         .isEqualTo(LogFormat.TEXT);
-    assertThat(load("auth: {bearer_token_file: token}\nlog_format: JSON\n").errors()).containsExactly(
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlog_format: JSON\n").errors()).containsExactly(
         dir.resolve("remediator.yaml") + ":2: \"log_format\" must be text or json, not \"JSON\"");
   }
 
   @Test
   void decodesTheOutboundKeysAndNamesEachMistake() throws IOException {
-    RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
+    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
         + "safety: {replace_rate_limit: 1/12h}\n"
         + "alertmanager: {url: \"http://alertmanager-operated.monitoring:9093\", bearer_token_file: am-token}\n"
         + "notify:\n  receivers:\n    - {name: gpu-oncall, type: slack, url_file: slack-url}\n"
@@ -151,14 +152,14 @@ class ConfigLoaderTest {
             new RemediatorConfig.Bmc(Optional.empty(), Optional.of("aws:///us-west-2a/i-0123"), new BmcAddress(
                 URI.create("https://bmc-7/redfish/v1/Systems/1"), Optional.of(dir.resolve("rack-7")), f + ":16"))),
         Optional.of(Path.of("/etc/remediator/bmcs/bmcs.yaml"))));
-    RemediatorConfig defaults = load("auth: {bearer_token_file: token}\n").config().orElseThrow();
+    RemediatorConfig defaults = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").config().orElseThrow();
     assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
     assertThat(defaults.alertmanager()).isEmpty();
     assertThat(defaults.receivers()).isEmpty();
     assertThat(defaults.aws()).isEmpty();
     assertThat(defaults.redfish()).isEmpty();
 
-    assertThat(load("auth: {bearer_token_file: token}\n"
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
         + "alertmanager: {url: \"ftp://am\"}\n"
         + "notify:\n  receivers:\n    - {name: OnCall, type: email, url_file: x}\n"
         + "    - {name: a, type: slack, url_file: y}\n    - {name: a, type: slack, url_file: z}\n"
@@ -179,7 +180,7 @@ class ConfigLoaderTest {
   @Test
   void todaysRedfishConfigIsRefusedSayingWhichKeysReplaceTheAnnotationAndWhyACaIsNeeded() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {bearer_token_file: token}\ncloud:\n  redfish: {credentials_file: credentials}\n").errors())
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\ncloud:\n  redfish: {credentials_file: credentials}\n").errors())
         .containsExactly(
             f + ":3: cloud.redfish needs ca_file, the CA bundle that signed the BMCs' certificates: without it any host"
                 + " with a publicly trusted certificate would be sent the BMC credentials (plain-http BMCs need"
@@ -191,7 +192,7 @@ class ConfigLoaderTest {
   @Test
   void eachBmcEntryNamesOneNodeAndAnAddressThatKeepsItsCredentialsSafe() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {bearer_token_file: token}\ncloud:\n  redfish:\n    credentials_file: c\n"
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\ncloud:\n  redfish:\n    credentials_file: c\n"
         + "    ca_file: ca.pem\n    bmcs:\n"
         + "      - {node: gpu-a-01, provider_id: \"aws:///x/i-1\", url: \"https://a\"}\n"
         + "      - {node: Gpu_A, url: \"https://a\"}\n"
@@ -215,12 +216,12 @@ class ConfigLoaderTest {
 
   @Test
   void decodesTheLimitsAndRefusesUnsafeOnes() throws IOException {
-    RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
+    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
         + "limits: {max_connections: 100, idle_timeout: 30s, client_rate: 20/1m, webhook_queue: 4}\n").config().orElseThrow();
     assertThat(c.limits()).isEqualTo(new RemediatorConfig.Limits(100, Duration.ofSeconds(30),
         new Rate(20, Duration.ofMinutes(1)), 4));
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {bearer_token_file: token}\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
         + "  client_rate: 0/1s\n  webhook_queue: 99999999999\n  queue: 3\n").errors()).containsExactly(
         f + ":3: \"max_connections\" in limits must be between 16 and 1000000",
         f + ":4: \"idle_timeout\" in limits must be between 1s and 1h",
@@ -231,17 +232,17 @@ class ConfigLoaderTest {
 
   @Test
   void decodesTheApiBudgetAndRefusesABurstBelowTheRate() throws IOException {
-    RemediatorConfig c = load("auth: {bearer_token_file: token}\n"
+    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
         + "kubernetes: {kubeconfig: kc, qps: 200, writes_in_flight: 32}\n").config().orElseThrow();
     assertThat(c.kubernetes()).isEqualTo(new RemediatorConfig.Kubernetes(Optional.of(dir.resolve("kc")), 200, 200, 32));
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {bearer_token_file: token}\nkubernetes:\n  qps: 0\n  burst: 0\n  writes_in_flight: 1000\n"
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nkubernetes:\n  qps: 0\n  burst: 0\n  writes_in_flight: 1000\n"
         + "  timeout: 3s\n").errors()).containsExactly(
         f + ":3: \"qps\" in kubernetes must be between 1 and 10000 requests a second",
         f + ":4: \"burst\" in kubernetes must be between 1 (at least \"qps\") and 100000",
         f + ":5: \"writes_in_flight\" in kubernetes must be between 1 and 256",
         f + ":6: unknown key \"timeout\" in kubernetes");
-    assertThat(load("auth: {bearer_token_file: token}\nkubernetes: {qps: 100, burst: 50}\n").errors()).containsExactly(
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nkubernetes: {qps: 100, burst: 50}\n").errors()).containsExactly(
         f + ":2: \"burst\" in kubernetes must be between 100 (at least \"qps\") and 100000");
   }
 
@@ -250,7 +251,8 @@ class ConfigLoaderTest {
     RemediatorConfig c = load(String.join("\n",
         "listen: 127.0.0.1:9099",
         "auth:",
-        "  bearer_token_file: /etc/remediator/token",
+        "  webhook_token_file: /etc/remediator/webhook-token",
+        "  operator_token_file: /etc/remediator/operator-token",
         "max_body_bytes: 1048576",
         "playbooks: [/etc/remediator/playbooks]",
         "dry_run: true",
@@ -286,7 +288,7 @@ class ConfigLoaderTest {
     assertThat(r.config()).isEmpty();
     assertThat(r.errors()).containsExactly(
         f + ":1: \"listen\" must be HOST:PORT, not \"everywhere\"",
-        f + ":2: auth must set exactly one of bearer_token_file or insecure_no_auth: true",
+        f + ":2: auth needs webhook_token_file and operator_token_file (or insecure_no_auth: true)",
         f + ":3: \"dry_run\" in config must be true or false, not \"yes\"",
         f + ":8: \"node_from\" entry \"bad label\" is not a label name",
         f + ":6: \"max_unavailable\" in safety: \"150%\" is not a node count or a percentage from 0% to 100%",
@@ -340,8 +342,20 @@ class ConfigLoaderTest {
   void requiresAuthToBeSaidExplicitly() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load("listen: 127.0.0.1:1\n").errors()).containsExactly(
-        f + ":1: missing required key \"auth\" in config (bearer_token_file, or insecure_no_auth: true)");
+        f + ":1: missing required key \"auth\" in config (webhook_token_file and operator_token_file, or"
+            + " insecure_no_auth: true)");
     assertThat(load("auth: {insecure_no_auth: true}\n").config()).isPresent();
+    assertThat(load("auth: {webhook_token_file: token}\n").errors()).containsExactly(
+        f + ":1: auth needs webhook_token_file and operator_token_file (or insecure_no_auth: true)");
+  }
+
+  @Test
+  void todaysSingleTokenIsRefusedNamingTheThreeRolesThatReplaceIt() throws IOException {
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load("auth: {bearer_token_file: /etc/remediator/secret/token}\n").errors()).containsExactly(
+        f + ":1: \"bearer_token_file\" in auth is replaced by three roles, each its own token: webhook_token_file (POST"
+            + " /api/v1/alerts only: Alertmanager's), operator_token_file (pause, resume, breaker and domain resets,"
+            + " release, retry, and reads) and read_token_file (reads only, optional)");
   }
 
   @Test
@@ -353,15 +367,16 @@ class ConfigLoaderTest {
   @Test
   void decodesTheStatusPageOptionsAndRefusesContradictions() throws IOException {
     RemediatorConfig c = load("listen: 0.0.0.0:8080\nstatus_listen: 127.0.0.1:8081\n"
-        + "auth: {bearer_token_file: token, read_token_file: read-token}\n").config().orElseThrow();
+        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token}\n").config().orElseThrow();
     assertThat(c.statusListen()).contains(new RemediatorConfig.Listen("127.0.0.1", 8081));
     assertThat(c.auth().readTokenFile()).contains(dir.resolve("read-token"));
-    assertThat(load("auth: {bearer_token_file: token}\n").config().orElseThrow().statusListen()).isEmpty();
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").config().orElseThrow().statusListen()).isEmpty();
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("listen: 127.0.0.1:8080\nstatus_listen: 127.0.0.1:8080\nauth: {bearer_token_file: token}\n").errors())
+    assertThat(load("listen: 127.0.0.1:8080\nstatus_listen: 127.0.0.1:8080\nauth: {webhook_token_file: token, operator_token_file: operator-token}\n").errors())
         .containsExactly(f + ":2: \"status_listen\" must differ from \"listen\"");
     assertThat(load("status_listen: nowhere\nauth:\n  insecure_no_auth: true\n  read_token_file: read-token\n").errors())
         .containsExactly(f + ":1: \"status_listen\" must be HOST:PORT, not \"nowhere\"",
-            f + ":4: \"read_token_file\" needs bearer_token_file: with insecure_no_auth every request is let in anyway");
+            f + ":3: auth sets tokens and insecure_no_auth: true; with insecure_no_auth every request is let in, so set one"
+                + " or the other");
   }
 }

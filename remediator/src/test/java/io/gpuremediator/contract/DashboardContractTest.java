@@ -9,6 +9,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -159,9 +160,9 @@ class DashboardContractTest {
     Set<String> names = new TreeSet<>();
     try (EmulatedApiServer server = EmulatedApiServer.start(); KubernetesClient client = server.client()) {
       Nodes.createFleet(client, 2);
-      Files.writeString(dir.resolve("token"), "dashboard-test-token-0123456789");
+      Tokens.write(dir, "dashboard-test-token-0123456789");
       Path config = dir.resolve("remediator.yaml");
-      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n");
       try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(),
           Optional.of("dashboard-test-token-0123456789"))) {

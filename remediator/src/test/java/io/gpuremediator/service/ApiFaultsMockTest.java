@@ -16,6 +16,7 @@ import io.gpuremediator.testing.FaultyApiProxy;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -222,9 +223,9 @@ class ApiFaultsMockTest {
 
   private void startService() throws Exception {
     Kubeconfig.write(dir.resolve("kubeconfig"), proxy.url());
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n"
         + "safety: {max_unavailable: 10%, rate_limit: 5000/1h, breaker: {nodes: 5000, window: 10m}}\n");

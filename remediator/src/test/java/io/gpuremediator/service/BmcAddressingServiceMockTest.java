@@ -9,6 +9,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RedfishBmcStub;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -63,10 +64,10 @@ class BmcAddressingServiceMockTest {
     systemUuid("gpu-node-1", other.systemUuid());
     systemUuid("gpu-node-2", "4c4c4544-0035-3410-8050-c6c04f314733");
     Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
-    Files.writeString(dir.resolve("token"), "bmc-addressing-test-token");
+    Tokens.write(dir, "bmc-addressing-test-token");
     Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: [playbooks.yaml]\n"
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [playbooks.yaml]\n"
         + "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
         + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "

@@ -22,6 +22,7 @@ import io.gpuremediator.testing.JumpClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.Provisioners;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -115,9 +116,9 @@ class ClusterRoleTest {
     server.budget("ml-training", "llm-pdb", "app", "llm", 0);
     List<RecordedRequest> sent = new ArrayList<>();
 
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%, rate_limit: 100/1h, breaker: {nodes: 4, window: 10m}}\n"
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"
@@ -244,9 +245,9 @@ class ClusterRoleTest {
     Provisioners.machine(setup, "team-b", "gpu-md-1-ccccc", "gpu-node-3", Optional.of("gpu-md-1-1a2b"));
     Path playbooks = Files.createDirectories(dir.resolve("playbooks"));
     Files.writeString(playbooks.resolve("replace.yaml"), PROVIDER_PLAYBOOKS);
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: [" + playbooks + "]\n"
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [" + playbooks + "]\n"
         + "safety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 10, window: 10m},"
         + " replace_rate_limit: 10/24h}\n"
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"

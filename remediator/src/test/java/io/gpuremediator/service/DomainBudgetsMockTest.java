@@ -9,6 +9,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -63,9 +64,9 @@ class DomainBudgetsMockTest {
     for (int i = 0; i < 18; i++) {
       gpuNode(client, "zone-b-" + i, Map.of(ZONE, "zone-b"));
     }
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
         + "    - {label: " + CLIQUE + ", max_unavailable: 1}\n"

@@ -11,6 +11,7 @@ import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.OnCallReceiver;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -64,9 +65,9 @@ class DomainIncidentMockTest {
     tray(client, "gb200-b-0", "clique-b");
     oncall = new OnCallReceiver(dir.resolve("oncall-url"));
     List<String> paged = oncall.received();
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
         + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  page: [pager]\n  domains:\n"

@@ -14,6 +14,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -251,7 +252,7 @@ class FailoverIT {
   /** The kubeconfig the instances reach the emulated API server with, and their bearer token. */
   private void writeKubeconfigAndToken() throws IOException {
     Kubeconfig.write(dir.resolve("kubeconfig"), server.url());
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
   }
 
   private static void signal(Instance i, String signal) throws Exception {
@@ -294,7 +295,7 @@ class FailoverIT {
         port = s.getLocalPort();
       }
       Path config = dir.resolve(name + ".yaml");
-      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {bearer_token_file: token}\nplaybooks: ["
+      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
           + "safety: " + safety + "\nloop: {interval: 200ms, retry_delay: 200ms}\n"
           + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
@@ -319,7 +320,7 @@ class FailoverIT {
     }
 
     String get(String path) throws Exception {
-      return Http.get(port, path, TOKEN).body();
+      return Http.get(port, path, Tokens.operator(TOKEN)).body();
     }
 
     Optional<JsonObject> stage() throws Exception {

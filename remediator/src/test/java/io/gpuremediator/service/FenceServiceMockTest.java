@@ -12,6 +12,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,10 +50,10 @@ class FenceServiceMockTest {
     });
     DraObjects.slice(client, NODE, 8);
     DraObjects.podHolding(client, "ml", "server-2", NODE, 2);
-    Files.writeString(dir.resolve("token"), "fence-test-token-0123456789");
+    Tokens.write(dir, "fence-test-token-0123456789");
     Path config = dir.resolve("remediator.yaml");
     // The loop's interval is long: only the watches can tell the loop in time.
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%}\nloop: {interval: 10m}\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(),

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -49,13 +50,13 @@ class JarSmokeIT {
     Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\ncurrent-context: mock\n"
         + "clusters: [{name: mock, cluster: {server: '" + client.getMasterUrl() + "', insecure-skip-tls-verify: true}}]\n"
         + "contexts: [{name: mock, context: {cluster: mock, user: mock}}]\nusers: [{name: mock, user: {token: mock}}]\n");
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
     Path config = dir.resolve(name + ".yaml");
-    Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:" + port + "\n" + Tokens.AUTH + "\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
         + "safety: {max_unavailable: 1}\n" + extraConfig);
     Path log = dir.resolve(name + ".log");
@@ -125,7 +126,7 @@ class JarSmokeIT {
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).isEqualTo(1);
     assertThat(Files.readAllLines(log)).containsExactly("remediator serve: invalid config: " + config
-        + ":1: auth must set exactly one of bearer_token_file or insecure_no_auth: true");
+        + ":1: auth needs webhook_token_file and operator_token_file (or insecure_no_auth: true)");
   }
 
   /** The playbook files deploy/playbooks ships (its Kustomization is not one). */

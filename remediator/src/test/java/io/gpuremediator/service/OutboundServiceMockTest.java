@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -82,12 +83,12 @@ class OutboundServiceMockTest {
       req.response().end("ok");
     })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     Files.writeString(dir.resolve("slack-url"), "http://127.0.0.1:" + slack.actualPort() + "/services/T0/B0/x\n");
-    Files.writeString(dir.resolve("token"), "outbound-test-token");
+    Tokens.write(dir, "outbound-test-token");
     // The SDK's default credentials chain reads these first; on EKS it finds IRSA's web identity instead.
     System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
     System.setProperty("aws.secretAccessKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "alertmanager: {url: \"" + am.url() + "\"}\n"

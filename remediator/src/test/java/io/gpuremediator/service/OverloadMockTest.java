@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.lang.management.ManagementFactory;
@@ -63,11 +64,11 @@ class OverloadMockTest {
   static void start() throws Exception {
     client = Nodes.noRetry(mockClient);
     Nodes.createFleet(client, 10);
-    Files.writeString(dir.resolve("token"), TOKEN + "\n");
+    Tokens.write(dir, TOKEN + "\n");
     Path config = dir.resolve("remediator.yaml");
     // The default body limit (4 MiB), client rate and queue; fewer connections, so that the idle ones overflow them.
     Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
-        + "]\nauth: {bearer_token_file: token}\n"
+        + "]\nauth: {webhook_token_file: token, operator_token_file: operator-token}\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"
         + "limits: {max_connections: " + MAX_CONNECTIONS + "}\n");
     service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN));

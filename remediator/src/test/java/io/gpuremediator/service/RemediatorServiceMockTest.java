@@ -18,6 +18,7 @@ import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RawHttp;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -63,9 +64,9 @@ class RemediatorServiceMockTest {
         Files.copy(p, playbooks.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
       }
     }
-    Files.writeString(dir.resolve("token"), TOKEN + "\n");
+    Tokens.write(dir, TOKEN + "\n");
     // Fleet limits wide enough for an 11-node test fleet: these tests are about the service, not the limits.
-    service = RunningService.started(config("auth: {bearer_token_file: token}\nmax_body_bytes: 1048576\n"
+    service = RunningService.started(config("auth: {webhook_token_file: token, operator_token_file: operator-token}\nmax_body_bytes: 1048576\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), KubeApi.of(client),
         Alerts.liveClock(), Optional.of(TOKEN)).awaitReady();
     port = service.port();
@@ -96,13 +97,13 @@ class RemediatorServiceMockTest {
   }
 
   private static HttpResponse<String> get(String path, boolean auth) throws Exception {
-    return Http.send(port, "GET", path, new byte[0], "", auth ? Optional.of(TOKEN) : Optional.empty());
+    return Http.send(port, "GET", path, new byte[0], "", auth ? Optional.of(Tokens.operator(TOKEN)) : Optional.empty());
   }
 
   private static HttpResponse<String> control(String node, String what, String body, String contentType, String token)
       throws Exception {
     return Http.send(port, "POST", "/api/v1/nodes/" + node + "/" + what, Http.text(body), contentType,
-        Optional.ofNullable(token));
+        Optional.ofNullable(TOKEN.equals(token) ? Tokens.operator(TOKEN) : token));
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -44,7 +45,7 @@ class SafetyMockTest {
     for (int i = 0; i < 10; i++) {
       client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.0.0." + (i + 1))).create();
     }
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
   }
 
   @AfterEach
@@ -55,7 +56,7 @@ class SafetyMockTest {
 
   private RunningService service(String safety) throws Exception {
     Path f = dir.resolve("remediator-" + services.size() + ".yaml");
-    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
     RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
@@ -66,7 +67,8 @@ class SafetyMockTest {
 
   private static HttpResponse<String> send(int port, String method, String path, String body, String contentType)
       throws Exception {
-    return Http.send(port, method, path, body == null ? new byte[0] : Http.text(body), contentType, Optional.of(TOKEN));
+    return Http.send(port, method, path, body == null ? new byte[0] : Http.text(body), contentType,
+        Optional.of(path.equals("/api/v1/alerts") ? TOKEN : Tokens.operator(TOKEN)));
   }
 
   private static HttpResponse<String> post(int port, Alert... alerts) throws Exception {
@@ -186,6 +188,48 @@ class SafetyMockTest {
     assertThat(new JsonObject(reset.body()).getJsonObject("breaker").getString("state")).isEqualTo("closed");
     ConfigMap state = client.configMaps().inNamespace("gpu-remediator").withName("gpu-remediator-state").get();
     assertThat(new JsonObject(state.getData().get("fleet.json")).getJsonObject("breaker").getBoolean("open")).isFalse();
+  }
+
+  /**
+   * The review's attack: whoever reads Alertmanager's Secret holds the webhook token, which used to be the operator's.
+   * It now posts alerts and nothing else: a pause, a resume, a breaker or domain reset, a release, a retry and every
+   * read are answered 403 and change nothing; the operator's token does not post alerts; the read token only reads.
+   */
+  @Test
+  void eachTokenWorksInItsRoleOnlyAndTheWebhooksCannotPauseResetOrRelease() throws Exception {
+    Files.writeString(dir.resolve("read-token"), "safety-read-token-0123456789");
+    Path f = dir.resolve("roles.yaml");
+    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token,"
+        + " read_token_file: read-token}\nplaybooks: [" + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath()
+        + "]\nsafety: " + WIDE + "\nleader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+    RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
+        Optional.of(TOKEN));
+    services.add(s);
+    int port = s.port();
+    await().atMost(Duration.ofSeconds(15)).until(() -> ready(port));
+    String json = "application/json";
+    String reason = "{\"reason\": \"from Alertmanager's Secret\", \"duration\": \"720h\"}";
+    for (String[] call : new String[][] {{"POST", "/api/v1/pause"}, {"DELETE", "/api/v1/pause"},
+        {"POST", "/api/v1/breaker/reset"}, {"POST", "/api/v1/safety/domains/topology.kubernetes.io/zone/a/reset"},
+        {"POST", "/api/v1/nodes/gpu-node-1/release"}, {"POST", "/api/v1/nodes/gpu-node-1/retry"},
+        {"GET", "/api/v1/safety"}, {"GET", "/api/v1/decisions"}}) {
+      HttpResponse<String> r = Http.send(port, call[0], call[1], Http.text(reason), json, Optional.of(TOKEN));
+      assertThat(r.statusCode()).as("the webhook token on %s %s", call[0], call[1]).isEqualTo(403);
+      assertThat(r.body()).contains("the webhook token posts alerts only");
+    }
+    HttpResponse<String> read = Http.send(port, "POST", "/api/v1/pause", Http.text(reason), json,
+        Optional.of("safety-read-token-0123456789"));
+    assertThat(read.statusCode()).isEqualTo(403);
+    assertThat(read.body()).contains("the read-only token cannot change anything");
+    HttpResponse<String> operatorAlert = Http.send(port, "POST", "/api/v1/alerts",
+        Http.text(Alerts.json(Alerts.xid("gpu-node-1", "79"))), json, Optional.of(Tokens.operator(TOKEN)));
+    assertThat(operatorAlert.statusCode()).isEqualTo(403);
+    assertThat(new JsonObject(send(port, "GET", "/api/v1/safety", null, null).body()).getJsonObject("pause")
+        .getBoolean("paused")).as("nothing paused").isFalse();
+    assertThat(Http.send(port, "GET", "/api/v1/safety", new byte[0], "", Optional.of("safety-read-token-0123456789"))
+        .statusCode()).isEqualTo(200);
+    assertThat(post(port, Alerts.xid("gpu-node-1", "79")).statusCode()).as("the webhook token posts alerts").isEqualTo(200);
+    assertThat(send(port, "POST", "/api/v1/pause", reason, json).statusCode()).as("the operator's pauses").isEqualTo(200);
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -75,11 +76,11 @@ class StatusPageBrowserTest {
     Files.writeString(dir.resolve("fence.yaml"), "playbooks:\n  - name: status-page-fence\n"
         + "    match: ['alertname=\"StatusPageFence\"']\n    actions:\n"
         + "      - fence_gpu: {gpus: \"{{ labels.UUID }}\", effect: NoExecute}\n");
-    Files.writeString(dir.resolve("token"), TOKEN);
+    Tokens.write(dir, TOKEN);
     Files.writeString(dir.resolve("read-token"), READ_TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
-        + "auth: {bearer_token_file: token, read_token_file: read-token}\nplaybooks: ["
+        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml, evidence.yaml, fence.yaml]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, max_unavailable_gpus: 100%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
         + ", max_unavailable: 100%, incident: {nodes: 2, window: 10m}}]}\n");
@@ -159,7 +160,7 @@ class StatusPageBrowserTest {
   void aPauseSetFromThePageAsksForAReasonAndHolds() throws Exception {
     // The form hides once a token works: show it again to switch to the full token, as a user would reload.
     browser.script("document.getElementById('token-form').hidden = false;");
-    browser.type("#token", TOKEN);
+    browser.type("#token", Tokens.operator(TOKEN));
     browser.click("#token-save");
     browser.type("#pause-reason-input", "");
     browser.click("#pause-set");
@@ -355,7 +356,9 @@ class StatusPageBrowserTest {
   }
 
   private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
+    // The write token of the page is the operator's; the webhook's posts alerts only.
+    String role = TOKEN.equals(token) && !path.equals("/api/v1/alerts") ? Tokens.operator(TOKEN) : token;
     return Http.send(port, method, path, body == null ? new byte[0] : Http.text(body), "application/json",
-        Optional.ofNullable(token));
+        Optional.ofNullable(role));
   }
 }

@@ -11,6 +11,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,9 +42,9 @@ class WatchDrivenHandoffMockTest {
     client = server.client();
     Nodes.createFleet(client, 4);
     Nodes.trainerHeldByBudget(client, server, NODE);
-    Files.writeString(dir.resolve("token"), "handoff-test-token");
+    Tokens.write(dir, "handoff-test-token");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {bearer_token_file: token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n");
     Alert xid = Alerts.xid(NODE, "79");

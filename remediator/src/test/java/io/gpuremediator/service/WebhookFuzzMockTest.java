@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -86,11 +87,11 @@ class WebhookFuzzMockTest {
         Files.copy(p, playbooks.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
       }
     }
-    Files.writeString(dir.resolve("token"), TOKEN + "\n");
+    Tokens.write(dir, TOKEN + "\n");
     Path config = dir.resolve("remediator.yaml");
     // Limits that let valid payloads act, so that the fuzzer exercises the path that writes; and one client that
     // sends as fast as it can.
-    Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [playbooks]\nauth: {bearer_token_file: token}\n"
+    Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [playbooks]\nauth: {webhook_token_file: token, operator_token_file: operator-token}\n"
         + "max_body_bytes: " + BODY_LIMIT + "\n"
         + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n"
         + "limits: {client_rate: 100000/1s}\n");

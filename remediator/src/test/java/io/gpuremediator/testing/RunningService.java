@@ -31,11 +31,13 @@ public final class RunningService implements AutoCloseable {
   private final RemediatorService service;
   private final int port;
   private final Optional<String> token;
+  private final Optional<String> operatorToken;
 
   private RunningService(RemediatorService service, int port, Optional<String> token) {
     this.service = service;
     this.port = port;
     this.token = token;
+    this.operatorToken = token.map(Tokens::operator);
   }
 
   /** Starts the service on the config file over the emulated API server, and waits until it is ready. */
@@ -90,9 +92,12 @@ public final class RunningService implements AutoCloseable {
     return service.statusPort();
   }
 
-  /** Any request to the main listener, with this service's token. */
+  /**
+   * Any request to the main listener, with the token of its role: the webhook's for {@code POST /api/v1/alerts}, the
+   * operator's ({@link Tokens#operator}) for everything else.
+   */
   public HttpResponse<String> send(String method, String path, byte[] body, String contentType) throws IOException, InterruptedException {
-    return Http.send(port, method, path, body, contentType, token);
+    return Http.send(port, method, path, body, contentType, path.startsWith("/api/v1/alerts") ? token : operatorToken);
   }
 
   /** A GET with the token. */

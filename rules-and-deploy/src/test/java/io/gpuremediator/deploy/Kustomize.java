@@ -21,11 +21,15 @@ final class Kustomize {
     this.deploy = deploy;
   }
 
-  /** A copy of {@code root}/deploy in {@code work}, its webhook token file holding {@code token}. */
+  /**
+   * A copy of {@code root}/deploy in {@code work}, its webhook token file holding {@code token} and its operator token
+   * file {@code operator-<token>}.
+   */
   static Kustomize copy(Path root, Path work, String token) throws IOException {
     Path deploy = work.resolve("deploy");
     Dirs.copyTree(root.resolve("deploy"), deploy);
     Files.writeString(deploy.resolve("base/webhook-token"), token);
+    Files.writeString(deploy.resolve("base/operator-token"), "operator-" + token);
     return new Kustomize(deploy);
   }
 
