@@ -4,6 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.device.Device;
+import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
@@ -74,14 +75,24 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
     if (rules.isEmpty() && !e.progress().task().filter(t -> t.kind().equals("fence_gpu")).isPresent()) {
       return List.of(); // nothing fenced, no fence under way: no call
     }
-    rules.addAll(ports.devices().rulesLabelled(EpisodeNames.JOB_EPISODE_LABEL, EpisodeNames.episodeHash(node, e)));
+    String hash = EpisodeNames.episodeHash(node, e);
+    List<String> labelled = ports.devices().rulesLabelled(EpisodeNames.JOB_EPISODE_LABEL, hash);
+    rules.addAll(labelled);
+    List<String> remains = new ArrayList<>();
     for (String rule : rules) {
-      ports.devices().unfence(rule);
+      // A name the ledger gives is deleted only when the rule says it is this episode's: a ledger can be written by
+      // whoever can write the Node, and must never delete a rule of someone else's.
+      Optional<FenceRule> found = labelled.contains(rule) ? Optional.empty() : ports.devices().rule(rule);
+      if (found.isPresent() && !hash.equals(found.get().labels().get(EpisodeNames.JOB_EPISODE_LABEL))) {
+        remains.add("DeviceTaintRule " + rule + " is not this episode's (its " + EpisodeNames.JOB_EPISODE_LABEL
+            + " label is not " + hash + "): not deleted");
+      } else if (found.isPresent() || labelled.contains(rule)) {
+        ports.devices().unfence(rule);
+      }
     }
     if (e.fenced().isEmpty()) {
-      return List.of();
+      return remains;
     }
-    List<String> remains = new ArrayList<>();
     for (Device d : ports.devices().onNode(node, ports.draDriver())) {
       for (FencedGpu g : e.fenced()) {
         if (d.ref().pool().equals(g.pool()) && d.ref().device().equals(g.device()) && !d.taints().isEmpty()) {

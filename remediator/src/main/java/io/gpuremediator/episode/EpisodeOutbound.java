@@ -13,6 +13,7 @@ import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundException;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.SilenceRequest;
+import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Playbook;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  */
 final class EpisodeOutbound {
   private static final Logger LOGGER = LoggerFactory.getLogger(EpisodeOutbound.class);
-  private static final String CREATED_BY = "gpu-remediator";
+  private static final String CREATED_BY = Silences.CREATED_BY;
 
   /** Says what happened, as a decision of the episode. */
   @FunctionalInterface

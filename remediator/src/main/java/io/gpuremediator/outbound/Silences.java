@@ -4,6 +4,9 @@ import java.util.Optional;
 
 /** Alertmanager's silences (API v2). Blocking: called from the loop's threads, never an event loop. */
 public interface Silences {
+  /** Who the silences we create say created them ({@code createdBy}); their comments end with {@code [<this> ...]}. */
+  String CREATED_BY = "gpu-remediator";
+
   /**
    * Creates the silence, or updates silence {@code id}; answers the id Alertmanager gives, which may be a new
    * one (Alertmanager replaces a silence it cannot update in place).
@@ -13,7 +16,12 @@ public interface Silences {
   /** The id of an active or pending silence whose comment ends with {@code marker}, if any. */
   Optional<String> findByMarker(String marker) throws OutboundException;
 
-  /** Expires a silence; one Alertmanager no longer knows counts as expired. */
+  /**
+   * Expires a silence of ours ({@link #CREATED_BY} created it, its comment carries our marker); one Alertmanager no
+   * longer knows counts as expired. An id is only what a ledger says, and a ledger is written on a Node.
+   *
+   * @throws OutboundException refused, nothing expired, when the silence is someone else's
+   */
   void expire(String id) throws OutboundException;
 
   /** A port for a service configured without Alertmanager: every call is refused, saying so. */

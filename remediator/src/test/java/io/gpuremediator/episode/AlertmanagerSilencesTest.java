@@ -193,6 +193,33 @@ class AlertmanagerSilencesTest {
     direct.expire("00000000-0000-0000-0000-000000000000");
   }
 
+  /**
+   * The review's attack: a ledger annotation written on the Node (its kubelet can) naming a silence that is not ours
+   * made the service DELETE it. Expiring now reads the silence first: someone else's is left as it is, and forgotten.
+   */
+  @Test
+  void aForgedLedgerNamingSomeoneElsesSilenceNeverExpiresIt() throws Exception {
+    LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"));
+    open.add(am);
+    Instant now = Instant.now();
+    JsonObject theirs = new JsonObject().put("matchers", new JsonArray().add(new JsonObject().put("name", "rack")
+        .put("value", "12").put("isRegex", false).put("isEqual", true))).put("startsAt", now.toString())
+        .put("endsAt", now.plus(Duration.ofHours(2)).toString()).put("createdBy", "oncall@example.com")
+        .put("comment", "rack 12 maintenance");
+    assertThat(am.post("/api/v2/silences", theirs.encode())).isEqualTo(200);
+    String id = silences(am, "active").get(0).getString("id");
+    ClosedLoopHarness h = harness(am.url());
+    h.client.nodes().withName(NODE).edit(n -> {
+      n.getMetadata().getAnnotations().put("gpu-remediator.io/state",
+          "{\"v\":1,\"claims\":{},\"episodes\":{},\"expiring_silences\":[\"" + id + "\"]}");
+      return n;
+    });
+    await().atMost(Duration.ofSeconds(10)).until(() -> !h.node(NODE).ledger().expiring().isEmpty());
+    h.look(NODE);
+    assertThat(silences(am, "active")).extracting(x -> x.getString("id")).as("theirs, still active").containsExactly(id);
+    assertThat(h.node(NODE).ledger().expiring()).as("not ours: forgotten").isEmpty();
+  }
+
   @Test
   void anAlertmanagerRestartedWithoutItsDataGetsTheSilenceBackAtTheRenewal() throws Exception {
     int port = LocalAlertmanager.freePort();

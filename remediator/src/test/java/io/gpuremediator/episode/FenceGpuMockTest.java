@@ -268,6 +268,38 @@ class FenceGpuMockTest {
         .satisfies(g -> assertThat(g.rule()).isEqualTo("gpu-remediator." + NODE + ".gpu-3"));
   }
 
+  /**
+   * A ledger is written on the Node, and its kubelet can write it: one whose fence names another's DeviceTaintRule
+   * (here a rule of the fabric team's, on another node's GPU) never gets that rule deleted; ours, found by our episode
+   * label, is given back.
+   */
+  @Test
+  void aLedgerNamingSomeoneElsesDeviceTaintRuleNeverDeletesIt() {
+    start("NoExecute");
+    h.fire(xidOn(NODE, 3));
+    h.lookUntil(NODE, Stage.REPAIRING, 3);
+    h.client.genericKubernetesResources(DraObjects.RULES).resource(Serialization.unmarshal("""
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceTaintRule
+        metadata: {name: fabric-team-hold, labels: {team: fabric}}
+        spec:
+          deviceSelector: {driver: gpu.nvidia.com, pool: gpu-node-7, device: gpu-0}
+          taint: {key: example.com/hold, value: "yes", effect: NoSchedule}
+        """, GenericKubernetesResource.class)).create();
+    String ours = "gpu-remediator." + NODE + ".gpu-3";
+    h.client.nodes().withName(NODE).edit(n -> {
+      String ledger = n.getMetadata().getAnnotations().get("gpu-remediator.io/state");
+      n.getMetadata().getAnnotations().put("gpu-remediator.io/state", ledger.replace(ours, "fabric-team-hold"));
+      return n;
+    });
+    h.finishJob("gpu_reset", "Complete", "");
+    h.lookUntil(NODE, Stage.DIAGNOSING, 2);
+    h.finishJob("diagnose", "Complete", "");
+    h.look(NODE);
+    assertThat(DraObjects.rules(h.client)).extracting(r -> r.getMetadata().getName()).as("theirs kept, ours given back")
+        .containsExactly("fabric-team-hold");
+  }
+
   @Test
   void aHumanWhoDeletesOurRuleEndsTheEpisode() {
     start("NoSchedule");

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 
 /**
  * Alertmanager's silences, API v2. Blocking calls for the loop's threads (never called on an event loop): each
@@ -29,6 +30,8 @@ import java.util.concurrent.TimeoutException;
 public final class AlertmanagerSilences implements Silences {
   private static final String TARGET = "alertmanager";
   private static final long TIMEOUT_MILLIS = 10_000;
+  /** Alertmanager's silence ids: UUIDs. */
+  private static final Pattern SILENCE_ID = Pattern.compile("[0-9a-fA-F-]{1,64}");
 
   private final WebClient client;
   private final URI base;
@@ -91,6 +94,21 @@ public final class AlertmanagerSilences implements Silences {
 
   @Override
   public void expire(String id) throws OutboundException {
+    if (!SILENCE_ID.matcher(id).matches()) {
+      throw OutboundException.refused("\"" + (id.length() > 64 ? id.substring(0, 61) + "..." : id) + "\" is not a"
+          + " silence id: nothing expired");
+    }
+    HttpResponse<Buffer> found = send(request(HttpMethod.GET, "/api/v2/silence/" + id).send());
+    String seen = found.bodyAsString() == null ? "" : found.bodyAsString();
+    if (found.statusCode() == 404 || (found.statusCode() == 500 && seen.contains("not found"))) {
+      return;
+    }
+    expectOk(found, "reading silence " + id);
+    JsonObject silence = json(found);
+    if (!CREATED_BY.equals(silence.getString("createdBy")) || !silence.getString("comment", "").contains("[" + CREATED_BY + " ")) {
+      throw OutboundException.refused("silence " + id + " is not ours (created by \"" + silence.getString("createdBy", "")
+          + "\", without our marker): not expired");
+    }
     HttpResponse<Buffer> answer = send(request(HttpMethod.DELETE, "/api/v2/silence/" + id).send());
     String text = answer.bodyAsString() == null ? "" : answer.bodyAsString();
     if (answer.statusCode() == 404 || (answer.statusCode() == 500 && text.contains("not found"))
