@@ -488,7 +488,8 @@ public final class Bench {
       parse.add(post(barePort, body, "\"alerts\":" + STORM));
       storm.add(post(port, body, "\"suppressed\":" + STORM));
       HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/breaker/reset"))
-          .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+          .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+          HttpResponse.BodyHandlers.discarding());
     }
     Collections.sort(parse);
     Collections.sort(storm);

@@ -47,6 +47,11 @@ public enum Reason {
   NO_PLAYBOOK(Outcome.IGNORED),
   /** The alert resolved and its playbook has no on_resolved: the node stays as it is for a human. */
   NO_ON_RESOLVED(Outcome.IGNORED),
+  /**
+   * A resolution whose {@code startsAt} is not the active episode's: it ends another firing of the alert (a late one of
+   * an older firing, or a forged one), so nothing is released.
+   */
+  RESOLVED_OTHER_EPISODE(Outcome.IGNORED),
   /** No label of the node_from chain yields a valid node name or a known InternalIP. */
   NODE_UNRESOLVED(Outcome.IGNORED),
   /** The named node does not exist. */

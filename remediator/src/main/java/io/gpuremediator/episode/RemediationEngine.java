@@ -21,6 +21,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
@@ -200,7 +201,13 @@ public final class RemediationEngine {
   /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */
   private Optional<Decision> chooseActingPlaybook(Evaluation e) {
     if (e.phase == Phase.RESOLVED) {
-      Optional<Playbook> acted = Optional.ofNullable(e.node.ledger().episodes().get(e.alert.fingerprint()))
+      Episode active = e.node.ledger().episodes().get(e.alert.fingerprint());
+      if (active != null && !active.startsAt().equals(e.alert.startsAt())) {
+        return Optional.of(decision(e.alert, e.node.name(), e.playbook.name(), Reason.RESOLVED_OTHER_EPISODE, "resolved"
+            + " with startsAt " + e.alert.startsAt() + ", not the episode's " + active.startsAt() + ": it ends another"
+            + " firing of the alert; nothing is released", List.of()));
+      }
+      Optional<Playbook> acted = Optional.ofNullable(active)
           .filter(ep -> ep.startsAt().equals(e.alert.startsAt())).flatMap(ep -> e.set.named(ep.playbook()));
       if (acted.isPresent() && !acted.get().name().equals(e.playbook.name())) {
         e.note = "released by " + acted.get().name() + ", the playbook that acted on this episode; ";

@@ -73,9 +73,13 @@ public final class ApiRouter {
     router.post("/api/v1/pause").handler(operator).handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
         .handler(smallBody).handler(safety::pause);
     router.delete("/api/v1/pause").handler(operator).handler(ready).handler(smallBody).handler(safety::resume);
-    router.post("/api/v1/breaker/reset").handler(operator).handler(ready).handler(smallBody).handler(safety::resetBreaker);
+    // Every POST that changes something takes JSON only: a cross-site form (text/plain, no preflight) never reaches it,
+    // even under insecure_no_auth.
+    router.post("/api/v1/breaker/reset").handler(operator).handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
+        .handler(smallBody).handler(safety::resetBreaker);
     // A label's prefix has a slash (nvidia.com/gpu.clique): everything up to the value is the label.
-    router.postWithRegex("/api/v1/safety/domains/(?<label>.+)/(?<value>[^/]+)/reset").handler(operator).handler(ready)
+    router.postWithRegex("/api/v1/safety/domains/(?<label>.+)/(?<value>[^/]+)/reset").handler(operator)
+        .handler((PlatformHandler) ApiRouter::requireJson).handler(ready)
         .handler(smallBody).handler(safety::resetIncident);
     NodeControlHandlers nodeControls = new NodeControlHandlers(r.controls(), r.workers());
     router.post("/api/v1/nodes/:node/release").handler(operator).handler((PlatformHandler) ApiRouter::requireJson)

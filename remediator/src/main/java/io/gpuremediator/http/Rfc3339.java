@@ -21,11 +21,20 @@ final class Rfc3339 {
     if (fast != null) {
       return Optional.of(fast);
     }
+    // RFC 3339's year has four digits, and every digit is ASCII: Java's own parser takes "+999999999-..." (a time whose
+    // arithmetic overflows after acting) and the fast path's fraction must not take another script's digits.
+    if (s.length() < 5 || s.charAt(4) != '-' || !s.chars().allMatch(c -> c < 128)) {
+      return Optional.empty();
+    }
     try {
       return Optional.of(OffsetDateTime.parse(s).toInstant());
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }
+  }
+
+  private static boolean isAsciiDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 
   private static Instant fast(String s) {
@@ -48,7 +57,7 @@ final class Rfc3339 {
     long nanos = 0;
     if (i < n && s.charAt(i) == '.') {
       int start = ++i;
-      while (i < n && Character.isDigit(s.charAt(i)) && i - start < 9) {
+      while (i < n && isAsciiDigit(s.charAt(i)) && i - start < 9) {
         nanos = nanos * 10 + (s.charAt(i++) - '0');
       }
       if (i == start || (i < n && Character.isDigit(s.charAt(i)))) {

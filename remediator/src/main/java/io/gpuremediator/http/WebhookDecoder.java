@@ -33,7 +33,7 @@ public final class WebhookDecoder {
   // Duplicate keys are detected where they matter (known fields, labels, annotations) by the decoder
   // itself: Jackson's STRICT_DUPLICATE_DETECTION would allocate a set for every object.
   private final JsonFactory factory = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).maxNameLength(WebhookLimits.MAX_NAME).build())
       .build();
 
   /** Decodes a body. */
@@ -48,7 +48,7 @@ public final class WebhookDecoder {
       }
       return message;
     } catch (StreamConstraintsException e) {
-      throw new WebhookFormatException("body: JSON nested deeper than " + MAX_DEPTH + " levels");
+      throw new WebhookFormatException(WebhookLimits.exceeded(e, MAX_DEPTH));
     } catch (JsonParseException e) {
       throw new WebhookFormatException("body: malformed JSON at line " + e.getLocation().getLineNr()
           + ", column " + e.getLocation().getColumnNr());

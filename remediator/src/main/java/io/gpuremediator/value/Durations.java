@@ -9,6 +9,8 @@ import java.util.regex.Pattern;
 public final class Durations {
   private static final Pattern PART = Pattern.compile("(\\d{1,9})(ms|s|m|h|d|w)");
   private static final Pattern WHOLE = Pattern.compile("(?:\\d{1,9}(?:ms|s|m|h|d|w))+");
+  /** Longer than anything the service is configured or asked for: beyond it, arithmetic on times would overflow. */
+  private static final Duration MAX = Duration.ofDays(36_525);
 
   private Durations() {}
 
@@ -29,6 +31,10 @@ public final class Durations {
         case "d" -> Duration.ofDays(n);
         default -> Duration.ofDays(7 * n);
       });
+      if (total.compareTo(MAX) > 0) {
+        return Parsed.error("\"" + (text.length() > 64 ? text.substring(0, 61) + "..." : text) + "\" is longer than"
+            + " any duration we take (100 years)");
+      }
     }
     if (total.isZero()) {
       return Parsed.error("duration must be greater than zero");

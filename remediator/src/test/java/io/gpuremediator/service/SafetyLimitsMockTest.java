@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.vertx.core.json.JsonArray;
@@ -142,7 +143,8 @@ class SafetyLimitsMockTest {
     assertThat(reasons(post(storm))).containsOnly("breaker_open");
     Alert[] resolved = IntStream.range(1, 8).mapToObj(i -> Alerts.resolved(storm[i])).toArray(Alert[]::new);
     post(resolved);
-    assertThat(service.send("POST", "/api/v1/breaker/reset", new byte[0], "").statusCode()).isEqualTo(200);
+    assertThat(service.send("POST", "/api/v1/breaker/reset", Http.text("{}"), "application/json").statusCode())
+        .isEqualTo(200);
     assertThat(cordoned(20)).as("the reset acts on nothing").isZero();
     // Alertmanager re-sends the one still firing; one node is no storm.
     assertThat(reasons(post(storm[0]))).containsExactly("actions_applied");

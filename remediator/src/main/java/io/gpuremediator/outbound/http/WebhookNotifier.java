@@ -66,7 +66,7 @@ public final class WebhookNotifier implements Notifier {
       listener.dropped(n.receiver());
       return Queued.DROPPED;
     }
-    JsonObject body = target.slack() ? new JsonObject().put("text", n.text())
+    JsonObject body = target.slack() ? new JsonObject().put("text", slackEscaped(n.text()))
         : new JsonObject().put("receiver", n.receiver()).put("text", n.text()).put("node", n.node())
             .put("stage", n.stage()).put("reason", n.reason()).put("time", clock.instant().toString());
     vertx.runOnContext(v -> attempt(target, body.toBuffer(), 1));
@@ -103,5 +103,14 @@ public final class WebhookNotifier implements Notifier {
   /** Messages held now (queued, in flight or waiting to retry). */
   public int held() {
     return held.get();
+  }
+
+  /**
+   * The text as Slack shows it literally: its control characters {@code &}, {@code <} and {@code >} escaped as Slack's
+   * message formatting asks ("Escaping text"), so a label's {@code <!channel>} or {@code <https://x|y>} pages nobody and
+   * links nowhere.
+   */
+  static String slackEscaped(String text) {
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
   }
 }
