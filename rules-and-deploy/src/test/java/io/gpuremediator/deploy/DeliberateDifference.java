@@ -18,7 +18,9 @@ record DeliberateDifference(String name, String reason,
 
   private static final Set<String> HELM_LABELS = Set.of("app.kubernetes.io/instance", "app.kubernetes.io/version",
       "app.kubernetes.io/managed-by", "helm.sh/chart");
-  private static final Pattern HASHED = Pattern.compile("(gpu-remediator-(?:config|playbooks))-[a-z0-9]{10}");
+  private static final Pattern HASHED = Pattern.compile("(gpu-remediator-(?:config|playbooks|bmcs))-[a-z0-9]{10}");
+  /** Cluster-scoped kinds kustomize's namespace transformer does not know as such. */
+  private static final Set<String> ADMISSION = Set.of("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
 
   static final List<DeliberateDifference> ALL = List.of(
       new DeliberateDifference("helm-labels", "Helm's standard labels (instance, version, managed-by, chart) are on"
@@ -46,7 +48,15 @@ record DeliberateDifference(String name, String reason,
             parseConfig(kustomize);
           }),
       new DeliberateDifference("namespace", "a chart does not create its release's namespace unless told"
-          + " (createNamespace); kustomize's base does", (chart, kustomize) -> kustomize.remove("Namespace gpu-remediator")));
+          + " (createNamespace); kustomize's base does", (chart, kustomize) -> kustomize.remove("Namespace gpu-remediator")),
+      new DeliberateDifference("admission-namespace", "kustomize's namespace transformer puts its namespace on the"
+          + " ValidatingAdmissionPolicy and its binding, which are cluster-scoped (the API server drops it on create)",
+          (chart, kustomize) -> rekey(kustomize, o -> {
+            if (o instanceof Map<?, ?> object && ADMISSION.contains(object.get("kind"))) {
+              Manifests.map((Map<String, Object>) object, "metadata").remove("namespace");
+            }
+            return o;
+          })));
 
   /** The difference of this name. */
   static DeliberateDifference named(String name) {
