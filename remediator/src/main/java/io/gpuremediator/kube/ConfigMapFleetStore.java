@@ -6,20 +6,35 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.safety.FleetState;
+import io.gpuremediator.safety.FleetState.Sighting;
 import io.gpuremediator.safety.FleetStore;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fleet state in a ConfigMap of the service's namespace (key {@value #KEY}), written with its
- * resourceVersion; a write that finds it changed re-reads it and writes again (the leader's state is
- * authoritative). Fleet-level Events
- * (the breaker opening) are recorded on that ConfigMap.
+ * The fleet state in a ConfigMap of the service's namespace (key {@value #KEY}, the storm's sightings gzipped beside it
+ * in binaryData {@value #SIGHTINGS}), written with its resourceVersion; a write that finds it changed re-reads it and
+ * writes again (the leader's state is authoritative). Fleet-level Events (the breaker opening) are recorded on that
+ * ConfigMap.
+ *
+ * <p>Every write is sized first against the API server's 1 MiB of a ConfigMap's data: one that would not fit sheds the
+ * sightings seen longest ago until it does (they only count toward a storm; the breaker, a pause and the incidents are
+ * never shed), so a pause, a resume or a reset is never refused for the size of a storm.
  */
 public final class ConfigMapFleetStore implements FleetStore {
   private static final Logger LOGGER = LoggerFactory.getLogger(ConfigMapFleetStore.class);
   static final String KEY = "fleet.json";
+  static final String SIGHTINGS = "sightings.json.gz";
+  /** What a write may take of the 1 MiB, leaving room for the API server's own counting. */
+  static final int MAX_BYTES = 1024 * 1024 - 64 * 1024;
   private static final int MAX_ATTEMPTS = 5;
 
   private final KubernetesClient client;
@@ -58,25 +73,61 @@ public final class ConfigMapFleetStore implements FleetStore {
       return FleetState.EMPTY;
     }
     try {
-      return FleetStateCodec.decode(cm.getData().get(KEY));
+      Optional<byte[]> sightings = Optional.ofNullable(cm.getBinaryData()).map(b -> b.get(SIGHTINGS))
+          .map(Base64.getDecoder()::decode);
+      return FleetStateCodec.decode(cm.getData().get(KEY), sightings);
     } catch (IllegalArgumentException e) {
       throw new FleetStoreException(e.getMessage(), e);
     }
   }
 
+  /** The stored form of the state, its oldest sightings shed until it fits {@value #MAX_BYTES} bytes. */
+  static FleetStateCodec.Stored fitted(FleetState state) {
+    FleetStateCodec.Stored stored = FleetStateCodec.encode(state);
+    int kept = state.firing().size() + state.acknowledged().size();
+    FleetState shed = state;
+    while (stored.bytes() > MAX_BYTES && kept > 0) {
+      kept /= 2;
+      shed = newest(state, kept);
+      stored = FleetStateCodec.encode(shed);
+    }
+    if (shed != state) {
+      LOGGER.warn("the fleet state holds {} storm sightings, more than its ConfigMap takes: the {} seen last are kept",
+          state.firing().size() + state.acknowledged().size(), kept);
+    }
+    return stored;
+  }
+
+  /** The state with only the {@code kept} sightings seen last, firing and acknowledged together. */
+  private static FleetState newest(FleetState s, int kept) {
+    List<Map.Entry<String, Sighting>> all = new ArrayList<>();
+    s.firing().entrySet().forEach(e -> all.add(Map.entry("f" + e.getKey(), e.getValue())));
+    s.acknowledged().entrySet().forEach(e -> all.add(Map.entry("a" + e.getKey(), e.getValue())));
+    all.sort(Comparator.comparing((Map.Entry<String, Sighting> e) -> e.getValue().seenAt()).reversed());
+    Map<String, Sighting> firing = new TreeMap<>();
+    Map<String, Sighting> acknowledged = new TreeMap<>();
+    for (Map.Entry<String, Sighting> e : all.subList(0, Math.min(kept, all.size()))) {
+      (e.getKey().charAt(0) == 'f' ? firing : acknowledged).put(e.getKey().substring(1), e.getValue());
+    }
+    return new FleetState(s.breaker(), s.pause(), s.starts(), s.playbookStarts(), firing, acknowledged, s.replacements(),
+        s.incidents());
+  }
+
   @Override
   public void save(FleetState state) throws FleetStoreException {
-    String json = FleetStateCodec.encode(state);
+    FleetStateCodec.Stored stored = fitted(state);
+    String json = stored.json();
+    String sightings = Base64.getEncoder().encodeToString(stored.sightings());
     for (int attempt = 1; ; attempt++) {
       ConfigMap current = attempt == 1 && last != null ? last : read();
       try {
         if (current == null) {
           last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
               .withNamespace(namespace).addToLabels("app.kubernetes.io/part-of", NodeKeys.COMPONENT).endMetadata()
-              .addToData(KEY, json).build()).create();
+              .addToData(KEY, json).addToBinaryData(SIGHTINGS, sightings).build()).create();
         } else {
-          last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current).addToData(KEY, json).build())
-              .update();
+          last = client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder(current).addToData(KEY, json)
+              .addToBinaryData(SIGHTINGS, sightings).build()).update();
         }
         return;
       } catch (KubernetesClientException e) {

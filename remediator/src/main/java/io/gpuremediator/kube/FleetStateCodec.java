@@ -9,7 +9,11 @@ import io.gpuremediator.safety.FleetState.Breaker;
 import io.gpuremediator.safety.FleetState.Incident;
 import io.gpuremediator.safety.FleetState.Pause;
 import io.gpuremediator.safety.FleetState.Sighting;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -17,16 +21,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
 
-/** The JSON form of the fleet state, as stored in the state ConfigMap. */
+/** The stored form of the fleet state, in the state ConfigMap: readable JSON, and the storm's sightings gzipped. */
 final class FleetStateCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private FleetStateCodec() {}
 
-  static String encode(FleetState s) {
+  /**
+   * The stored form: the readable part ({@code fleet.json}: breaker, pause, starts, incidents) and the storm's
+   * sightings, gzipped ({@code sightings.json.gz}): a node's two times under its name, which for 20,000 nodes in a
+   * storm take a fraction of a ConfigMap's 1 MiB.
+   */
+  record Stored(String json, byte[] sightings) {
+    /** What the API server counts against the ConfigMap's 1 MiB. */
+    int bytes() {
+      return json.getBytes(StandardCharsets.UTF_8).length + sightings.length;
+    }
+  }
+
+  static Stored encode(FleetState s) {
     ObjectNode root = JSON.createObjectNode();
-    root.put("v", 1);
+    root.put("v", 2);
     root.putObject("breaker").put("open", s.breaker().open()).put("opened_at", s.breaker().openedAt().toString())
         .put("reason", s.breaker().reason());
     s.pause().ifPresent(p -> root.putObject("pause").put("reason", p.reason()).put("until", p.until().toString())
@@ -37,8 +55,6 @@ final class FleetStateCodec {
     }
     ObjectNode byPlaybook = root.putObject("playbook_starts");
     s.playbookStarts().forEach((k, v) -> times(byPlaybook.putArray(k), v));
-    sightings(root.putObject("firing"), s.firing());
-    sightings(root.putObject("acknowledged"), s.acknowledged());
     if (!s.incidents().isEmpty()) {
       ArrayNode incidents = root.putArray("incidents");
       s.incidents().values().forEach(i -> {
@@ -47,20 +63,33 @@ final class FleetStateCodec {
         i.nodes().forEach(o.putArray("nodes")::add);
       });
     }
-    return root.toPrettyString();
+    ObjectNode sightings = JSON.createObjectNode();
+    compact(sightings.putObject("firing"), s.firing());
+    compact(sightings.putObject("acknowledged"), s.acknowledged());
+    ByteArrayOutputStream gz = new ByteArrayOutputStream();
+    try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+      JSON.writeValue(out, sightings);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new Stored(root.toPrettyString(), gz.toByteArray());
   }
 
-  private static void sightings(ObjectNode out, Map<String, Sighting> sightings) {
-    sightings.forEach((k, v) -> out.putObject(k).put("started", v.startedAt().toString()).put("seen", v.seenAt().toString()));
+  private static void compact(ObjectNode out, Map<String, Sighting> sightings) {
+    sightings.forEach((k, v) -> out.putArray(k).add(v.startedAt().toString()).add(v.seenAt().toString()));
   }
 
-  /** A node's sighting; a bare time is the form before sightings had a time seen (then both). */
+  /**
+   * A node's sighting: its two times (this form); before it, in {@code fleet.json}, an object of two times,
+   * or a bare time from before sightings had a time seen (then both).
+   */
   private static Map<String, Sighting> sightings(JsonNode in) {
     Map<String, Sighting> out = new TreeMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = in.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode v = e.getValue();
-      out.put(e.getKey(), v.isTextual() ? new Sighting(Instant.parse(v.asText()), Instant.parse(v.asText()))
+      out.put(e.getKey(), v.isArray() ? new Sighting(Instant.parse(v.path(0).asText()), Instant.parse(v.path(1).asText()))
+          : v.isTextual() ? new Sighting(Instant.parse(v.asText()), Instant.parse(v.asText()))
           : new Sighting(Instant.parse(v.path("started").asText()), Instant.parse(v.path("seen").asText())));
     }
     return out;
@@ -70,9 +99,16 @@ final class FleetStateCodec {
     times.forEach(t -> array.add(t.toString()));
   }
 
-  static FleetState decode(String json) {
+  /** The state as stored: {@code sightings} empty in the form before they were gzipped apart (then in the JSON). */
+  static FleetState decode(String json, Optional<byte[]> sightings) {
     try {
       JsonNode root = JSON.readTree(json);
+      JsonNode stored = root;
+      if (sightings.isPresent()) {
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(sightings.get()))) {
+          stored = JSON.readTree(in);
+        }
+      }
       JsonNode b = root.path("breaker");
       Breaker breaker = b.path("open").asBoolean(false)
           ? new Breaker(true, Instant.parse(b.path("opened_at").asText()), b.path("reason").asText()) : Breaker.CLOSED;
@@ -94,8 +130,8 @@ final class FleetStateCodec {
             Instant.parse(i.path("opened_at").asText()), nodes, i.path("reason").asText());
         incidents.put(Incident.key(open.label(), open.value()), open);
       }
-      return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, sightings(root.path("firing")),
-          sightings(root.path("acknowledged")), times(root.path("replacements")), incidents);
+      return new FleetState(breaker, pause, times(root.path("starts")), byPlaybook, sightings(stored.path("firing")),
+          sightings(stored.path("acknowledged")), times(root.path("replacements")), incidents);
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("fleet state is unreadable: " + e.getMessage(), e);
     }

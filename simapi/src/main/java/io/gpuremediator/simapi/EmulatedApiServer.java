@@ -37,6 +37,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -254,6 +255,16 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
       return answered(dra.slices(path));
     }
     RecordedRequest stored = request;
+    if (ObjectLimits.checked(method, path)) {
+      try {
+        Optional<String> broken = ObjectLimits.broken(JSON.readTree(request.getBody().getBytes()));
+        if (broken.isPresent()) {
+          return status(422, "Invalid", broken.get(), null);
+        }
+      } catch (IOException e) {
+        return status(400, "BadRequest", "the body is not JSON: " + e.getMessage(), null);
+      }
+    }
     if (DynamicResources.writesRule(method, path)) {
       DynamicResources.Answer rule;
       try {

@@ -4,7 +4,8 @@
  * pods listed and watched by the field selector {@code spec.nodeName}, the policy/v1 Eviction subresource checked
  * against the PodDisruptionBudgets in the store (429 with a DisruptionBudget cause, 500 for several
  * budgets, the budget's disruptionsAllowed spent), throttling, pod logs, and Dynamic Resource Allocation's device
- * taints ({@link DynamicResources}: ResourceSlices by field, DeviceTaintRules validated, the eviction controller).
+ * taints ({@link DynamicResources}: ResourceSlices by field, DeviceTaintRules validated, the eviction controller), and
+ * the size limits of a ConfigMap's data and an object's annotations ({@link ObjectLimits}).
  * Where the mock itself misbehaves as no API server does, it is worked around here and says so: a watch that closes
  * while its events are sent no longer blocks an event loop nor loses a write's answer ({@link ClosesOffTheEventLoop}).
  */
