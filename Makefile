@@ -76,13 +76,14 @@ test-signals: deps
 test-deploy: deps $(VALIDATOR)/node_modules/.installed $(DASHBOARD_CHECK)/node_modules/.installed
 	deploy/prometheus-operator/generate --check
 	deploy/helm/generate --check
+	deploy/base/generate-job-policy --check
 	$(DASHBOARD_CHECK)/check deploy/grafana/gpu-remediator.json deploy/helm/gpu-remediator/files/gpu-remediator.json
 	@for f in $(DASHBOARD_CHECK)/must-fail/*.json; do \
 	  if $(DASHBOARD_CHECK)/check "$$f" >/dev/null 2>&1; then echo "dashboard check passed $$f, which must fail"; exit 1; fi; \
 	done; echo "dashboard check: every must-fail dashboard refused"
 	deploy/npd/tests/run
 	shellcheck -x deploy/npd/plugins/*.sh deploy/npd/tests/run deploy/npd/tests/fake/* remediator/src/main/resources/io/gpuremediator/action/gpu-reset.sh remediator/src/main/resources/io/gpuremediator/action/collect-evidence.sh simapi/node-tools/bin/* simapi/node-tools/images/*/bin/* simapi/node-tools/driver/* deploy/prometheus-operator/generate $(DASHBOARD_CHECK)/check \
-	  deploy/helm/generate tools/check-deploy
+	  deploy/helm/generate deploy/base/generate-job-policy tools/check-deploy
 	tools/check-deploy
 
 $(DASHBOARD_CHECK)/node_modules/.installed: $(DASHBOARD_CHECK)/package-lock.json
