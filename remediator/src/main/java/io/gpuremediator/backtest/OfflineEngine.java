@@ -28,7 +28,7 @@ public final class OfflineEngine {
       boolean withLimits) {
     return EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(config.nodeFrom(), config.nodeSelector(),
         cluster), clock).dryRun(true).gate(withLimits ? gate(config, cluster, clock) : SafetyGate.OPEN)
-        .accept(config.acceptAlerts()).deferTo(config.deferTo()).build();
+        .accept(config.acceptAlerts()).deferTo(config.deferTo()).ledger(config.ledger()).build();
   }
 
   private static SafetyGate gate(RemediatorConfig config, Cluster cluster, Clock clock) {

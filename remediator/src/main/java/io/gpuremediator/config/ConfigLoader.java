@@ -11,6 +11,7 @@ import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.playbook.EvidenceStore;
+import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
@@ -86,6 +87,7 @@ public final class ConfigLoader {
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
     DraScope dra = dra(m, problems);
+    LedgerLimits ledger = ledger(m, problems);
     Optional<EvidenceStore> evidence = m.map("evidence", "evidence").flatMap(e -> {
       Optional<Optional<EvidenceStore>> store = EvidenceStore.decode(e, "evidence");
       e.finish();
@@ -105,7 +107,25 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence, ledger));
+  }
+
+  /** {@code ledger}: what a node's ledger (an annotation; 256 KiB of them in all) may hold. */
+  private static LedgerLimits ledger(MapReader m, Problems problems) {
+    return m.map("ledger", "ledger").map(l -> {
+      long bytes = l.count("max_bytes").orElse((long) LedgerLimits.DEFAULT.maxBytes());
+      long episodes = l.count("max_episodes_per_node").orElse((long) LedgerLimits.DEFAULT.maxEpisodesPerNode());
+      l.finish();
+      if (bytes < 4096 || bytes > 192 * 1024) {
+        problems.add(l.at("max_bytes"), "\"max_bytes\" in ledger must be from 4096 to 196608 bytes (the Node's annotations"
+            + " take 262144 in all, the kubelet's and others' among them), not " + bytes);
+      }
+      if (episodes < 1 || episodes > 256) {
+        problems.add(l.at("max_episodes_per_node"), "\"max_episodes_per_node\" in ledger must be from 1 to 256, not "
+            + episodes);
+      }
+      return new LedgerLimits((int) Math.min(bytes, Integer.MAX_VALUE), (int) Math.min(episodes, 256));
+    }).orElse(LedgerLimits.DEFAULT);
   }
 
   /** {@code node_selector}: one label selector, or a list of them of which any may match; absent, the GPU labels of every install. */

@@ -7,6 +7,7 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
+import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
 import java.net.URI;
@@ -45,7 +46,8 @@ public record RemediatorConfig(
     LogFormat logFormat,
     List<DeferRule> deferTo,
     DraScope dra,
-    Optional<EvidenceStore> evidenceStore) {
+    Optional<EvidenceStore> evidenceStore,
+    LedgerLimits ledger) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
@@ -70,6 +72,7 @@ public record RemediatorConfig(
     Objects.requireNonNull(preflight, "preflight");
     acceptAlerts = List.copyOf(acceptAlerts);
     Objects.requireNonNull(logFormat, "logFormat");
+    Objects.requireNonNull(ledger, "ledger");
   }
 
   /** What this config leaves open that an operator should know of ({@code validate} prints, {@code serve} logs). */

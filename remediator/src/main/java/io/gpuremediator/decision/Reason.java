@@ -69,6 +69,12 @@ public enum Reason {
   TEMPLATE_INVALID(Outcome.FAILED),
   /** The node's ledger annotation cannot be read; we do not act on a node whose history we cannot trust. */
   NODE_STATE_UNREADABLE(Outcome.FAILED),
+  /**
+   * The node's ledger has no room for a new episode ({@code ledger.max_episodes_per_node}, {@code ledger.max_bytes}):
+   * none is opened, and the node keeps the quarantine its episodes hold. Past the API server's 256 KiB of annotations
+   * the node could never be written again.
+   */
+  LEDGER_FULL(Outcome.SUPPRESSED),
   /** The fleet safety state could not be read or written; nothing is started (Alertmanager retries). */
   SAFETY_STATE_UNAVAILABLE(Outcome.FAILED),
   /** Leadership lapsed before the write; nothing was written, and Alertmanager is asked to retry (at the leader). */

@@ -16,6 +16,7 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
@@ -47,9 +48,11 @@ final class AlertWrite {
   private final NodeExclusion exclusion;
   private final AlertDecisions decisions;
   private final EpisodeDecisions episodeDecisions;
+  private final LedgerLimits ledgerLimits;
 
   AlertWrite(Cluster cluster, Clock clock, BooleanSupplier mayWrite, DecisionListener listener, NodeExclusion exclusion,
-      AlertDecisions decisions) {
+      AlertDecisions decisions, LedgerLimits ledgerLimits) {
+    this.ledgerLimits = ledgerLimits;
     this.cluster = cluster;
     this.clock = clock;
     this.mayWrite = mayWrite;
@@ -66,10 +69,17 @@ final class AlertWrite {
    */
   private record Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later,
       boolean releaseWaits, boolean notLeader, Optional<Episode> released, Optional<Duration> sincePrevious,
-      Map<Episode, String> overridden) {
+      Map<Episode, String> overridden, Optional<String> ledgerFull) {
     Applied(List<ActionRecord> records, List<NodeEvent> events, boolean duplicate, String later, boolean releaseWaits,
         boolean notLeader) {
-      this(records, events, duplicate, later, releaseWaits, notLeader, Optional.empty(), Optional.empty(), Map.of());
+      this(records, events, duplicate, later, releaseWaits, notLeader, Optional.empty(), Optional.empty(), Map.of(),
+          Optional.empty());
+    }
+
+    /** Nothing written: the node's ledger, read fresh, has no room for the episode. */
+    static Applied full(String why) {
+      return new Applied(List.of(), List.of(), false, "", false, false, Optional.empty(), Optional.empty(), Map.of(),
+          Optional.of(why));
     }
   }
 
@@ -92,6 +102,10 @@ final class AlertWrite {
           matched));
       if (applied.duplicate()) {
         return decisions.duplicate(alert, nodeName, playbook.name());
+      }
+      if (applied.ledgerFull().isPresent()) {
+        return decisions.decision(alert, nodeName, playbook.name(), Reason.LEDGER_FULL, applied.ledgerFull().get()
+            + "; no episode is opened, the node keeps the quarantine its episodes hold", List.of());
       }
       if (applied.notLeader()) {
         return decisions.decision(alert, nodeName, playbook.name(), Reason.NOT_LEADER,
@@ -147,8 +161,13 @@ final class AlertWrite {
         base = HumanOverride.ended(base, e, now);
       }
     }
-    NodeDraft draft = new NodeDraft(base, alert.fingerprint(), phase, now);
     Episode active = fresh.ledger().episodes().get(alert.fingerprint());
+    Optional<String> full = phase == Phase.FIRING && active == null
+        ? ledgerLimits.refusal(base.ledger(), alert.labels(), alert.annotations()) : Optional.empty();
+    if (full.isPresent()) {
+      return new Edited<>(fresh, Applied.full(full.get()));
+    }
+    NodeDraft draft = new NodeDraft(base, alert.fingerprint(), phase, now);
     if (phase == Phase.RESOLVED && active != null) {
       Optional<String> waiting = Episodes.releaseWaitsFor(active, playbook);
       if (waiting.isPresent()) {
@@ -167,7 +186,7 @@ final class AlertWrite {
     List<ActionRecord> records = StepRecords.apply(draft, specs, steps, loopFrom, StepRecords.NO_EPISODE, acts);
     NodeLedger before = draft.ledger();
     draft.ledger(track(before, alert, playbook, matched, phase, now, loopFrom < specs.size() ? loopFrom
-        : Progress.DONE));
+        : Progress.DONE, ledgerLimits));
     for (Episode ended : overridden.keySet()) { // the GPUs it fenced stay fenced, held by this alert's episode
       Episode mine = draft.ledger().episodes().get(alert.fingerprint());
       if (!ended.fenced().isEmpty() && mine != null) {
@@ -184,7 +203,7 @@ final class AlertWrite {
         ? previousStart(before).map(p -> Duration.between(p, alert.startsAt())).filter(d -> !d.isNegative())
         : Optional.empty();
     return new Edited<>(draft.toNode(), new Applied(records, draft.events(), false, background, false, false, released,
-        sincePrevious, overridden));
+        sincePrevious, overridden, Optional.empty()));
   }
 
   /** When the node's latest episode before this one started: active or past, from its ledger. */
@@ -204,7 +223,7 @@ final class AlertWrite {
    * at once when {@code on_resolved} has no long step, else releasing from there.
    */
   private static NodeLedger track(NodeLedger ledger, Alert alert, Playbook playbook, String matched, Phase phase,
-      Instant now, int next) {
+      Instant now, int next, LedgerLimits limits) {
     Episode known = ledger.episodes().get(alert.fingerprint());
     if (phase == Phase.RESOLVED) {
       if (known == null) {
@@ -230,7 +249,13 @@ final class AlertWrite {
         : ledger;
     // The old one's fenced GPUs stay fenced, held by the new one: it gives them back, or fences them again (found).
     Episode opened = new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
-        progress, later ? alert.labels() : Map.of(), later ? alert.annotations() : Map.of(), Map.of(), matched);
-    return base.withEpisode(known == null ? opened : opened.holdingFencesOf(known));
+        progress, later ? alert.labels() : Map.of(), later ? LedgerLimits.kept(alert.annotations()) : Map.of(), Map.of(),
+        matched);
+    NodeLedger kept = base.withEpisode(known == null ? opened : opened.holdingFencesOf(known));
+    // Past its limit, the oldest ended episodes go first.
+    while (LedgerLimits.bytes(kept) > limits.maxBytes() && !kept.history().isEmpty()) {
+      kept = kept.withoutOldestPastEpisode();
+    }
+    return kept;
   }
 }

@@ -7,6 +7,7 @@ import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.SafetyGate;
+import io.gpuremediator.state.LedgerLimits;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +32,7 @@ public final class EngineBuilder {
   private AlertScope scope = AlertScope.ALL;
   private NodeFanOut fanOut = NodeFanOut.SEQUENTIAL;
   private List<DeferRule> deferTo = List.of();
+  private LedgerLimits ledgerLimits = LedgerLimits.DEFAULT;
 
   private EngineBuilder(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock) {
     this.playbooks = playbooks;
@@ -92,6 +94,12 @@ public final class EngineBuilder {
     return this;
   }
 
+  /** {@code ledger}: how much a node's ledger may hold (default: {@link LedgerLimits#DEFAULT}). */
+  public EngineBuilder ledger(LedgerLimits limits) {
+    this.ledgerLimits = limits;
+    return this;
+  }
+
   /** How the nodes of one webhook are written side by side (default: one after another). */
   public EngineBuilder fanOut(NodeFanOut nodeFanOut) {
     this.fanOut = nodeFanOut;
@@ -101,6 +109,6 @@ public final class EngineBuilder {
   /** The engine. */
   public RemediationEngine build() {
     return new RemediationEngine(playbooks, cluster, resolver, clock, dryRun, gate, listener, mayWrite, exclusion, scope,
-        fanOut, deferTo, ports);
+        fanOut, deferTo, ports, ledgerLimits);
   }
 }

@@ -22,6 +22,7 @@ import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.SafetyGate;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
@@ -41,6 +42,7 @@ import java.util.function.Supplier;
 public final class RemediationEngine {
 
   private final Supplier<PlaybookSet> playbooks;
+  private final LedgerLimits ledgerLimits;
   private final Cluster cluster;
   private final NodeResolver resolver;
   private final boolean globalDryRun;
@@ -57,13 +59,14 @@ public final class RemediationEngine {
   /** The steps every alert goes through, in order (built once: a webhook runs them 200 times). */
   private final List<DecisionStep> chain = List.of(this::requireAccepted, this::matchPlaybook, this::requireEligibleNode,
       this::skipKnownEpisode, this::chooseActingPlaybook, this::chooseActions, this::refuseWhileStopped,
-      this::renderActions, this::requireReadableLedger, this::dryRun);
+      this::renderActions, this::requireReadableLedger, this::requireLedgerRoom, this::dryRun);
 
   /** Built by {@link EngineBuilder}, which says what each part is. */
   RemediationEngine(Supplier<PlaybookSet> playbooks, Cluster cluster, NodeResolver resolver, Clock clock, boolean globalDryRun,
       SafetyGate gate, DecisionListener listener, BooleanSupplier mayWrite, NodeExclusion exclusion, AlertScope scope,
-      NodeFanOut fanOut, List<DeferRule> deferTo, Optional<StepPorts> ports) {
+      NodeFanOut fanOut, List<DeferRule> deferTo, Optional<StepPorts> ports, LedgerLimits ledgerLimits) {
     this.deferTo = List.copyOf(deferTo);
+    this.ledgerLimits = ledgerLimits;
     this.scope = scope;
     this.fanOut = fanOut;
     this.playbooks = playbooks;
@@ -74,7 +77,7 @@ public final class RemediationEngine {
     this.listener = listener;
     this.clock = clock;
     this.decisions = new AlertDecisions(clock);
-    this.write = new AlertWrite(cluster, clock, mayWrite, listener, exclusion, decisions);
+    this.write = new AlertWrite(cluster, clock, mayWrite, listener, exclusion, decisions, ledgerLimits);
     this.admission = new EpisodeAdmission(cluster, gate, write, decisions,
         ports.map(p -> p.limits().gpus()).orElse(GpuBudget.none()));
     this.dryRuns = new EngineDryRun(globalDryRun, gate, ports, decisions);
@@ -255,6 +258,14 @@ public final class RemediationEngine {
   private Optional<Decision> requireReadableLedger(Evaluation e) {
     return e.node.ledgerError().map(error -> decision(e.alert, e.node.name(), e.playbook.name(),
         Reason.NODE_STATE_UNREADABLE, error, List.of()));
+  }
+
+  /** A new episode the node's ledger has no room for is refused: past 256 KiB the node could not be written again. */
+  private Optional<Decision> requireLedgerRoom(Evaluation e) {
+    return e.phase != Phase.FIRING || e.node.ledger().episodes().containsKey(e.alert.fingerprint()) ? Optional.empty()
+        : ledgerLimits.refusal(e.node.ledger(), e.alert.labels(), e.alert.annotations()).map(why -> decision(e.alert,
+            e.node.name(), e.playbook.name(), Reason.LEDGER_FULL, why + "; no episode is opened, the node keeps the"
+            + " quarantine its episodes hold", List.of()));
   }
 
   /** A dry-run writes nothing; it records what would change and which limit would refuse a new episode. */

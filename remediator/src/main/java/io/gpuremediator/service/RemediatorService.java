@@ -189,7 +189,7 @@ public final class RemediatorService implements AutoCloseable {
     RemediationEngine engine = EngineBuilder.of(reloader::current, cluster,
         new NodeResolver(config.nodeFrom(), config.nodeSelector(), cluster, unwatched), clock).dryRun(config.dryRun()).gate(gate)
         .listener(decided).mayWrite(leadership::isLeader).loop(loop).accept(config.acceptAlerts()).deferTo(config.deferTo())
-        .fanOut(fanOut).build();
+        .ledger(config.ledger()).fanOut(fanOut).build();
     decided.stages(Map.of(), 0); // every stage at 0 from the start, so dashboards see the series
     cluster.onEpisodesChanged(loop::kick);
     loop.start();

@@ -73,6 +73,11 @@ public final class NodeLedger {
     return expiring;
   }
 
+  /** Without its oldest past episode (the first to go when the ledger would outgrow its limit). */
+  public NodeLedger withoutOldestPastEpisode() {
+    return history.isEmpty() ? this : of(claims, episodes, history.subList(1, history.size()), expiring);
+  }
+
   /** Without these silence ids (they were expired). */
   public NodeLedger withoutExpiring(Collection<String> expired) {
     List<String> left = new ArrayList<>(expiring);

@@ -7,6 +7,7 @@ import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
+import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.value.Rate;
 import java.io.IOException;
 import java.net.URI;
@@ -347,6 +348,19 @@ class ConfigLoaderTest {
     assertThat(load("auth: {insecure_no_auth: true}\n").config()).isPresent();
     assertThat(load("auth: {webhook_token_file: token}\n").errors()).containsExactly(
         f + ":1: auth needs webhook_token_file and operator_token_file (or insecure_no_auth: true)");
+  }
+
+  @Test
+  void theLedgerLimitsDefaultAndAreKeptUnderTheNodesAnnotationLimit() throws IOException {
+    String auth = "auth: {webhook_token_file: token, operator_token_file: operator-token}\n";
+    assertThat(load(auth).config().orElseThrow().ledger()).isEqualTo(new LedgerLimits(65_536, 32));
+    assertThat(load(auth + "ledger: {max_bytes: 32768, max_episodes_per_node: 8}\n").config().orElseThrow().ledger())
+        .isEqualTo(new LedgerLimits(32_768, 8));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(auth + "ledger: {max_bytes: 300000, max_episodes_per_node: 0}\n").errors()).containsExactly(
+        f + ":2: \"max_bytes\" in ledger must be from 4096 to 196608 bytes (the Node's annotations take 262144 in all,"
+            + " the kubelet's and others' among them), not 300000",
+        f + ":2: \"max_episodes_per_node\" in ledger must be from 1 to 256, not 0");
   }
 
   @Test
