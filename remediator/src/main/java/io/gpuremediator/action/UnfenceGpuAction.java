@@ -6,6 +6,7 @@ import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.device.Device;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
@@ -80,12 +81,13 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
     rules.addAll(labelled);
     List<String> remains = new ArrayList<>();
     for (String rule : rules) {
-      // A name the ledger gives is deleted only when the rule says it is this episode's: a ledger can be written by
-      // whoever can write the Node, and must never delete a rule of someone else's.
+      // A name the ledger gives is deleted only when the rule is one we wrote for this node (our label, the name we
+      // give its device; one handed over from an earlier episode keeps that episode's label): a ledger can be written
+      // by whoever can write the Node, and must never delete a rule of someone else's, nor another node's.
       Optional<FenceRule> found = labelled.contains(rule) ? Optional.empty() : ports.devices().rule(rule);
-      if (found.isPresent() && !hash.equals(found.get().labels().get(EpisodeNames.JOB_EPISODE_LABEL))) {
-        remains.add("DeviceTaintRule " + rule + " is not this episode's (its " + EpisodeNames.JOB_EPISODE_LABEL
-            + " label is not " + hash + "): not deleted");
+      if (found.isPresent() && !ours(node, found.get())) {
+        remains.add("DeviceTaintRule " + rule + " is not one we wrote for " + node + " (no " + NodeKeys.MANAGED_LABEL
+            + " label, or not the name we give its device): not deleted");
       } else if (found.isPresent() || labelled.contains(rule)) {
         ports.devices().unfence(rule);
       }
@@ -102,5 +104,10 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
       }
     }
     return remains;
+  }
+
+  private static boolean ours(String node, FenceRule rule) {
+    return "true".equals(rule.labels().get(NodeKeys.MANAGED_LABEL))
+        && rule.name().equals(EpisodeNames.fenceRuleName(node, rule.device().pool(), rule.device().device()));
   }
 }
