@@ -87,7 +87,6 @@ final class RedfishConfig {
       return true;
     });
     Optional<String> providerId = e.string("provider_id").filter(p -> !p.isBlank());
-    boolean named = e.has("node") || e.has("provider_id");
     Optional<URI> url = e.requiredString("url").flatMap(u -> url(e, u, trusted, insecureHttp, where, problems));
     Optional<Path> credentials = e.string("credentials_file").map(base::resolve);
     e.finish();
@@ -95,7 +94,7 @@ final class RedfishConfig {
       problems.add(e.node(), "a " + where + " entry names its node by exactly one of node or provider_id");
       return Optional.empty();
     }
-    if (!named || (node.isEmpty() && providerId.isEmpty()) || url.isEmpty()) {
+    if ((node.isEmpty() && providerId.isEmpty()) || url.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new Bmc(node, providerId, new BmcAddress(url.get(), credentials,

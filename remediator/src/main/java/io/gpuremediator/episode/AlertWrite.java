@@ -105,7 +105,7 @@ final class AlertWrite {
       }
       if (applied.ledgerFull().isPresent()) {
         return decisions.decision(alert, nodeName, playbook.name(), Reason.LEDGER_FULL, applied.ledgerFull().get()
-            + "; no episode is opened, the node keeps the quarantine its episodes hold", List.of());
+            + LedgerLimits.NOT_OPENED, List.of());
       }
       if (applied.notLeader()) {
         return decisions.decision(alert, nodeName, playbook.name(), Reason.NOT_LEADER,

@@ -264,8 +264,7 @@ public final class RemediationEngine {
   private Optional<Decision> requireLedgerRoom(Evaluation e) {
     return e.phase != Phase.FIRING || e.node.ledger().episodes().containsKey(e.alert.fingerprint()) ? Optional.empty()
         : ledgerLimits.refusal(e.node.ledger(), e.alert.labels(), e.alert.annotations()).map(why -> decision(e.alert,
-            e.node.name(), e.playbook.name(), Reason.LEDGER_FULL, why + "; no episode is opened, the node keeps the"
-            + " quarantine its episodes hold", List.of()));
+            e.node.name(), e.playbook.name(), Reason.LEDGER_FULL, why + LedgerLimits.NOT_OPENED, List.of()));
   }
 
   /** A dry-run writes nothing; it records what would change and which limit would refuse a new episode. */

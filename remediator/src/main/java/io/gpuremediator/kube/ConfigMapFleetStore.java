@@ -100,14 +100,15 @@ public final class ConfigMapFleetStore implements FleetStore {
 
   /** The state with only the {@code kept} sightings seen last, firing and acknowledged together. */
   private static FleetState newest(FleetState s, int kept) {
-    List<Map.Entry<String, Sighting>> all = new ArrayList<>();
-    s.firing().entrySet().forEach(e -> all.add(Map.entry("f" + e.getKey(), e.getValue())));
-    s.acknowledged().entrySet().forEach(e -> all.add(Map.entry("a" + e.getKey(), e.getValue())));
-    all.sort(Comparator.comparing((Map.Entry<String, Sighting> e) -> e.getValue().seenAt()).reversed());
+    record Seen(boolean firing, String node, Sighting sighting) {}
+    List<Seen> all = new ArrayList<>();
+    s.firing().forEach((node, sighting) -> all.add(new Seen(true, node, sighting)));
+    s.acknowledged().forEach((node, sighting) -> all.add(new Seen(false, node, sighting)));
+    all.sort(Comparator.comparing((Seen seen) -> seen.sighting().seenAt()).reversed());
     Map<String, Sighting> firing = new TreeMap<>();
     Map<String, Sighting> acknowledged = new TreeMap<>();
-    for (Map.Entry<String, Sighting> e : all.subList(0, Math.min(kept, all.size()))) {
-      (e.getKey().charAt(0) == 'f' ? firing : acknowledged).put(e.getKey().substring(1), e.getValue());
+    for (Seen seen : all.subList(0, Math.min(kept, all.size()))) {
+      (seen.firing() ? firing : acknowledged).put(seen.node(), seen.sighting());
     }
     return new FleetState(s.breaker(), s.pause(), s.starts(), s.playbookStarts(), firing, acknowledged, s.replacements(),
         s.incidents());

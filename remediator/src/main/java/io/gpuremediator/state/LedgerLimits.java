@@ -24,6 +24,8 @@ public record LedgerLimits(int maxBytes, int maxEpisodesPerNode) {
   /** An episode's own fields (times, progress, step handles) beside its labels and annotations, about. */
   private static final int EPISODE_OVERHEAD = 640;
   private static final int PAST_EPISODE = 200;
+  /** What a {@code ledger_full} decision says beside its reason. */
+  public static final String NOT_OPENED = "; no episode is opened, the node keeps the quarantine its episodes hold";
 
   /** Why a new episode of an alert with these labels and annotations cannot be kept on this ledger; empty: it can. */
   public Optional<String> refusal(NodeLedger ledger, Map<String, String> labels, Map<String, String> annotations) {

@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  * core.MaxSecretSize}, binaryData counted decoded), and an object's annotations, keys and values together, at most 256
  * KiB (apimachinery's {@code ValidateAnnotationsSize}, {@code TotalAnnotationSizeLimitB}). Either is a 422 {@code
  * Invalid}: "ConfigMap "x" is invalid: []: Too long: must have at most 1048576 bytes", "Node "x" is invalid:
- * metadata.annotations: Too long: must have at most 262144 bytes". Checked on whole-object writes (create, update).
+ * metadata.annotations: Too long: must have at most 262144 bytes", as real clusters answer them (tests/real/SOURCES.md).
+ * Checked on whole-object writes (create, update).
  */
 final class ObjectLimits {
   static final int CONFIGMAP_BYTES = 1024 * 1024;
