@@ -83,6 +83,8 @@ public final class Pipeline implements AutoCloseable {
     operatorToken = HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
     Files.writeString(run.resolve("operator-token"), operatorToken);
     Files.setPosixFilePermissions(run.resolve("operator-token"), PosixFilePermissions.fromString("rw-------"));
+    Files.writeString(run.resolve("ledger-key"), HexFormat.of().formatHex(new SecureRandom().generateSeed(32)));
+    Files.setPosixFilePermissions(run.resolve("ledger-key"), PosixFilePermissions.fromString("rw-------"));
 
     int simulatorPort = startWithPortFile("dcgm-simulator", java("-Xmx256m",
         "-jar", layout.simulatorJar().toString(), "--csv", layout.countersCsv().toString(),
@@ -138,7 +140,7 @@ public final class Pipeline implements AutoCloseable {
         "# every other key at its default.",
         "listen: 127.0.0.1:" + remediatorPort,
         "auth: {webhook_token_file: " + tokenFile + ", operator_token_file: " + tokenFile.resolveSibling("operator-token")
-            + "}",
+            + ", ledger_key_file: " + tokenFile.resolveSibling("ledger-key") + "}",
         "playbooks: [" + layout.karpenterPlaybooks().stream().map(Path::toString).collect(Collectors.joining(", ")) + "]",
         "dry_run: false",
         "kubernetes: {kubeconfig: " + kubeconfig + "}",

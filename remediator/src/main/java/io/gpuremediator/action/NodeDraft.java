@@ -131,6 +131,6 @@ public final class NodeDraft {
   /** The node as edited. */
   public NodeInfo toNode() {
     return new NodeInfo(base.name(), labels, annotations, taints, unschedulable, conditions, base.internalIps(), base.bootId(),
-        base.resourceVersion(), ledger, base.ledgerError(), base.gpuCapacity(), base.draClique());
+        base.resourceVersion(), ledger, base.ledgerFault(), base.gpuCapacity(), base.draClique());
   }
 }

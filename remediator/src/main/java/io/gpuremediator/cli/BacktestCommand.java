@@ -104,7 +104,7 @@ final class BacktestCommand {
   private static List<NodeInfo> clusterNodes(RemediatorConfig config) throws IOException {
     try (KubeApi kube = KubeApi.connect(config.kubernetes().kubeconfig(), config.kubernetes().qps(),
         config.kubernetes().burst(), config.kubernetes().writesInFlight())) {
-      Fabric8Cluster cluster = kube.cluster("backtest", config.nodeSelector());
+      Fabric8Cluster cluster = kube.readOnlyCluster("backtest", config.nodeSelector());
       cluster.start();
       try {
         long deadline = System.nanoTime() + NODES_DEADLINE.toNanos();

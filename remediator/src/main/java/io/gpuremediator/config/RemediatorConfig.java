@@ -146,10 +146,11 @@ public record RemediatorConfig(
    * @param webhookTokenFile the token of {@code POST /api/v1/alerts} only (Alertmanager's)
    * @param operatorTokenFile the token of every change a human makes (pause, resume, resets, release, retry), and reads
    * @param readTokenFile the token that opens the status page and the API's GETs, never a change
-   * @param insecureNoAuth every request is let in
+   * @param ledgerKeyFile the key every node ledger is signed with (a Secret's); required unless insecureNoAuth
+   * @param insecureNoAuth every request is let in, and ledgers without a key file are signed with a published key
    */
   public record Auth(Optional<Path> webhookTokenFile, Optional<Path> operatorTokenFile, Optional<Path> readTokenFile,
-      boolean insecureNoAuth) {}
+      Optional<Path> ledgerKeyFile, boolean insecureNoAuth) {}
 
   /** A HOST:PORT to listen on. */
   public record Listen(String host, int port) {}

@@ -70,6 +70,11 @@ public enum Reason {
   /** The node's ledger annotation cannot be read; we do not act on a node whose history we cannot trust. */
   NODE_STATE_UNREADABLE(Outcome.FAILED),
   /**
+   * The node's ledger annotation is not ours: its signature does not verify, or it is unsigned where every ledger of
+   * ours is signed. Whoever can write the Node wrote it; nothing is done on the node and nothing it names is deleted.
+   */
+  LEDGER_UNTRUSTED(Outcome.SUPPRESSED),
+  /**
    * The node's ledger has no room for a new episode ({@code ledger.max_episodes_per_node}, {@code ledger.max_bytes}):
    * none is opened, and the node keeps the quarantine its episodes hold. Past the API server's 256 KiB of annotations
    * the node could never be written again.

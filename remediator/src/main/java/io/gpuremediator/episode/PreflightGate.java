@@ -51,7 +51,7 @@ final class PreflightGate {
 
   /** Whether the node should open a pre-flight episode now (selection is the caller's). */
   boolean wants(NodeInfo n) {
-    if (settings.isEmpty() || n.isExcluded() || n.ledgerError().isPresent() || !carriesTaint(n)) {
+    if (settings.isEmpty() || n.isExcluded() || n.ledgerFault().isPresent() || !carriesTaint(n)) {
       return false;
     }
     String fp = fingerprint(n);

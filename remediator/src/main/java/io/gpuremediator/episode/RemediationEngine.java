@@ -11,6 +11,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.Foreground;
+import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.Resolution;
@@ -256,8 +257,9 @@ public final class RemediationEngine {
   }
 
   private Optional<Decision> requireReadableLedger(Evaluation e) {
-    return e.node.ledgerError().map(error -> decision(e.alert, e.node.name(), e.playbook.name(),
-        Reason.NODE_STATE_UNREADABLE, error, List.of()));
+    return e.node.ledgerFault().map(fault -> decision(e.alert, e.node.name(), e.playbook.name(),
+        fault.kind() == LedgerFault.Kind.UNREADABLE ? Reason.NODE_STATE_UNREADABLE : Reason.LEDGER_UNTRUSTED,
+        fault.message(), List.of()));
   }
 
   /** A new episode the node's ledger has no room for is refused: past 256 KiB the node could not be written again. */

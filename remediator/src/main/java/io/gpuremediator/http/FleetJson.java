@@ -61,8 +61,8 @@ final class FleetJson {
   }
 
   private static String stage(NodeInfo n) {
-    if (n.ledgerError().isPresent()) {
-      return NodesJson.STATE_UNREADABLE;
+    if (n.ledgerFault().isPresent()) {
+      return NodesJson.faultState(n);
     }
     Optional<String> episode = NodesJson.shownStage(n);
     if (episode.isPresent()) {

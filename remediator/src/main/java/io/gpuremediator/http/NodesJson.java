@@ -1,5 +1,6 @@
 package io.gpuremediator.http;
 
+import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
@@ -15,6 +16,7 @@ import java.util.Optional;
 /** The API's JSON form of the nodes under remediation, read from each node's ledger. */
 final class NodesJson {
   static final String STATE_UNREADABLE = "state_unreadable";
+  static final String LEDGER_UNTRUSTED = "ledger_untrusted";
 
   private NodesJson() {}
 
@@ -30,7 +32,7 @@ final class NodesJson {
 
   static JsonObject of(List<NodeInfo> nodes) {
     JsonArray out = new JsonArray();
-    nodes.stream().filter(n -> !n.ledger().isEmpty() || n.ledgerError().isPresent())
+    nodes.stream().filter(n -> !n.ledger().isEmpty() || n.ledgerFault().isPresent())
         .sorted(Comparator.comparing(NodeInfo::name))
         .forEach(n -> out.add(node(n)));
     return new JsonObject().put("nodes", out);
@@ -73,7 +75,7 @@ final class NodesJson {
     JsonObject changes = new JsonObject();
     ledger.claims().forEach((key, claim) -> changes.put(key, new JsonObject()
         .put("holders", new JsonArray(List.copyOf(claim.holders()))).put("preexisting", claim.preexisting())));
-    String state = n.ledgerError().isPresent() ? STATE_UNREADABLE
+    String state = n.ledgerFault().isPresent() ? faultState(n)
         : ledger.claims().isEmpty() ? "watching" : "quarantined";
     Instant since = ledger.episodes().values().stream().map(Episode::since).min(Comparator.naturalOrder())
         .orElse(null);
@@ -87,6 +89,12 @@ final class NodesJson {
         .put("fenced_gpus", fenced(ledger.episodes().values().stream().flatMap(e -> e.fenced().stream()).toList()))
         .put("since", since == null ? null : since.toString()).put("unschedulable", n.unschedulable())
         .put("ready", n.isReady()).put("episodes", episodes).put("changes", changes)
-        .put("error", n.ledgerError().orElse(null));
+        .put("error", n.ledgerFault().map(LedgerFault::message).orElse(null));
+  }
+
+  /** What a node whose ledger is not acted on shows: unreadable, or not ours. */
+  static String faultState(NodeInfo n) {
+    return n.ledgerFault().filter(f -> f.kind() == LedgerFault.Kind.UNREADABLE).isPresent() ? STATE_UNREADABLE
+        : LEDGER_UNTRUSTED;
   }
 }

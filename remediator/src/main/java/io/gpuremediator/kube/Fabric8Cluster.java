@@ -12,11 +12,11 @@ import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -38,14 +38,15 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final KubernetesClient client;
   private final String instance;
   private final Fabric8NodeOwners owners;
-  private final NodeCache cache = new NodeCache();
+  private final LedgerSigning signing;
+  private final NodeCache cache;
   private final NodeWatch watch;
   private final TokenBucket unwatchedReads;
   private final ApiBudget budget;
 
-  /** Creates the adapter over every node; call {@link #start()} to begin watching them. */
-  public Fabric8Cluster(KubernetesClient client, String instance) {
-    this(client, instance, Optional.empty(), ApiBudget.unlimited());
+  /** Creates the adapter over every node, every ledger signed with {@code ledgerKey}; {@link #start()} starts it. */
+  public Fabric8Cluster(KubernetesClient client, String instance, byte[] ledgerKey) {
+    this(client, instance, Optional.empty(), ApiBudget.unlimited(), LedgerSigning.signedOnly(LedgerSeal.withKey(ledgerKey)));
   }
 
   /**
@@ -53,9 +54,13 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    *
    * @param selector the label selector of the nodes to watch (the API's syntax); empty watches every node
    * @param budget what every request of this adapter takes its turn from
+   * @param signing which ledgers are ours
    */
-  Fabric8Cluster(KubernetesClient client, String instance, Optional<String> selector, ApiBudget budget) {
+  Fabric8Cluster(KubernetesClient client, String instance, Optional<String> selector, ApiBudget budget,
+      LedgerSigning signing) {
     this.client = client;
+    this.signing = signing;
+    this.cache = new NodeCache(signing);
     this.budget = budget;
     this.instance = instance;
     this.owners = new Fabric8NodeOwners(client, budget);
@@ -69,6 +74,12 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    */
   public void start() {
     watch.start();
+    signing.start(client, budget, new LedgerSigning.Nodes(watch::isReady, cache::unsigned, watch::stored, this::ownWrite));
+  }
+
+  /** Whether this instance may re-sign the ledgers an earlier release wrote unsigned (it leads; not a dry-run). */
+  public void reSignsLedgersWhen(BooleanSupplier mayWrite) {
+    signing.mayWrite(mayWrite);
   }
 
   /**
@@ -117,10 +128,10 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return !watch.isFiltered();
   }
 
-  /** Ready once every node watch is up and every node of their initial lists reached the cache. */
+  /** Ready once every node watch is up, every node they listed is cached, and it is known which ledgers are ours. */
   @Override
   public boolean isReady() {
-    return watch.isReady();
+    return watch.isReady() && signing.isSettled();
   }
 
   @Override
@@ -153,7 +164,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       next = null;
       NodeInfo current = cache.info(fresh);
       Edited<T> edited = edit.apply(current);
-      Map<String, NodeCondition> conditions = changedConditions(current, edited.node());
+      Map<String, NodeCondition> conditions = NodeMapper.changedConditions(current, edited.node());
       boolean specChanges = NodeMapper.specDiffers(current, edited.node());
       if (fromCache && conditions.isEmpty() && !specChanges) {
         // Nothing to write, as the cache sees it. The cache can be behind our own last write (its answer lost
@@ -168,7 +179,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
       String what = "update status of node " + name;
       try {
         Node written = writeConditions(fresh, current, conditions);
-        if (written != fresh && NodeMapper.specDiffers(current, NodeMapper.toInfo(written))) {
+        if (written != fresh && NodeMapper.specDiffers(current, NodeMapper.toInfo(written, signing.seal()))) {
           // The node changed since the edit read it (a server that does not fence status writes by
           // resourceVersion lets this through): edit again on what is stored, never write a stale spec.
           next = written;
@@ -176,7 +187,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
         }
         what = "update node " + name;
         if (specChanges) {
-          Node spec = NodeMapper.withSpec(written, edited.node());
+          Node spec = NodeMapper.withSpec(written, edited.node(), signing.seal());
           ownWrite(budget.write(() -> client.nodes().resource(spec).update()));
         }
       } catch (KubernetesClientException e) {
@@ -196,17 +207,6 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return written;
   }
 
-  /** The conditions the edit set or changed, by type. */
-  private static Map<String, NodeCondition> changedConditions(NodeInfo before, NodeInfo after) {
-    Map<String, NodeCondition> changed = new LinkedHashMap<>();
-    for (NodeCondition c : after.conditions()) {
-      if (!before.conditions().contains(c)) {
-        changed.put(c.type(), c);
-      }
-    }
-    return changed;
-  }
-
   /**
    * Writes the status part: the conditions the edit decided, merged onto the node as read (the kubelet's
    * conditions kept), fenced by its resourceVersion; returns the node as stored after it (or as read when
@@ -219,10 +219,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     if (merged.equals(current.conditions())) {
       return fresh;
     }
-    NodeInfo wanted = new NodeInfo(current.name(), current.labels(), current.annotations(), current.taints(),
-        current.unschedulable(), merged, current.internalIps(), current.bootId(), current.resourceVersion(), current.ledger(),
-        current.ledgerError(), current.gpuCapacity(), current.draClique());
-    Node status = NodeMapper.withConditions(fresh, wanted);
+    Node status = NodeMapper.withConditions(fresh, current.withConditions(merged));
     return ownWrite(budget.write(() -> client.nodes().resource(status).updateStatus()));
   }
 
@@ -238,7 +235,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   public Optional<NodeInfo> freshNode(String name) throws ClusterException {
     try {
       Node node = budget.read(() -> client.nodes().withName(name).get());
-      return node == null ? Optional.empty() : Optional.of(NodeMapper.toInfo(node));
+      return node == null ? Optional.empty() : Optional.of(signing.handOut(NodeMapper.toInfo(node, signing.seal())));
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("get node " + name, e);
     }
@@ -295,6 +292,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   /** Stops the node watches. */
   @Override
   public void close() {
+    signing.close();
     watch.close();
   }
 }

@@ -63,10 +63,25 @@ public final class KubeApi implements AutoCloseable {
 
   /**
    * The node cache and writer; {@code start()} it to begin watching. It watches the nodes {@code selector} selects (and
-   * those carrying our state) when the API can filter by it, every node otherwise.
+   * those carrying our state) when the API can filter by it, every node otherwise. Each ledger it writes is signed with
+   * {@code ledgerKey}, and one it reads is ours only when its signature verifies; a ledger an earlier release wrote
+   * unsigned is ours until the leader re-signed them all, once, and recorded so in ConfigMap {@code namespace/configMap}.
    */
-  public Fabric8Cluster cluster(String fieldManagerHost, LabelSelector selector) {
-    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget);
+  public Fabric8Cluster cluster(String fieldManagerHost, LabelSelector selector, byte[] ledgerKey, String namespace,
+      String configMap, Clock clock) {
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget, LedgerSigning.reSigningOnce(
+        LedgerSeal.withKey(ledgerKey), new LedgerSigning.Record(namespace, configMap), clock));
+  }
+
+  /** The node cache and writer, every ledger signed with {@code ledgerKey} and none unsigned trusted (tests, the bench). */
+  public Fabric8Cluster cluster(String fieldManagerHost, LabelSelector selector, byte[] ledgerKey) {
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget,
+        LedgerSigning.signedOnly(LedgerSeal.withKey(ledgerKey)));
+  }
+
+  /** The nodes as they are, to read and never to act on: every ledger read, signed or not (a backtest). */
+  public Fabric8Cluster readOnlyCluster(String fieldManagerHost, LabelSelector selector) {
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget, LedgerSigning.readOnly());
   }
 
   /** The pods and diagnostic Jobs on nodes. */

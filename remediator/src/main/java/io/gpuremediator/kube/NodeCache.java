@@ -2,6 +2,7 @@ package io.gpuremediator.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.gpuremediator.node.ChangeLog;
+import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.Taint;
@@ -33,6 +34,12 @@ final class NodeCache {
   private final ChangeLog changes = new ChangeLog(CHANGES_KEPT);
   private volatile Consumer<String> episodesChanged = name -> { };
   private volatile Function<String, Optional<String>> cliques = name -> Optional.empty();
+  private final LedgerSigning signing;
+
+  /** A cache whose ledgers {@code signing} verifies, and hands out as ours or not. */
+  NodeCache(LedgerSigning signing) {
+    this.signing = signing;
+  }
 
   /** Takes in a node delivered by a watch or answered to one of our writes; an older version than the cached is ignored. */
   void put(Node node) {
@@ -46,7 +53,7 @@ final class NodeCache {
     if (own != null && own != node && !isNewer(own.getMetadata().getResourceVersion(), version)) {
       ownWrites.remove(name, own); // the watch caught up with our write
     }
-    NodeInfo info = NodeMapper.toInfo(node).withDraClique(cliques.apply(name));
+    NodeInfo info = NodeMapper.toInfo(node, signing.seal()).withDraClique(cliques.apply(name));
     NodeInfo previous = byName.put(info.name(), info);
     changes.changed(info.name()); // after the put: whoever reads the new generation finds the node as it is now
     if (previous != null) {
@@ -90,8 +97,8 @@ final class NodeCache {
   NodeInfo info(Node node) {
     String version = node.getMetadata().getResourceVersion();
     NodeInfo known = byName.get(node.getMetadata().getName());
-    return known != null && version != null && !version.isEmpty() && version.equals(known.resourceVersion()) ? known
-        : NodeMapper.toInfo(node).withDraClique(cliques.apply(node.getMetadata().getName()));
+    return signing.handOut(known != null && version != null && !version.isEmpty() && version.equals(known.resourceVersion())
+        ? known : NodeMapper.toInfo(node, signing.seal()).withDraClique(cliques.apply(node.getMetadata().getName())));
   }
 
   /** Where each node's published NVLink clique is read ({@link CliqueWatch}). */
@@ -107,15 +114,23 @@ final class NodeCache {
   }
 
   Optional<NodeInfo> node(String name) {
-    return Optional.ofNullable(byName.get(name));
+    return Optional.ofNullable(byName.get(name)).map(signing::handOut);
   }
 
   Optional<NodeInfo> nodeWithInternalIp(String ip) {
-    return Optional.ofNullable(nameByIp.get(ip)).map(byName::get);
+    return Optional.ofNullable(nameByIp.get(ip)).map(byName::get).map(signing::handOut);
   }
 
   List<NodeInfo> nodes() {
-    return new ArrayList<>(byName.values());
+    List<NodeInfo> all = new ArrayList<>(byName.size());
+    byName.values().forEach(n -> all.add(signing.handOut(n)));
+    return all;
+  }
+
+  /** The nodes whose ledger is unsigned (an earlier release's, or not ours). */
+  List<String> unsigned() {
+    return byName.values().stream().filter(n -> n.ledgerFault().filter(f -> f.kind() == LedgerFault.Kind.UNSIGNED)
+        .isPresent()).map(NodeInfo::name).toList();
   }
 
   boolean holdsAll(List<String> names) {

@@ -25,7 +25,7 @@ public final class NodeFiles {
           : parsed instanceof KubernetesList kl ? kl.getItems() : List.of(parsed);
       for (Object item : items) {
         if (item instanceof Node node) {
-          nodes.add(NodeMapper.toInfo(node));
+          nodes.add(LedgerSigning.readOnly().handOut(NodeMapper.toInfo(node, LedgerSeal.offline())));
         } else if (item instanceof HasMetadata other) {
           throw new IOException(file + ": expected only Node objects, found " + other.getKind());
         }

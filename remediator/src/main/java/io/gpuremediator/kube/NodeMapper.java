@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuremediator.node.InternalIp;
+import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
@@ -47,7 +48,7 @@ final class NodeMapper {
   }
 
   /** The node as the remediator sees it. */
-  static NodeInfo toInfo(Node node) {
+  static NodeInfo toInfo(Node node, LedgerSeal seal) {
     Map<String, String> labels = orEmpty(node.getMetadata().getLabels());
     Map<String, String> annotations = orEmpty(node.getMetadata().getAnnotations());
     List<Taint> taints = new ArrayList<>();
@@ -80,19 +81,32 @@ final class NodeMapper {
         }
       }
     }
-    NodeLedger ledger = NodeLedger.EMPTY;
-    Optional<String> ledgerError = Optional.empty();
+    String name = node.getMetadata().getName();
     String stored = annotations.get(NodeKeys.LEDGER_ANNOTATION);
-    if (stored != null) {
-      try {
-        ledger = LedgerCodec.decode(stored);
-      } catch (IllegalArgumentException e) {
-        ledgerError = Optional.of("annotation " + NodeKeys.LEDGER_ANNOTATION + " on node "
-            + node.getMetadata().getName() + " is unreadable (" + e.getMessage() + "); fix or remove it by hand");
-      }
-    }
+    Ledger ledger = stored == null ? new Ledger(NodeLedger.EMPTY, Optional.empty()) : ledger(name, stored, seal);
     return new NodeInfo(node.getMetadata().getName(), labels, annotations, taints, unschedulable, conditions, ips, bootId,
-        node.getMetadata().getResourceVersion(), ledger, ledgerError, gpuCapacity(node));
+        node.getMetadata().getResourceVersion(), ledger.ledger(), ledger.fault(), gpuCapacity(node));
+  }
+
+  private record Ledger(NodeLedger ledger, Optional<LedgerFault> fault) {}
+
+  /** The ledger an annotation holds: signed and verified; unsigned (decoded, for the caller to trust or not); or not. */
+  private static Ledger ledger(String node, String stored, LedgerSeal seal) {
+    String annotation = "annotation " + NodeKeys.LEDGER_ANNOTATION + " on node " + node;
+    try {
+      LedgerSeal.Opened opened = seal.open(node, stored);
+      NodeLedger ledger = LedgerCodec.decode(opened.json());
+      return new Ledger(ledger, opened.signed() ? Optional.empty() : Optional.of(new LedgerFault(LedgerFault.Kind.UNSIGNED,
+          annotation + " is not signed: not written by this service since its ledgers are signed; not acted on, and"
+          + " nothing it names is deleted; remove it by hand")));
+    } catch (LedgerSeal.Untrusted e) {
+      return new Ledger(NodeLedger.EMPTY, Optional.of(new LedgerFault(LedgerFault.Kind.UNTRUSTED, annotation + " "
+          + e.getMessage() + ": not written by this service; not acted on, and nothing it names is deleted; remove it by"
+          + " hand")));
+    } catch (IllegalArgumentException e) {
+      return new Ledger(NodeLedger.EMPTY, Optional.of(new LedgerFault(LedgerFault.Kind.UNREADABLE, annotation
+          + " is unreadable (" + e.getMessage() + "); fix or remove it by hand")));
+    }
   }
 
   /**
@@ -114,14 +128,19 @@ final class NodeMapper {
   }
 
   /** {@code fresh} with the metadata and spec of {@code edited}: labels, annotations, ledger, taints, cordon. */
-  static Node withSpec(Node fresh, NodeInfo edited) {
+  static Node withSpec(Node fresh, NodeInfo edited, LedgerSeal seal) {
     Map<String, String> annotations = new LinkedHashMap<>(edited.annotations());
     Map<String, String> labels = new LinkedHashMap<>(edited.labels());
-    if (edited.ledger().isEmpty()) {
+    // A ledger we do not act on is left as stored, with its label, for an operator to read: never replaced nor removed.
+    boolean keepStored = edited.ledgerFault().filter(f -> f.kind() != LedgerFault.Kind.UNSIGNED).isPresent();
+    if (keepStored) {
+      Optional.ofNullable(fresh.getMetadata().getAnnotations()).map(a -> a.get(NodeKeys.LEDGER_ANNOTATION)).ifPresentOrElse(
+          stored -> annotations.put(NodeKeys.LEDGER_ANNOTATION, stored), () -> annotations.remove(NodeKeys.LEDGER_ANNOTATION));
+    } else if (edited.ledger().isEmpty()) {
       annotations.remove(NodeKeys.LEDGER_ANNOTATION);
       labels.remove(NodeKeys.MANAGED_LABEL);
     } else {
-      annotations.put(NodeKeys.LEDGER_ANNOTATION, LedgerCodec.encode(edited.ledger()));
+      annotations.put(NodeKeys.LEDGER_ANNOTATION, seal.sealed(edited.name(), LedgerCodec.encode(edited.ledger())));
       labels.put(NodeKeys.MANAGED_LABEL, "true"); // with the ledger, in the same write: see NodeWatch
     }
     var old = Optional.ofNullable(fresh.getSpec()).map(NodeSpec::getTaints).orElse(List.of());
@@ -140,6 +159,17 @@ final class NodeMapper {
     Node next = new Node(fresh.getApiVersion(), fresh.getKind(), metadata, spec, fresh.getStatus());
     fresh.getAdditionalProperties().forEach(next::setAdditionalProperty);
     return next;
+  }
+
+  /** The conditions the edit set or changed, by type. */
+  static Map<String, NodeCondition> changedConditions(NodeInfo before, NodeInfo after) {
+    Map<String, NodeCondition> changed = new LinkedHashMap<>();
+    for (NodeCondition c : after.conditions()) {
+      if (!before.conditions().contains(c)) {
+        changed.put(c.type(), c);
+      }
+    }
+    return changed;
   }
 
   /** {@code fresh} with the conditions of {@code edited}, reusing unchanged condition objects. */

@@ -11,7 +11,7 @@ import java.util.Optional;
  * changed on it (decoded from its annotation by the adapter).
  *
  * @param bootId {@code status.nodeInfo.bootID}: changes whenever the machine boots (empty when not reported)
- * @param ledgerError why the ledger annotation could not be read; such a node is never acted on
+ * @param ledgerFault why the ledger annotation is not acted on (unreadable, or not ours); such a node is never acted on
  * @param gpuCapacity its {@code status.capacity} of {@code nvidia.com/gpu} (the device plugin's), else of
  *     {@code aws.amazon.com/neuron} (a Neuron node's devices); 0 when it has neither
  * @param draClique the NVLink clique NVIDIA's DRA driver published for the node ({@code cliqueID} of its
@@ -29,7 +29,7 @@ public record NodeInfo(
     String bootId,
     String resourceVersion,
     NodeLedger ledger,
-    Optional<String> ledgerError,
+    Optional<LedgerFault> ledgerFault,
     int gpuCapacity,
     Optional<String> draClique) {
   /** GPU Feature Discovery's label of a node's NVLink clique ({@code <clusterUUID>.<cliqueId>}). */
@@ -46,24 +46,24 @@ public record NodeInfo(
     bootId = bootId == null ? "" : bootId;
     resourceVersion = resourceVersion == null ? "" : resourceVersion;
     Objects.requireNonNull(ledger, "ledger");
-    Objects.requireNonNull(ledgerError, "ledgerError");
+    Objects.requireNonNull(ledgerFault, "ledgerFault");
     Objects.requireNonNull(draClique, "draClique");
   }
 
   /** A node for which no DRA driver published a clique. */
   public NodeInfo(String name, Map<String, String> labels, Map<String, String> annotations, List<Taint> taints,
       boolean unschedulable, List<NodeCondition> conditions, List<String> internalIps, String bootId, String resourceVersion,
-      NodeLedger ledger, Optional<String> ledgerError, int gpuCapacity) {
+      NodeLedger ledger, Optional<LedgerFault> ledgerFault, int gpuCapacity) {
     this(name, labels, annotations, taints, unschedulable, conditions, internalIps, bootId, resourceVersion, ledger,
-        ledgerError, gpuCapacity, Optional.empty());
+        ledgerFault, gpuCapacity, Optional.empty());
   }
 
   /** A node without {@code nvidia.com/gpu} capacity. */
   public NodeInfo(String name, Map<String, String> labels, Map<String, String> annotations, List<Taint> taints,
       boolean unschedulable, List<NodeCondition> conditions, List<String> internalIps, String bootId, String resourceVersion,
-      NodeLedger ledger, Optional<String> ledgerError) {
+      NodeLedger ledger, Optional<LedgerFault> ledgerFault) {
     this(name, labels, annotations, taints, unschedulable, conditions, internalIps, bootId, resourceVersion, ledger,
-        ledgerError, 0);
+        ledgerFault, 0);
   }
 
   /** A node with only a name and labels, Ready, for offline use. */
@@ -85,13 +85,25 @@ public record NodeInfo(
   /** The same node with this published clique. */
   public NodeInfo withDraClique(Optional<String> clique) {
     return clique.equals(draClique) ? this : new NodeInfo(name, labels, annotations, taints, unschedulable, conditions,
-        internalIps, bootId, resourceVersion, ledger, ledgerError, gpuCapacity, clique);
+        internalIps, bootId, resourceVersion, ledger, ledgerFault, gpuCapacity, clique);
+  }
+
+  /** The same node with this ledger and fault (the adapter's, as it hands the node out). */
+  public NodeInfo withLedger(NodeLedger newLedger, Optional<LedgerFault> fault) {
+    return new NodeInfo(name, labels, annotations, taints, unschedulable, conditions, internalIps, bootId,
+        resourceVersion, newLedger, fault, gpuCapacity, draClique);
+  }
+
+  /** The same node with these conditions. */
+  public NodeInfo withConditions(List<NodeCondition> newConditions) {
+    return new NodeInfo(name, labels, annotations, taints, unschedulable, newConditions, internalIps, bootId,
+        resourceVersion, ledger, ledgerFault, gpuCapacity, draClique);
   }
 
   /** The same node with these labels. */
   public NodeInfo withLabels(Map<String, String> newLabels) {
     return new NodeInfo(name, newLabels, annotations, taints, unschedulable, conditions, internalIps, bootId,
-        resourceVersion, ledger, ledgerError, gpuCapacity, draClique);
+        resourceVersion, ledger, ledgerFault, gpuCapacity, draClique);
   }
 
   /** Whether the kubelet reports the node Ready. A node with no Ready condition is not. */

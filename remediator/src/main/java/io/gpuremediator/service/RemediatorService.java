@@ -105,7 +105,8 @@ public final class RemediatorService implements AutoCloseable {
     loadPlaybooks();
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
-    cluster = kube.cluster(hostname(), config.nodeSelector());
+    cluster = kube.cluster(hostname(), config.nodeSelector(), SecretFiles.ledgerKey(config),
+        config.leaderElection().namespace(), stateConfigMap(), clock);
     cluster.start();
     Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream()
         .filter(n -> config.nodeSelector().matches(n.labels())).toList();
@@ -115,6 +116,7 @@ public final class RemediatorService implements AutoCloseable {
     vertx.setPeriodic(RELOAD_CHECK_MILLIS, id -> workers.executeBlocking(reloader::check, true));
     FleetWarningsLog fleetWarnings = new FleetWarningsLog(cluster::isReady, gate::snapshot);
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
+    cluster.reSignsLedgersWhen(() -> !config.dryRun() && leadership.isLeader());
     leadership.start(vertx, workers);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : !leadership.isLeader() ? Optional.of("not the leader")
@@ -227,8 +229,12 @@ public final class RemediatorService implements AutoCloseable {
     if (config.dryRun()) {
       return new InMemoryFleetStore();
     }
-    return kube.fleetStore(config.leaderElection().namespace(), config.leaderElection().lease() + "-state",
-        identity, clock);
+    return kube.fleetStore(config.leaderElection().namespace(), stateConfigMap(), identity, clock);
+  }
+
+  /** The ConfigMap of the fleet state, which also records that the ledgers were re-signed. */
+  private String stateConfigMap() {
+    return config.leaderElection().lease() + "-state";
   }
 
   private void reloaded(LoadResult result) {
@@ -283,9 +289,7 @@ public final class RemediatorService implements AutoCloseable {
     if (leadership != null) {
       leadership.close();
     }
-    if (eventWriter != null) {
-      eventWriter.shutdown();
-    }
+    Optional.ofNullable(eventWriter).ifPresent(ExecutorService::shutdown);
     if (cluster != null) {
       cluster.close();
     }

@@ -17,6 +17,9 @@ import org.slf4j.LoggerFactory;
 final class SecretFiles {
   private static final Logger LOGGER = LoggerFactory.getLogger(SecretFiles.class);
   private static final int MIN_TOKEN_CHARS = 16;
+  private static final int MIN_LEDGER_KEY_BYTES = 32;
+  /** The key of insecure_no_auth without a ledger_key_file: published here, so it protects nothing. */
+  private static final String INSECURE_LEDGER_KEY = "gpu-remediator: published ledger key of insecure_no_auth";
 
   private SecretFiles() {}
 
@@ -41,6 +44,25 @@ final class SecretFiles {
           + " each role needs its own");
     }
     return Optional.of(tokens);
+  }
+
+  /**
+   * The key the node ledgers are signed with: {@code ledger_key_file}'s, at least 32 bytes; with insecure_no_auth and no
+   * file, a published one (logged), as much a test setting as no tokens are.
+   */
+  static byte[] ledgerKey(RemediatorConfig config) throws StartupException {
+    Optional<Path> file = config.auth().ledgerKeyFile();
+    if (file.isEmpty()) {
+      LOGGER.warn("no auth.ledger_key_file: ledgers are signed with a published key, so anyone who can write a Node can"
+          + " forge one; set ledger_key_file outside tests");
+      return INSECURE_LEDGER_KEY.getBytes(StandardCharsets.UTF_8);
+    }
+    byte[] key = secret(file.get(), "ledger_key_file").getBytes(StandardCharsets.UTF_8);
+    if (key.length < MIN_LEDGER_KEY_BYTES) {
+      throw new StartupException("the key in ledger_key_file " + file.get() + " is shorter than " + MIN_LEDGER_KEY_BYTES
+          + " bytes (openssl rand -base64 48 makes one)");
+    }
+    return key;
   }
 
   /** A token from its file (the config key named in errors), at least 16 characters. */

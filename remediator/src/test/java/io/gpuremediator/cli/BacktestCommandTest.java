@@ -81,7 +81,7 @@ class BacktestCommandTest {
     Files.writeString(nodesFile, Serialization.asYaml(new KubernetesListBuilder().withItems(new ArrayList<>(nodes)).build()));
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\ndry_run: true\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, rate_limit: 10/1h, breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}}\n");
 
@@ -124,7 +124,7 @@ class BacktestCommandTest {
           + "clusters: [{name: emulated, cluster: {server: '" + client.getMasterUrl() + "', insecure-skip-tls-verify: true}}]\n"
           + "contexts: [{name: emulated, context: {cluster: emulated, user: u}}]\nusers: [{name: u, user: {token: t}}]\n");
       Path config = dir.resolve("remediator.yaml");
-      Files.writeString(config, "auth: {webhook_token_file: token, operator_token_file: operator-token}\nkubernetes: {kubeconfig: kubeconfig}\nplaybooks: ["
+      Files.writeString(config, "auth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nkubernetes: {kubeconfig: kubeconfig}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nsafety: {max_unavailable: 1}\n");
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -147,7 +147,7 @@ class BacktestCommandTest {
   void aPrometheusThatCannotBeReadExitsOne() throws Exception {
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "auth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
+    Files.writeString(config, "auth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
         + "]\n");
     Path nodesFile = dir.resolve("nodes.yaml");
     Files.writeString(nodesFile, Serialization.asYaml(new KubernetesListBuilder().withItems(

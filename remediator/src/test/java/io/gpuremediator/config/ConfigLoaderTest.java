@@ -8,6 +8,7 @@ import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.state.LedgerLimits;
+import io.gpuremediator.testing.Tokens;
 import io.gpuremediator.value.Rate;
 import java.io.IOException;
 import java.net.URI;
@@ -47,7 +48,7 @@ class ConfigLoaderTest {
 
   @Test
   void appliesTheDocumentedDefaults() throws IOException {
-    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").config().orElseThrow();
+    RemediatorConfig c = load(Tokens.AUTH + "\n").config().orElseThrow();
     assertThat(c.listenHost()).isEqualTo("0.0.0.0");
     assertThat(c.listenPort()).isEqualTo(8080);
     assertThat(c.auth().webhookTokenFile()).contains(dir.resolve("token"));
@@ -117,17 +118,17 @@ class ConfigLoaderTest {
 
   @Test
   void logFormatIsTextOrJsonAndNothingElse() throws IOException {
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlog_format: json\n").config().orElseThrow().logFormat())
+    assertThat(load(Tokens.AUTH + "\nlog_format: json\n").config().orElseThrow().logFormat())
         .isEqualTo(LogFormat.JSON);
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlog_format: text\n").config().orElseThrow().logFormat())
+    assertThat(load(Tokens.AUTH + "\nlog_format: text\n").config().orElseThrow().logFormat())
         .isEqualTo(LogFormat.TEXT);
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlog_format: JSON\n").errors()).containsExactly(
+    assertThat(load(Tokens.AUTH + "\nlog_format: JSON\n").errors()).containsExactly(
         dir.resolve("remediator.yaml") + ":2: \"log_format\" must be text or json, not \"JSON\"");
   }
 
   @Test
   void decodesTheOutboundKeysAndNamesEachMistake() throws IOException {
-    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
+    RemediatorConfig c = load(Tokens.AUTH + "\n"
         + "safety: {replace_rate_limit: 1/12h}\n"
         + "alertmanager: {url: \"http://alertmanager-operated.monitoring:9093\", bearer_token_file: am-token}\n"
         + "notify:\n  receivers:\n    - {name: gpu-oncall, type: slack, url_file: slack-url}\n"
@@ -153,14 +154,14 @@ class ConfigLoaderTest {
             new RemediatorConfig.Bmc(Optional.empty(), Optional.of("aws:///us-west-2a/i-0123"), new BmcAddress(
                 URI.create("https://bmc-7/redfish/v1/Systems/1"), Optional.of(dir.resolve("rack-7")), f + ":16"))),
         Optional.of(Path.of("/etc/remediator/bmcs/bmcs.yaml"))));
-    RemediatorConfig defaults = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").config().orElseThrow();
+    RemediatorConfig defaults = load(Tokens.AUTH + "\n").config().orElseThrow();
     assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
     assertThat(defaults.alertmanager()).isEmpty();
     assertThat(defaults.receivers()).isEmpty();
     assertThat(defaults.aws()).isEmpty();
     assertThat(defaults.redfish()).isEmpty();
 
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
+    assertThat(load(Tokens.AUTH + "\n"
         + "alertmanager: {url: \"ftp://am\"}\n"
         + "notify:\n  receivers:\n    - {name: OnCall, type: email, url_file: x}\n"
         + "    - {name: a, type: slack, url_file: y}\n    - {name: a, type: slack, url_file: z}\n"
@@ -181,7 +182,7 @@ class ConfigLoaderTest {
   @Test
   void todaysRedfishConfigIsRefusedSayingWhichKeysReplaceTheAnnotationAndWhyACaIsNeeded() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\ncloud:\n  redfish: {credentials_file: credentials}\n").errors())
+    assertThat(load(Tokens.AUTH + "\ncloud:\n  redfish: {credentials_file: credentials}\n").errors())
         .containsExactly(
             f + ":3: cloud.redfish needs ca_file, the CA bundle that signed the BMCs' certificates: without it any host"
                 + " with a publicly trusted certificate would be sent the BMC credentials (plain-http BMCs need"
@@ -193,7 +194,7 @@ class ConfigLoaderTest {
   @Test
   void eachBmcEntryNamesOneNodeAndAnAddressThatKeepsItsCredentialsSafe() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\ncloud:\n  redfish:\n    credentials_file: c\n"
+    assertThat(load(Tokens.AUTH + "\ncloud:\n  redfish:\n    credentials_file: c\n"
         + "    ca_file: ca.pem\n    bmcs:\n"
         + "      - {node: gpu-a-01, provider_id: \"aws:///x/i-1\", url: \"https://a\"}\n"
         + "      - {node: Gpu_A, url: \"https://a\"}\n"
@@ -217,12 +218,12 @@ class ConfigLoaderTest {
 
   @Test
   void decodesTheLimitsAndRefusesUnsafeOnes() throws IOException {
-    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
+    RemediatorConfig c = load(Tokens.AUTH + "\n"
         + "limits: {max_connections: 100, idle_timeout: 30s, client_rate: 20/1m, webhook_queue: 4}\n").config().orElseThrow();
     assertThat(c.limits()).isEqualTo(new RemediatorConfig.Limits(100, Duration.ofSeconds(30),
         new Rate(20, Duration.ofMinutes(1)), 4));
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
+    assertThat(load(Tokens.AUTH + "\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
         + "  client_rate: 0/1s\n  webhook_queue: 99999999999\n  queue: 3\n").errors()).containsExactly(
         f + ":3: \"max_connections\" in limits must be between 16 and 1000000",
         f + ":4: \"idle_timeout\" in limits must be between 1s and 1h",
@@ -233,17 +234,17 @@ class ConfigLoaderTest {
 
   @Test
   void decodesTheApiBudgetAndRefusesABurstBelowTheRate() throws IOException {
-    RemediatorConfig c = load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n"
+    RemediatorConfig c = load(Tokens.AUTH + "\n"
         + "kubernetes: {kubeconfig: kc, qps: 200, writes_in_flight: 32}\n").config().orElseThrow();
     assertThat(c.kubernetes()).isEqualTo(new RemediatorConfig.Kubernetes(Optional.of(dir.resolve("kc")), 200, 200, 32));
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nkubernetes:\n  qps: 0\n  burst: 0\n  writes_in_flight: 1000\n"
+    assertThat(load(Tokens.AUTH + "\nkubernetes:\n  qps: 0\n  burst: 0\n  writes_in_flight: 1000\n"
         + "  timeout: 3s\n").errors()).containsExactly(
         f + ":3: \"qps\" in kubernetes must be between 1 and 10000 requests a second",
         f + ":4: \"burst\" in kubernetes must be between 1 (at least \"qps\") and 100000",
         f + ":5: \"writes_in_flight\" in kubernetes must be between 1 and 256",
         f + ":6: unknown key \"timeout\" in kubernetes");
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\nkubernetes: {qps: 100, burst: 50}\n").errors()).containsExactly(
+    assertThat(load(Tokens.AUTH + "\nkubernetes: {qps: 100, burst: 50}\n").errors()).containsExactly(
         f + ":2: \"burst\" in kubernetes must be between 100 (at least \"qps\") and 100000");
   }
 
@@ -254,6 +255,7 @@ class ConfigLoaderTest {
         "auth:",
         "  webhook_token_file: /etc/remediator/webhook-token",
         "  operator_token_file: /etc/remediator/operator-token",
+        "  ledger_key_file: /etc/remediator/ledger-key/key",
         "max_body_bytes: 1048576",
         "playbooks: [/etc/remediator/playbooks]",
         "dry_run: true",
@@ -352,7 +354,7 @@ class ConfigLoaderTest {
 
   @Test
   void theLedgerLimitsDefaultAndAreKeptUnderTheNodesAnnotationLimit() throws IOException {
-    String auth = "auth: {webhook_token_file: token, operator_token_file: operator-token}\n";
+    String auth = Tokens.AUTH + "\n";
     assertThat(load(auth).config().orElseThrow().ledger()).isEqualTo(new LedgerLimits(65_536, 32));
     assertThat(load(auth + "ledger: {max_bytes: 32768, max_episodes_per_node: 8}\n").config().orElseThrow().ledger())
         .isEqualTo(new LedgerLimits(32_768, 8));
@@ -369,7 +371,11 @@ class ConfigLoaderTest {
     assertThat(load("auth: {bearer_token_file: /etc/remediator/secret/token}\n").errors()).containsExactly(
         f + ":1: \"bearer_token_file\" in auth is replaced by three roles, each its own token: webhook_token_file (POST"
             + " /api/v1/alerts only: Alertmanager's), operator_token_file (pause, resume, breaker and domain resets,"
-            + " release, retry, and reads) and read_token_file (reads only, optional)");
+            + " release, retry, and reads) and read_token_file (reads only, optional); and ledger_key_file, the key every"
+            + " node ledger is signed with");
+    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").errors()).containsExactly(
+        f + ":1: auth needs ledger_key_file: the key (32 bytes or more, from a Secret) that every node ledger is signed"
+            + " with, so that a ledger a node's kubelet writes is never acted on");
   }
 
   @Test
@@ -381,12 +387,12 @@ class ConfigLoaderTest {
   @Test
   void decodesTheStatusPageOptionsAndRefusesContradictions() throws IOException {
     RemediatorConfig c = load("listen: 0.0.0.0:8080\nstatus_listen: 127.0.0.1:8081\n"
-        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token}\n").config().orElseThrow();
+        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token, ledger_key_file: ledger-key}\n").config().orElseThrow();
     assertThat(c.statusListen()).contains(new RemediatorConfig.Listen("127.0.0.1", 8081));
     assertThat(c.auth().readTokenFile()).contains(dir.resolve("read-token"));
-    assertThat(load("auth: {webhook_token_file: token, operator_token_file: operator-token}\n").config().orElseThrow().statusListen()).isEmpty();
+    assertThat(load(Tokens.AUTH + "\n").config().orElseThrow().statusListen()).isEmpty();
     String f = dir.resolve("remediator.yaml").toString();
-    assertThat(load("listen: 127.0.0.1:8080\nstatus_listen: 127.0.0.1:8080\nauth: {webhook_token_file: token, operator_token_file: operator-token}\n").errors())
+    assertThat(load("listen: 127.0.0.1:8080\nstatus_listen: 127.0.0.1:8080\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\n").errors())
         .containsExactly(f + ":2: \"status_listen\" must differ from \"listen\"");
     assertThat(load("status_listen: nowhere\nauth:\n  insecure_no_auth: true\n  read_token_file: read-token\n").errors())
         .containsExactly(f + ":1: \"status_listen\" must be HOST:PORT, not \"nowhere\"",

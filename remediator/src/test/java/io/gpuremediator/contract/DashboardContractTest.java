@@ -162,7 +162,7 @@ class DashboardContractTest {
       Nodes.createFleet(client, 2);
       Tokens.write(dir, "dashboard-test-token-0123456789");
       Path config = dir.resolve("remediator.yaml");
-      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n");
       try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(),
           Optional.of("dashboard-test-token-0123456789"))) {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
@@ -15,6 +16,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.SignedLedgers;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -193,25 +195,51 @@ class AlertmanagerSilencesTest {
     direct.expire("00000000-0000-0000-0000-000000000000");
   }
 
-  /**
-   * The review's attack: a ledger annotation written on the Node (its kubelet can) naming a silence that is not ours
-   * made the service DELETE it. Expiring now reads the silence first: someone else's is left as it is, and forgotten.
-   */
-  @Test
-  void aForgedLedgerNamingSomeoneElsesSilenceNeverExpiresIt() throws Exception {
-    LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"));
-    open.add(am);
+  /** Someone else's silence: Alertmanager's own, created by the on-call, as the review's attack named one. */
+  private static String theirSilence(LocalAlertmanager am) throws Exception {
     Instant now = Instant.now();
     JsonObject theirs = new JsonObject().put("matchers", new JsonArray().add(new JsonObject().put("name", "rack")
         .put("value", "12").put("isRegex", false).put("isEqual", true))).put("startsAt", now.toString())
         .put("endsAt", now.plus(Duration.ofHours(2)).toString()).put("createdBy", "oncall@example.com")
         .put("comment", "rack 12 maintenance");
     assertThat(am.post("/api/v2/silences", theirs.encode())).isEqualTo(200);
-    String id = silences(am, "active").get(0).getString("id");
+    return silences(am, "active").get(0).getString("id");
+  }
+
+  /**
+   * The review's attack: a ledger annotation written on the Node (its kubelet can) naming a silence that is not ours
+   * made the service DELETE it. Unsigned, such a ledger is not ours: never read for anything to delete.
+   */
+  @Test
+  void aForgedLedgerNamingSomeoneElsesSilenceIsNotOursAndNeverExpiresIt() throws Exception {
+    LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"));
+    open.add(am);
+    String id = theirSilence(am);
     ClosedLoopHarness h = harness(am.url());
     h.client.nodes().withName(NODE).edit(n -> {
       n.getMetadata().getAnnotations().put("gpu-remediator.io/state",
           "{\"v\":1,\"claims\":{},\"episodes\":{},\"expiring_silences\":[\"" + id + "\"]}");
+      return n;
+    });
+    await().atMost(Duration.ofSeconds(10)).until(() -> h.node(NODE).ledgerFault().isPresent());
+    h.look(NODE);
+    assertThat(h.node(NODE).ledgerFault().orElseThrow().kind()).isEqualTo(LedgerFault.Kind.UNTRUSTED);
+    assertThat(silences(am, "active")).extracting(x -> x.getString("id")).as("theirs, still active").containsExactly(id);
+  }
+
+  /**
+   * Even a ledger of ours (signed) that names a silence not ours never expires it: expiring reads the silence first,
+   * and someone else's is left as it is, and forgotten.
+   */
+  @Test
+  void aLedgerOfOursNamingSomeoneElsesSilenceNeverExpiresIt() throws Exception {
+    LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"));
+    open.add(am);
+    String id = theirSilence(am);
+    ClosedLoopHarness h = harness(am.url());
+    h.client.nodes().withName(NODE).edit(n -> {
+      n.getMetadata().getAnnotations().put("gpu-remediator.io/state", SignedLedgers.sealed(NODE,
+          "{\"v\":1,\"claims\":{},\"episodes\":{},\"expiring_silences\":[\"" + id + "\"]}"));
       return n;
     });
     await().atMost(Duration.ofSeconds(10)).until(() -> !h.node(NODE).ledger().expiring().isEmpty());

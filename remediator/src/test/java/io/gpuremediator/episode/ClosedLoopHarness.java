@@ -29,9 +29,11 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Tokens;
 import io.gpuremediator.value.Budget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,7 +190,8 @@ final class ClosedLoopHarness implements AutoCloseable {
       Nodes.createFleet(client, 4);
     }
     playbooks = load(dir, playbooksYaml);
-    cluster = KubeApi.of(client).cluster("test", LabelSelector.parse("").value());
+    cluster = KubeApi.of(client).cluster("test", LabelSelector.parse("").value(),
+        Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8));
     cluster.start();
     int nodes = client.nodes().list().getItems().size();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == nodes);

@@ -15,6 +15,7 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.DraObjects;
+import io.gpuremediator.testing.SignedLedgers;
 import io.gpuremediator.value.Budget;
 import java.nio.file.Path;
 import java.util.List;
@@ -289,7 +290,8 @@ class FenceGpuMockTest {
     String ours = "gpu-remediator." + NODE + ".gpu-3";
     h.client.nodes().withName(NODE).edit(n -> {
       String ledger = n.getMetadata().getAnnotations().get("gpu-remediator.io/state");
-      n.getMetadata().getAnnotations().put("gpu-remediator.io/state", ledger.replace(ours, "fabric-team-hold"));
+      n.getMetadata().getAnnotations().put("gpu-remediator.io/state",
+          SignedLedgers.sealed(NODE, SignedLedgers.ledger(ledger).replace(ours, "fabric-team-hold")));
       return n;
     });
     h.finishJob("gpu_reset", "Complete", "");

@@ -40,7 +40,7 @@ final class HumanTakeovers {
     try {
       cluster.modifyNode(n.name(), x -> new Edited<>(new NodeInfo(x.name(), x.labels(), x.annotations(),
           x.taints().stream().filter(t -> !t.key().startsWith(NodeKeys.DOMAIN)).toList(), false, x.conditions(),
-          x.internalIps(), x.bootId(), x.resourceVersion(), x.ledger(), x.ledgerError()), null));
+          x.internalIps(), x.bootId(), x.resourceVersion(), x.ledger(), x.ledgerFault()), null));
     } catch (ClusterException e) {
       throw new AssertionError(e);
     }

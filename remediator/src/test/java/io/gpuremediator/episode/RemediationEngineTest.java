@@ -13,6 +13,7 @@ import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
@@ -263,7 +264,7 @@ class RemediationEngineTest {
   void aCordonThatWasThereBeforeUsStays() {
     NodeInfo cordoned = NodeInfo.named("n1", GPU);
     cordoned = new NodeInfo("n1", GPU, Map.of(), List.of(), true, cordoned.conditions(), List.of(), "", "", cordoned.ledger(),
-        cordoned.ledgerError());
+        cordoned.ledgerFault());
     InMemoryCluster c = cluster(cordoned);
     RemediationEngine e = shipped(c);
     Alert a = Alerts.xid("n1", "79");
@@ -419,7 +420,7 @@ class RemediationEngineTest {
   @Test
   void aNodeWithAnUnreadableLedgerIsNotTouched() {
     NodeInfo broken = new NodeInfo("n1", GPU, Map.of(), List.of(), false, List.of(), List.of(), "", "",
-        NodeLedger.EMPTY, Optional.of("annotation unreadable"));
+        NodeLedger.EMPTY, Optional.of(new LedgerFault(LedgerFault.Kind.UNREADABLE, "annotation unreadable")));
     InMemoryCluster c = cluster(broken);
     assertThat(shipped(c).decide(Alerts.xid("n1", "79")).reason()).isEqualTo(Reason.NODE_STATE_UNREADABLE);
     assertThat(node(c, "n1")).isEqualTo(broken);

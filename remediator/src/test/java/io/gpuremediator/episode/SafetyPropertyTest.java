@@ -171,7 +171,7 @@ class SafetyPropertyTest {
           Map<String, String> labels = new HashMap<>(n.labels());
           labels.put(CLIQUE, clique);
           return new Edited<>(new NodeInfo(n.name(), labels, n.annotations(), n.taints(), n.unschedulable(), n.conditions(),
-              n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null);
+              n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerFault()), null);
         });
       } catch (ClusterException e) {
         throw new AssertionError(e);
@@ -279,7 +279,7 @@ class SafetyPropertyTest {
         cluster.modifyNode(name, n -> new Edited<>(new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(),
             cordon ? !n.unschedulable() : n.unschedulable(),
             cordon ? n.conditions() : List.of(new NodeCondition("Ready", n.isReady() ? "False" : "True", "", "", null, null)),
-            n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null));
+            n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerFault()), null));
       } catch (ClusterException e) {
         throw new AssertionError(e);
       }

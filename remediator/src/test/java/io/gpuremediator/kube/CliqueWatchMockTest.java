@@ -10,7 +10,9 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import io.gpuremediator.testing.Tokens;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,7 +83,7 @@ class CliqueWatchMockTest {
     node("gb200-tray-1", Map.of());
     node("gb200-tray-2", Map.of(NodeInfo.CLIQUE_LABEL, "from-gfd.1"));
     node("gb200-tray-3", Map.of());
-    cluster = new Fabric8Cluster(client, "test");
+    cluster = new Fabric8Cluster(client, "test", Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8));
     cluster.start();
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.nodes().size() == 3);
     assertThat(domainOf("gb200-tray-1")).isEmpty();

@@ -26,7 +26,9 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Tokens;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -56,7 +58,7 @@ class Fabric8ClusterMockTest {
     client = Nodes.noRetry(mockClient);
     client.nodes().resource(Nodes.gpu("n1", "10.0.0.1")).create();
     client.nodes().resource(Nodes.gpu("n2", "10.0.0.2")).create();
-    cluster = new Fabric8Cluster(client, "test");
+    cluster = new Fabric8Cluster(client, "test", Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8));
     cluster.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> cluster.isReady() && cluster.node("n2").isPresent());
   }
@@ -166,7 +168,7 @@ class Fabric8ClusterMockTest {
       labels.put("gpu-remediator.io/mine", "yes");
       return new Cluster.Edited<>(new NodeInfo(fresh.name(), labels, fresh.annotations(), fresh.taints(),
           fresh.unschedulable(), fresh.conditions(), fresh.internalIps(), fresh.bootId(), fresh.resourceVersion(), fresh.ledger(),
-          fresh.ledgerError()), "attempt " + calls.get());
+          fresh.ledgerFault()), "attempt " + calls.get());
     });
     assertThat(result).isEqualTo("attempt 2");
     assertThat(stored("n1").getMetadata().getLabels()).containsEntry("other", "writer").containsEntry("gpu-remediator.io/mine", "yes");
@@ -199,7 +201,7 @@ class Fabric8ClusterMockTest {
   void aCorruptLedgerIsReportedAndNotOverwritten() {
     client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
         .addToAnnotations(NodeKeys.LEDGER_ANNOTATION, "{not json").endMetadata().build());
-    await().atMost(Duration.ofSeconds(5)).until(() -> cluster.node("n1").orElseThrow().ledgerError().isPresent());
+    await().atMost(Duration.ofSeconds(5)).until(() -> cluster.node("n1").orElseThrow().ledgerFault().isPresent());
     assertThat(engine(shipped()).decide(Alerts.xid("n1", "79")).reason()).isEqualTo(Reason.NODE_STATE_UNREADABLE);
     assertThat(stored("n1").getMetadata().getAnnotations()).containsEntry(NodeKeys.LEDGER_ANNOTATION, "{not json");
   }
@@ -207,7 +209,7 @@ class Fabric8ClusterMockTest {
   @Test
   void anUnreachableApiIsATransientFailure() {
     try (KubernetesClient dead = Nodes.unreachable()) {
-      Fabric8Cluster unreachable = new Fabric8Cluster(dead, "test");
+      Fabric8Cluster unreachable = new Fabric8Cluster(dead, "test", Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8));
       assertThatThrownBy(() -> unreachable.modifyNode("n1", n -> new Cluster.Edited<>(n, null)))
           .isInstanceOfSatisfying(ClusterException.class, e -> assertThat(e.isTransient()).isTrue());
     }

@@ -16,7 +16,7 @@ class NodeCacheTest {
 
   @Test
   void anEditStartsFromTheCachedNodeOnlyAtTheVersionTheCacheConverted() {
-    NodeCache cache = new NodeCache();
+    NodeCache cache = new NodeCache(LedgerSigning.signedOnly(LedgerSeal.withKey(new byte[32])));
     cache.put(node("7", "r1"));
     NodeInfo cached = cache.node("gpu-node-1").orElseThrow();
 

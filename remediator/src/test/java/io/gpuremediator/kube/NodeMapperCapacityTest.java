@@ -24,9 +24,9 @@ class NodeMapperCapacityTest {
 
   @Test
   void aTraysGpusANeuronNodesDevicesOrNothing() {
-    assertThat(NodeMapper.toInfo(node(Map.of("nvidia.com/gpu", "4", "cpu", "144"))).gpuCapacity()).isEqualTo(4);
-    assertThat(NodeMapper.toInfo(node(Map.of("aws.amazon.com/neuron", "1", "aws.amazon.com/neuroncore", "2")))
+    assertThat(NodeMapper.toInfo(node(Map.of("nvidia.com/gpu", "4", "cpu", "144")), LedgerSeal.offline()).gpuCapacity()).isEqualTo(4);
+    assertThat(NodeMapper.toInfo(node(Map.of("aws.amazon.com/neuron", "1", "aws.amazon.com/neuroncore", "2")), LedgerSeal.offline())
         .gpuCapacity()).isEqualTo(1);
-    assertThat(NodeMapper.toInfo(node(Map.of("cpu", "8"))).gpuCapacity()).isZero();
+    assertThat(NodeMapper.toInfo(node(Map.of("cpu", "8")), LedgerSeal.offline()).gpuCapacity()).isZero();
   }
 }

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Tokens;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -69,7 +71,7 @@ class PagedNodeListMockTest {
 
   @Test
   void theNodeCacheHoldsEveryNodeOfAPagedList() {
-    try (Fabric8Cluster cluster = new Fabric8Cluster(client, "test")) {
+    try (Fabric8Cluster cluster = new Fabric8Cluster(client, "test", Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8))) {
       cluster.start();
       await().atMost(Duration.ofSeconds(30)).until(cluster::isReady);
       assertThat(cluster.nodes()).hasSize(NODES);

@@ -23,6 +23,8 @@ import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.ForwardingCluster;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Tokens;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,7 +59,8 @@ class SelectedNodeWatchMockTest {
     client.nodes().resource(Nodes.gpu("gpu-1", "10.0.0.1")).create();
     client.nodes().resource(Nodes.gpu("gpu-2", "10.0.0.2")).create();
     client.nodes().resource(Nodes.node("cpu-1", "10.0.1.1", Map.of("kubernetes.io/os", "linux"))).create();
-    cluster = new Fabric8Cluster(client, "test", GPU.apiSelector(), ApiBudget.unlimited());
+    cluster = new Fabric8Cluster(client, "test", GPU.apiSelector(), ApiBudget.unlimited(),
+        LedgerSigning.signedOnly(LedgerSeal.withKey(Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8))));
     cluster.start();
     await().atMost(Duration.ofSeconds(10)).until(cluster::isReady);
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
@@ -141,7 +144,7 @@ class SelectedNodeWatchMockTest {
     // in view: the loop and the human controls can finish or undo its episode. Once our state is gone, so is the node.
     assertThat(engine.decide(Alerts.resolved(alert)).reason()).isEqualTo(Reason.NODE_NOT_SELECTED);
     cluster.modifyNode("gpu-1", n -> new Cluster.Edited<>(new NodeInfo(n.name(), n.labels(), n.annotations(), List.of(),
-        false, n.conditions(), n.internalIps(), n.bootId(), n.resourceVersion(), NodeLedger.EMPTY, n.ledgerError()), null));
+        false, n.conditions(), n.internalIps(), n.bootId(), n.resourceVersion(), NodeLedger.EMPTY, n.ledgerFault()), null));
     assertThat(client.nodes().withName("gpu-1").get().getMetadata().getLabels()).doesNotContainKey(NodeKeys.MANAGED_LABEL);
     await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("gpu-1").isEmpty());
     assertThat(cluster.nodes()).extracting(NodeInfo::name).containsExactly("gpu-2");

@@ -73,7 +73,7 @@ class FleetCountsTest {
         default -> labels.put("nvidia.com/gpu.present", "true".equals(labels.get("nvidia.com/gpu.present")) ? "false" : "true");
       }
       return new Cluster.Edited<>(new NodeInfo(n.name(), labels, n.annotations(), n.taints(), unschedulable, n.conditions(),
-          n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null);
+          n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerFault()), null);
     });
   }
 

@@ -55,7 +55,7 @@ class AcceptAlertsMockTest {
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 2}\naccept_alerts: ['\"k8s.cluster.name\"=\"prod-a\"']\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {

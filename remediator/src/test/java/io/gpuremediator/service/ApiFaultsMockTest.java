@@ -225,7 +225,7 @@ class ApiFaultsMockTest {
     Kubeconfig.write(dir.resolve("kubeconfig"), proxy.url());
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n"
         + "safety: {max_unavailable: 10%, rate_limit: 5000/1h, breaker: {nodes: 5000, window: 10m}}\n");

@@ -67,7 +67,7 @@ class BmcAddressingServiceMockTest {
     Tokens.write(dir, "bmc-addressing-test-token");
     Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [playbooks.yaml]\n"
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: [playbooks.yaml]\n"
         + "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
         + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "

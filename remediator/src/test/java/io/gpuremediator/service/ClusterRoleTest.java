@@ -118,7 +118,7 @@ class ClusterRoleTest {
 
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%, rate_limit: 100/1h, breaker: {nodes: 4, window: 10m}}\n"
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"
@@ -247,7 +247,7 @@ class ClusterRoleTest {
     Files.writeString(playbooks.resolve("replace.yaml"), PROVIDER_PLAYBOOKS);
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [" + playbooks + "]\n"
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: [" + playbooks + "]\n"
         + "safety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 10, window: 10m},"
         + " replace_rate_limit: 10/24h}\n"
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"

@@ -67,7 +67,7 @@ class DomainIncidentMockTest {
     List<String> paged = oncall.received();
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
         + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  page: [pager]\n  domains:\n"

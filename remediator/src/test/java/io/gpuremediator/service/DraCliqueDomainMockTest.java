@@ -69,7 +69,7 @@ class DraCliqueDomainMockTest {
     daemons(client, "0d4b7e19-8f2c-4a6d-b3e5-61c9f8a2d7e0.1", "9277d399-0674-44a9-b64e-d85bb19ce2b0.1", "gb200-b-0");
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
         + "    - {label: nvidia.com/gpu.clique, max_unavailable: 1}\n");

@@ -14,6 +14,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.SignedLedgers;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -150,7 +151,7 @@ class FailoverIT {
     for (String node : List.of(reset, reboot)) {
       assertThat(client.nodes().withName(node).get().getSpec().getUnschedulable()).as(node + " back").isNotEqualTo(true);
       String ledger = client.nodes().withName(node).get().getMetadata().getAnnotations().get(NodeKeys.LEDGER_ANNOTATION);
-      assertThat(new JsonObject(ledger).getJsonArray("history")).as(node + ": the episode finished once").hasSize(1);
+      assertThat(new JsonObject(SignedLedgers.ledger(ledger)).getJsonArray("history")).as(node + ": the episode finished once").hasSize(1);
     }
     assertThat(next.decisions()).as("the next leader resumed both steps, it started none")
         .doesNotContain("\"reason\":\"repair_started\"").contains("\"reason\":\"repaired\"");
@@ -295,7 +296,7 @@ class FailoverIT {
         port = s.getLocalPort();
       }
       Path config = dir.resolve(name + ".yaml");
-      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+      Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
           + "safety: " + safety + "\nloop: {interval: 200ms, retry_delay: 200ms}\n"
           + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");

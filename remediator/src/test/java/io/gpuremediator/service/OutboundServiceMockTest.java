@@ -88,7 +88,7 @@ class OutboundServiceMockTest {
     System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
     System.setProperty("aws.secretAccessKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "alertmanager: {url: \"" + am.url() + "\"}\n"

@@ -68,7 +68,7 @@ class OverloadMockTest {
     Path config = dir.resolve("remediator.yaml");
     // The default body limit (4 MiB), client rate and queue; fewer connections, so that the idle ones overflow them.
     Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
-        + "]\nauth: {webhook_token_file: token, operator_token_file: operator-token}\n"
+        + "]\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"
         + "limits: {max_connections: " + MAX_CONNECTIONS + "}\n");
     service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN));

@@ -46,7 +46,7 @@ class PreflightServiceMockTest {
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "leader_election: {enabled: false}\n"
         // a long interval: the gate opens on the watch's word, not on the timer

@@ -66,7 +66,7 @@ class RemediatorServiceMockTest {
     }
     Tokens.write(dir, TOKEN + "\n");
     // Fleet limits wide enough for an 11-node test fleet: these tests are about the service, not the limits.
-    service = RunningService.started(config("auth: {webhook_token_file: token, operator_token_file: operator-token}\nmax_body_bytes: 1048576\n"
+    service = RunningService.started(config("auth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nmax_body_bytes: 1048576\n"
         + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"), KubeApi.of(client),
         Alerts.liveClock(), Optional.of(TOKEN)).awaitReady();
     port = service.port();

@@ -56,7 +56,7 @@ class SafetyMockTest {
 
   private RunningService service(String safety) throws Exception {
     Path f = dir.resolve("remediator-" + services.size() + ".yaml");
-    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\n"
         + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
     RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
@@ -200,7 +200,7 @@ class SafetyMockTest {
     Files.writeString(dir.resolve("read-token"), "safety-read-token-0123456789");
     Path f = dir.resolve("roles.yaml");
     Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token,"
-        + " read_token_file: read-token}\nplaybooks: [" + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath()
+        + " read_token_file: read-token, ledger_key_file: ledger-key}\nplaybooks: [" + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath()
         + "]\nsafety: " + WIDE + "\nleader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
     RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
         Optional.of(TOKEN));

@@ -59,7 +59,7 @@ class SafetyPageMockTest {
     Tokens.write(dir, TOKEN);
     Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: [playbooks.yaml]\n"
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: [playbooks.yaml]\n"
         + "leader_election: {enabled: false}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
         + "safety: {max_unavailable: 100%, breaker: {nodes: 2, window: 10m}, page: [pager]}\n");

@@ -44,7 +44,7 @@ class ServiceRestartMockTest {
     Nodes.trainerHeldByBudget(client, server, NODE);
     Tokens.write(dir, "restart-test-token");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n");
     Alert xid = Alerts.xid(NODE, "79");

@@ -80,7 +80,7 @@ class StatusPageBrowserTest {
     Files.writeString(dir.resolve("read-token"), READ_TOKEN);
     Path config = dir.resolve("remediator.yaml");
     Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
-        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token}\nplaybooks: ["
+        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml, evidence.yaml, fence.yaml]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%, max_unavailable_gpus: 100%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
         + ", max_unavailable: 100%, incident: {nodes: 2, window: 10m}}]}\n");

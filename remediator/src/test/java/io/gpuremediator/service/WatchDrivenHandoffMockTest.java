@@ -44,7 +44,7 @@ class WatchDrivenHandoffMockTest {
     Nodes.trainerHeldByBudget(client, server, NODE);
     Tokens.write(dir, "handoff-test-token");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token}\nplaybooks: ["
+    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
         + "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n");
     Alert xid = Alerts.xid(NODE, "79");

@@ -45,7 +45,7 @@ public final class Fleets {
         Map<String, String> labels = new HashMap<>(n.labels());
         labels.put(key, value);
         return new Cluster.Edited<>(new NodeInfo(n.name(), labels, n.annotations(), n.taints(), n.unschedulable(),
-            n.conditions(), n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerError()), null);
+            n.conditions(), n.internalIps(), n.bootId(), n.resourceVersion(), n.ledger(), n.ledgerFault()), null);
       });
     } catch (ClusterException e) {
       throw new IllegalStateException(e);
@@ -63,7 +63,7 @@ public final class Fleets {
 
   private static NodeInfo booted(NodeInfo n, String bootId) {
     return new NodeInfo(n.name(), n.labels(), n.annotations(), n.taints(), n.unschedulable(), n.conditions(),
-        n.internalIps(), bootId, n.resourceVersion(), n.ledger(), n.ledgerError());
+        n.internalIps(), bootId, n.resourceVersion(), n.ledger(), n.ledgerFault());
   }
 
   /** Limits from their config spellings. */

@@ -6,18 +6,23 @@ import java.nio.file.Path;
 
 /**
  * The tokens of a test's service: the webhook's in {@code token} and the operator's in {@code operator-token}, beside
- * the config, as {@link #AUTH} names them. Each role has its own token, as the service requires.
+ * the config, as {@link #AUTH} names them, and the key its ledgers are signed with in {@code ledger-key}. Each role has
+ * its own token, as the service requires.
  */
 public final class Tokens {
   /** The {@code auth} line of a test's config. */
-  public static final String AUTH = "auth: {webhook_token_file: token, operator_token_file: operator-token}";
+  public static final String AUTH = "auth: {webhook_token_file: token, operator_token_file: operator-token,"
+      + " ledger_key_file: ledger-key}";
+  /** The key every test service signs its ledgers with ({@code ledger-key}). */
+  public static final String LEDGER_KEY = "test-ledger-key-0123456789abcdef-0123456789abcdef";
 
   private Tokens() {}
 
-  /** Writes the webhook token {@code webhook} and the operator token {@link #operator} of it into {@code dir}. */
+  /** Writes the webhook token {@code webhook}, its {@link #operator} token and the ledger key into {@code dir}. */
   public static void write(Path dir, String webhook) throws IOException {
     Files.writeString(dir.resolve("token"), webhook);
     Files.writeString(dir.resolve("operator-token"), operator(webhook) + "\n");
+    Files.writeString(dir.resolve("ledger-key"), LEDGER_KEY + "\n");
   }
 
   /** The operator token that goes with the webhook token {@code webhook}. */

@@ -49,7 +49,8 @@ class HelmChartTest {
 
   private static String render(Optional<String> provider, String... sets) {
     TemplateCommand template = new Helm(CHART).template().withName("gpu-remediator").withNamespace("gpu-remediator")
-        .set("webhookToken.value", TOKEN).set("operatorToken.value", "operator-" + TOKEN);
+        .set("webhookToken.value", TOKEN).set("operatorToken.value", "operator-" + TOKEN)
+        .set("ledgerKey.value", "ledger-key-of-" + TOKEN);
     provider.ifPresent(p -> template.withValuesFile(CHART.resolve("ci/" + p + "-values.yaml")));
     for (int i = 0; i < sets.length; i += 2) {
       template.set(sets[i], sets[i + 1]);

@@ -30,6 +30,7 @@ final class Kustomize {
     Dirs.copyTree(root.resolve("deploy"), deploy);
     Files.writeString(deploy.resolve("base/webhook-token"), token);
     Files.writeString(deploy.resolve("base/operator-token"), "operator-" + token);
+    Files.writeString(deploy.resolve("base/ledger-key"), "ledger-key-of-" + token);
     return new Kustomize(deploy);
   }
 
