@@ -88,6 +88,7 @@ public final class ConfigLoader {
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
     DraScope dra = dra(m, problems);
     LedgerLimits ledger = ledger(m, problems);
+    List<String> allowedHosts = HttpConfig.allowedHosts(m, problems);
     Optional<EvidenceStore> evidence = m.map("evidence", "evidence").flatMap(e -> {
       Optional<Optional<EvidenceStore>> store = EvidenceStore.decode(e, "evidence");
       e.finish();
@@ -107,7 +108,8 @@ public final class ConfigLoader {
     }
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
-        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence, ledger));
+        cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence, ledger,
+        allowedHosts));
   }
 
   /** {@code ledger}: what a node's ledger (an annotation; 256 KiB of them in all) may hold. */
@@ -286,8 +288,13 @@ public final class ConfigLoader {
       if (queue < 2 || queue > 1024) {
         problems.add(l.at("webhook_queue"), "\"webhook_queue\" in limits must be between 2 and 1024");
       }
+      Duration body = l.parsed("body_timeout", Durations::parse).orElse(d.bodyTimeout());
+      if (body.compareTo(Duration.ofSeconds(1)) < 0 || body.compareTo(Duration.ofMinutes(10)) > 0) {
+        problems.add(l.at("body_timeout"), "\"body_timeout\" in limits must be between 1s and 10m");
+      }
       l.finish();
-      return new Limits((int) Math.min(connections, Integer.MAX_VALUE), idle, clientRate, (int) Math.min(queue, Integer.MAX_VALUE));
+      return new Limits((int) Math.min(connections, Integer.MAX_VALUE), idle, clientRate, (int) Math.min(queue, Integer.MAX_VALUE),
+          body);
     }).orElse(Limits.DEFAULTS);
   }
 }

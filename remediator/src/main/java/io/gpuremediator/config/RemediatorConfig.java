@@ -47,11 +47,13 @@ public record RemediatorConfig(
     List<DeferRule> deferTo,
     DraScope dra,
     Optional<EvidenceStore> evidenceStore,
-    LedgerLimits ledger) {
+    LedgerLimits ledger,
+    List<String> allowedHosts) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
     deferTo = List.copyOf(deferTo);
+    allowedHosts = List.copyOf(allowedHosts); // http.allowed_hosts: the names a request's Host may carry besides ours
     Objects.requireNonNull(listenHost, "listenHost");
     Objects.requireNonNull(auth, "auth");
     Objects.requireNonNull(tls, "tls");
@@ -206,11 +208,13 @@ public record RemediatorConfig(
 
   /**
    * What one client, or all of them, may hold of the service: open connections (when full, the one idle longest
-   * gives way), how long a connection may sit idle, requests per client address, and webhooks in progress.
+   * gives way), how long a connection may sit idle between requests (never cut while one is in progress), requests
+   * per client address, webhooks in progress, and how long a webhook's body may take to arrive.
    */
-  public record Limits(int maxConnections, Duration idleTimeout, Rate clientRate, int webhookQueue) {
+  public record Limits(int maxConnections, Duration idleTimeout, Rate clientRate, int webhookQueue, Duration bodyTimeout) {
     /** The defaults: far above what an Alertmanager pair sends, far below what exhausts the service. */
-    public static final Limits DEFAULTS = new Limits(4096, Duration.ofSeconds(60), new Rate(100, Duration.ofSeconds(1)), 64);
+    public static final Limits DEFAULTS = new Limits(4096, Duration.ofSeconds(60), new Rate(100, Duration.ofSeconds(1)), 64,
+        Duration.ofSeconds(10));
   }
 
   /**

@@ -49,12 +49,15 @@ public final class ApiRouter {
       ConnectionLimit connections,
       ClientRate clientRate,
       WebhookAdmission admission,
-      HumanControls controls) {}
+      HumanControls controls,
+      HostCheck hosts) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
     Router router = Router.router(vertx);
     router.route().handler((PlatformHandler) r.connections()::busy);
+    router.route().handler(r.hosts());
+    vertx.setPeriodic(1000, id -> r.connections().closeIdle());
     // Probes and /metrics are left out: the kubelet and Prometheus are no flood, and must never be refused.
     router.route("/api/*").handler(r.clientRate());
     // Order matters: nothing of an unauthenticated, mistyped or unwanted body is read.
@@ -64,6 +67,7 @@ public final class ApiRouter {
         .handler((PlatformHandler) ctx -> ifReady(ctx, r.readiness()))
         .handler(r.admission())
         .handler(BodyHandler.create(false).setBodyLimit(r.maxBodyBytes()).setHandleFileUploads(false))
+        .handler(WebhookAdmission::bodyRead)
         .handler(r.webhook());
     SafetyHandlers safety = new SafetyHandlers(r.gate(), r.workers(), r.clock());
     readRoutes(router, r, r.auth().require(TokenRoles.Role.READ), safety);
@@ -98,6 +102,7 @@ public final class ApiRouter {
   public static Router statusOnly(Vertx vertx, Routes r) {
     Router router = Router.router(vertx);
     router.route().handler((PlatformHandler) r.connections()::busy);
+    router.route().handler(r.hosts());
     router.route("/api/*").handler(r.clientRate());
     readRoutes(router, r, ctx -> ctx.next(), new SafetyHandlers(r.gate(), r.workers(), r.clock()));
     probes(router, r);

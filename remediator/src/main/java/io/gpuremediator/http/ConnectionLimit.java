@@ -2,16 +2,22 @@ package io.gpuremediator.http;
 
 import io.vertx.core.http.HttpConnection;
 import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * Caps the open connections at {@code max}. When a connection arrives and the cap is reached, the connection idle
  * the longest (no request in progress) is closed to make room, as nginx does with keep-alive connections; when
  * none is idle, the new connection is closed instead. So thousands of idle connections cost at most {@code max}
- * sockets and never keep Alertmanager out, and requests in progress are never cut.
+ * sockets and never keep Alertmanager out, and requests in progress are never cut. A connection idle for longer than
+ * {@code idleTimeout} is closed ({@link #closeIdle}); one with a request in progress is not idle, however long its
+ * webhook takes to decide.
  *
  * <p>Called from the server's event loop; synchronized all the same, as Vert.x may spread connections over loops.
  */
@@ -24,17 +30,40 @@ public final class ConnectionLimit {
 
   private final int max;
   private final Listener listener;
+  private final long idleNanos;
+  private final LongSupplier nanos;
   private final Map<HttpConnection, int[]> inProgress = new HashMap<>();
-  /** Idle connections, the one idle longest first. */
-  private final LinkedHashSet<HttpConnection> idle = new LinkedHashSet<>();
+  /** Idle connections, the one idle longest first, with when each became idle. */
+  private final LinkedHashMap<HttpConnection, Long> idle = new LinkedHashMap<>();
 
-  /** Creates the limit. */
-  public ConnectionLimit(int max, Listener listener) {
+  /** Creates the limit; {@code nanos} tells the time (System::nanoTime). */
+  public ConnectionLimit(int max, Duration idleTimeout, LongSupplier nanos, Listener listener) {
     if (max < 1) {
       throw new IllegalArgumentException("max must be positive");
     }
     this.max = max;
+    this.idleNanos = idleTimeout.toNanos();
+    this.nanos = nanos;
     this.listener = listener;
+  }
+
+  /** Closes every connection idle (no request in progress) for longer than the idle timeout; call it every second. */
+  public void closeIdle() {
+    List<HttpConnection> expired = new ArrayList<>();
+    synchronized (this) {
+      long now = nanos.getAsLong();
+      for (var e : idle.entrySet()) {
+        if (now - e.getValue() <= idleNanos) {
+          break; // the rest became idle later
+        }
+        expired.add(e.getKey());
+      }
+      expired.forEach(this::forget);
+    }
+    expired.forEach(HttpConnection::close);
+    if (!expired.isEmpty()) {
+      listener.connections(open(), null);
+    }
   }
 
   /** The server's connection handler. */
@@ -47,13 +76,13 @@ public final class ConnectionLimit {
         if (idle.isEmpty()) {
           refused = true;
         } else {
-          evicted = idle.iterator().next();
+          evicted = idle.keySet().iterator().next();
           forget(evicted);
         }
       }
       if (!refused) {
         inProgress.put(connection, new int[1]);
-        idle.add(connection);
+        idle.put(connection, nanos.getAsLong());
       }
       open = inProgress.size();
     }
@@ -90,7 +119,7 @@ public final class ConnectionLimit {
         synchronized (this) {
           int[] count = inProgress.get(connection);
           if (count != null && --count[0] == 0) {
-            idle.add(connection);
+            idle.put(connection, nanos.getAsLong());
           }
         }
       }

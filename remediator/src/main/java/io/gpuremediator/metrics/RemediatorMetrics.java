@@ -92,7 +92,8 @@ public final class RemediatorMetrics {
         "Connections closed by limits.max_connections: the one idle longest to make room (idle_evicted), or a new one"
             + " when none was idle (refused).").labelNames("reason").register(registry);
     requestsLimited = Counter.build("remediator_http_requests_limited_total",
-        "Requests refused before being read, by limit: client_rate (429), webhook_queue and webhook_queue_large (503).")
+        "Requests refused before being read, by limit: client_rate (429), webhook_queue, webhook_queue_large and"
+            + " webhook_client (503), webhook_body_timeout (408: the body did not arrive in time).")
         .labelNames("limit").register(registry);
   }
 

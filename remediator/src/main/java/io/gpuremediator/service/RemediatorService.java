@@ -15,6 +15,7 @@ import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
 import io.gpuremediator.http.ClientRate;
 import io.gpuremediator.http.ConnectionLimit;
+import io.gpuremediator.http.HostCheck;
 import io.gpuremediator.http.Readiness;
 import io.gpuremediator.http.TokenRoles;
 import io.gpuremediator.http.WebhookAdmission;
@@ -48,7 +49,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -63,6 +63,7 @@ public final class RemediatorService implements AutoCloseable {
   static final long FLEET_WARNINGS_CHECK_MILLIS = 10_000;
   private static final int DECISION_LOG_SIZE = 1000;
   private static final int ENGINE_THREADS = 4;
+  private static final int STALL_SECONDS = 600;
 
   private final RemediatorConfig config;
   private final KubeApi kube;
@@ -84,8 +85,8 @@ public final class RemediatorService implements AutoCloseable {
   private OutsideWiring outside;
   private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
-  private final ExecutorService stateWriter = oneDaemonThread("remediator-fleet-state");
-  private final String identity = hostname() + "-" + UUID.randomUUID().toString().substring(0, 8);
+  private final ExecutorService stateWriter = ServiceThreads.oneDaemonThread("remediator-fleet-state");
+  private final String identity = ServiceThreads.hostname() + "-" + UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
   public RemediatorService(RemediatorConfig config, KubeApi kube, Clock clock) {
@@ -105,7 +106,7 @@ public final class RemediatorService implements AutoCloseable {
     loadPlaybooks();
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
-    cluster = kube.cluster(hostname(), config.nodeSelector(), SecretFiles.ledgerKey(config),
+    cluster = kube.cluster(ServiceThreads.hostname(), config.nodeSelector(), SecretFiles.ledgerKey(config),
         config.leaderElection().namespace(), stateConfigMap(), clock);
     cluster.start();
     Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream()
@@ -123,14 +124,14 @@ public final class RemediatorService implements AutoCloseable {
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
         : !gate.isLoaded() ? Optional.of("fleet safety state not loaded") : Optional.empty();
     RemediatorConfig.Limits limits = config.limits();
-    ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), metrics::connections);
+    ConnectionLimit connections = new ConnectionLimit(limits.maxConnections(), limits.idleTimeout(), System::nanoTime,
+        metrics::connections);
     var routes = new ApiRouter.Routes(roles, config.maxBodyBytes(), readiness,
         new WebhookHandler(engine, workers, largeWorkers, metrics), decisions, cluster::nodes, selected, registry, gate,
         workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
-        new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(),
-            large -> metrics.requestLimited(large ? "webhook_queue_large" : "webhook_queue")),
-        new HumanControls(loop, cluster, reloader::current));
+        new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(), limits.bodyTimeout(), metrics::requestLimited),
+        new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()));
     HttpServerOptions options = serverOptions(limits);
     server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
@@ -174,7 +175,7 @@ public final class RemediatorService implements AutoCloseable {
         new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock, stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
     new LimitsCollector(gate::snapshot).register(registry);
-    eventWriter = oneDaemonThread("remediator-refusal-events");
+    eventWriter = ServiceThreads.oneDaemonThread("remediator-refusal-events");
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
     loop = new EpisodeLoop(cluster, kube.workloads(), kube.devices(), reloader::current, selected,
@@ -200,12 +201,13 @@ public final class RemediatorService implements AutoCloseable {
 
   /**
    * HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is not a
-   * connection to Vert.x yet, and would escape max_connections.
+   * connection to Vert.x yet, and would escape max_connections. idle_timeout closes a connection between requests
+   * ({@link ConnectionLimit}); Vert.x's own only one that moves no byte for {@value #STALL_SECONDS} s (a stalled answer).
    */
   private HttpServerOptions serverOptions(RemediatorConfig.Limits limits) {
     HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
         .setHttp2ClearTextEnabled(false)
-        .setIdleTimeout((int) limits.idleTimeout().toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
+        .setIdleTimeout((int) Math.max(STALL_SECONDS, limits.idleTimeout().toSeconds())).setIdleTimeoutUnit(TimeUnit.SECONDS);
     config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
         .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
     return options;
@@ -244,19 +246,6 @@ public final class RemediatorService implements AutoCloseable {
   /** The port of {@code status_listen}, once started. */
   public Optional<Integer> statusPort() {
     return Optional.ofNullable(statusServer).map(HttpServer::actualPort);
-  }
-
-  private static ExecutorService oneDaemonThread(String name) {
-    return Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    });
-  }
-
-  private static String hostname() {
-    String name = System.getenv("HOSTNAME");
-    return name == null || name.isBlank() ? "gpu-remediator" : name;
   }
 
   @Override

@@ -221,7 +221,7 @@ class ConfigLoaderTest {
     RemediatorConfig c = load(Tokens.AUTH + "\n"
         + "limits: {max_connections: 100, idle_timeout: 30s, client_rate: 20/1m, webhook_queue: 4}\n").config().orElseThrow();
     assertThat(c.limits()).isEqualTo(new RemediatorConfig.Limits(100, Duration.ofSeconds(30),
-        new Rate(20, Duration.ofMinutes(1)), 4));
+        new Rate(20, Duration.ofMinutes(1)), 4, Duration.ofSeconds(10)));
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load(Tokens.AUTH + "\nlimits:\n  max_connections: 8\n  idle_timeout: 2h\n"
         + "  client_rate: 0/1s\n  webhook_queue: 99999999999\n  queue: 3\n").errors()).containsExactly(

@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class ConnectionLimitTest {
   private final List<String> closed = new ArrayList<>();
   private final List<String> reasons = new ArrayList<>();
-  private final ConnectionLimit limit = new ConnectionLimit(3, (open, why) -> {
+  private final long[] now = {0};
+  private final ConnectionLimit limit = new ConnectionLimit(3, Duration.ofSeconds(60), () -> now[0], (open, why) -> {
     if (why != null) {
       reasons.add(why);
     }
@@ -53,6 +55,33 @@ class ConnectionLimitTest {
     assertThat(closed).containsExactly("d");
     assertThat(reasons).containsExactly("refused");
     assertThat(limit.open()).isEqualTo(3);
+  }
+
+  /**
+   * The review's item: idle_timeout (Vert.x's) cut a webhook still being decided, which was acted on and its answer
+   * lost. Only a connection with no request in progress is idle: a decision however long keeps its connection.
+   */
+  @Test
+  void theIdleTimeoutClosesOnlyConnectionsWithNoRequestInProgress() {
+    HttpConnection deciding = connection("deciding");
+    HttpConnection idleOne = connection("idle");
+    limit.opened(deciding);
+    limit.opened(idleOne);
+    Runnable decided = request(deciding);
+    now[0] += Duration.ofSeconds(59).toNanos();
+    limit.closeIdle();
+    assertThat(closed).isEmpty();
+    now[0] += Duration.ofMinutes(10).toNanos();
+    limit.closeIdle();
+    assertThat(closed).containsExactly("idle");
+    decided.run();
+    now[0] += Duration.ofSeconds(30).toNanos();
+    limit.closeIdle();
+    assertThat(closed).as("idle since its answer, not since it opened").containsExactly("idle");
+    now[0] += Duration.ofSeconds(31).toNanos();
+    limit.closeIdle();
+    assertThat(closed).containsExactly("idle", "deciding");
+    assertThat(limit.open()).isZero();
   }
 
   /** Starts a request on {@code connection}; the returned action ends it. */
