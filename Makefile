@@ -21,7 +21,7 @@ NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
               prometheus-alertmanager:prometheus-alertmanager amtool:prometheus-alertmanager \
               victoria-metrics:victoria-metrics vmalert:victoria-metrics \
               kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck \
-              chromium:chromium chromedriver:chromium-driver
+              chromium:chromium chromedriver:chromium-driver openssl:openssl
 
 .PHONY: help deps build demo test test-java test-signals test-deploy bench fuzz clean
 

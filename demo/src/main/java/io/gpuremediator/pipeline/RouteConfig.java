@@ -12,7 +12,7 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The demo's Alertmanager config, made from {@code alerts/alertmanager.yml} as it is: the same routes,
  * matchers, grouping and inhibitions. Only the remediator receiver's URL and token file (in-cluster
- * ones) and the group timers change; the shorter timers make fault-to-quarantine measure the pipeline
+ * ones; its TLS settings too when the URL is plain http, as the demo's is) and the group timers change; the shorter timers make fault-to-quarantine measure the pipeline
  * rather than Alertmanager's batching windows.
  */
 public final class RouteConfig {
@@ -36,6 +36,9 @@ public final class RouteConfig {
     for (Map<String, Object> webhook : webhooks) {
       webhook.put("url", webhookUrl);
       Map<String, Object> http = (Map<String, Object>) webhook.getOrDefault("http_config", Map.of());
+      if (webhookUrl.startsWith("http:") && http.containsKey("tls_config")) {
+        http.remove("tls_config"); // the demo's service listens on 127.0.0.1 without TLS
+      }
       Map<String, Object> authorization = (Map<String, Object>) http.getOrDefault("authorization", Map.of());
       if (authorization.containsKey("credentials_file")) {
         authorization.put("credentials_file", tokenFile.toAbsolutePath().toString());

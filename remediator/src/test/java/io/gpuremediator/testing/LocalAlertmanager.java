@@ -38,12 +38,17 @@ public final class LocalAlertmanager implements AutoCloseable {
 
   /** Starts one in {@code dir} on {@code port} and waits (at most 30 s) for {@code /-/ready}. */
   public LocalAlertmanager(Path dir, int port) throws IOException, InterruptedException {
-    Files.createDirectories(dir);
-    Path config = dir.resolve("alertmanager.yml");
-    Files.writeString(config, """
+    this(dir, port, """
         route: {receiver: blackhole, group_wait: 1h, group_interval: 1h, repeat_interval: 24h}
         receivers: [{name: blackhole}]
         """);
+  }
+
+  /** Starts one in {@code dir} on {@code port} with {@code configYaml}, and waits (at most 30 s) for {@code /-/ready}. */
+  public LocalAlertmanager(Path dir, int port, String configYaml) throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    Path config = dir.resolve("alertmanager.yml");
+    Files.writeString(config, configYaml);
     this.port = port;
     log = dir.resolve("alertmanager.log");
     process = new ProcessBuilder(List.of(binary(), "--config.file=" + config, "--storage.path=" + dir.resolve("data"),

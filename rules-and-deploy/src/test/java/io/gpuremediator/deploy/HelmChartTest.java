@@ -50,7 +50,8 @@ class HelmChartTest {
   private static String render(Optional<String> provider, String... sets) {
     TemplateCommand template = new Helm(CHART).template().withName("gpu-remediator").withNamespace("gpu-remediator")
         .set("webhookToken.value", TOKEN).set("operatorToken.value", "operator-" + TOKEN)
-        .set("ledgerKey.value", "ledger-key-of-" + TOKEN);
+        .set("ledgerKey.value", "ledger-key-of-" + TOKEN).set("tls.crt", Kustomize.tlsFile("tls.crt"))
+        .set("tls.key", Kustomize.tlsFile("tls.key")).set("tls.ca", Kustomize.tlsFile("ca.crt"));
     provider.ifPresent(p -> template.withValuesFile(CHART.resolve("ci/" + p + "-values.yaml")));
     for (int i = 0; i < sets.length; i += 2) {
       template.set(sets[i], sets[i + 1]);
