@@ -18,7 +18,8 @@ final class Ec2Reboot implements RebootWay {
     try {
       id = ProviderId.parse(run.ports().cluster().identity(run.node()).providerId().orElse(null));
     } catch (ClusterException e) {
-      throw OutboundException.transientFailure("the node's providerID could not be read: " + e.getMessage());
+      throw e.isTransient() ? OutboundException.transientFailure("the node's providerID could not be read: "
+          + e.getMessage()) : OutboundException.refused(e.getMessage());
     }
     if (!(id instanceof ProviderId.Aws aws)) {
       throw OutboundException.refused("its providerID is " + ((ProviderId.Unsupported) id).seen());

@@ -23,7 +23,8 @@ final class RedfishReboot implements RebootWay {
     try {
       id = run.ports().cluster().identity(run.node());
     } catch (ClusterException e) {
-      throw OutboundException.transientFailure("the node's providerID and systemUUID could not be read: " + e.getMessage());
+      throw e.isTransient() ? OutboundException.transientFailure("the node's providerID and systemUUID could not be read: "
+          + e.getMessage()) : OutboundException.mismatch(e.getMessage());
     }
     BmcResets.Reset reset = run.ports().outside().bmcs()
         .restart(new BmcResets.Target(run.node(), id.providerId(), id.systemUuid()));

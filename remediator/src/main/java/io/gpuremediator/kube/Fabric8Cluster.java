@@ -243,7 +243,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   @Override
   public NodeIdentity identity(String name) throws ClusterException {
-    return NodeMapper.identity(get(name));
+    return watch.unshared(name, NodeMapper.identity(get(name)));
   }
 
   @Override

@@ -4,12 +4,16 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,6 +155,31 @@ final class NodeWatch implements AutoCloseable {
       }
     }
     return Optional.ofNullable(latest);
+  }
+
+  /**
+   * Node {@code name}'s identity {@code id}, unless another watched node states the same {@code spec.providerID} or
+   * {@code status.nodeInfo.systemUUID}: a kubelet writes both when it registers, so a second node stating them means
+   * one of the two is not the machine it says, and nothing may be done to either machine on that word.
+   */
+  NodeIdentity unshared(String name, NodeIdentity id) throws ClusterException {
+    Set<String> sharing = new TreeSet<>();
+    for (SharedIndexInformer<Node> informer : informers) {
+      for (Node node : informer.getStore().list()) {
+        NodeIdentity other = NodeMapper.identity(node);
+        boolean same = id.providerId().isPresent() && id.providerId().equals(other.providerId())
+            || id.systemUuid().isPresent() && other.systemUuid().map(u -> u.equalsIgnoreCase(id.systemUuid().get()))
+                .orElse(false);
+        if (same && !name.equals(node.getMetadata().getName())) {
+          sharing.add(node.getMetadata().getName());
+        }
+      }
+    }
+    if (!sharing.isEmpty()) {
+      throw new ClusterException("node " + name + " states the providerID or systemUUID of node " + sharing.iterator()
+          .next() + " too: which machine it is cannot be told, so nothing is done outside Kubernetes", false, null);
+    }
+    return id;
   }
 
   /** Whether the informers watch only some nodes (a node missing from the cache may exist). */

@@ -25,7 +25,8 @@ public interface Cluster {
   /**
    * Which machine the node is, read from the API now: its {@code spec.providerID} (the instance a replacement marks) and
    * {@code status.nodeInfo.systemUUID} (what its BMC's system must have); {@link NodeIdentity#UNKNOWN} when this port is not a
-   * Kubernetes API (then nothing can be replaced or reset); throws when the node is gone.
+   * Kubernetes API (then nothing can be replaced or reset); throws when the node is gone, and (not transient) when
+   * another node states the same providerID or systemUUID: a registering kubelet chooses both.
    */
   default NodeIdentity identity(String name) throws ClusterException {
     return NodeIdentity.UNKNOWN;

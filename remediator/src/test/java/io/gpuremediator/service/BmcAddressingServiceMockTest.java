@@ -96,6 +96,43 @@ class BmcAddressingServiceMockTest {
     }
   }
 
+  /**
+   * A kubelet chooses its Node's providerID and systemUUID when it registers: one that registers with another
+   * machine's (gpu-node-3 with gpu-node-1's, whose BMC is keyed by provider_id) would have that machine power-cycled,
+   * its UUID check passing. A node stating another watched node's providerID or systemUUID is a bmc_mismatch: nothing
+   * is POSTed to either BMC.
+   */
+  @Test
+  void aNodeThatRegisteredWithAnotherMachinesProviderIdAndUuidNeverHasThatMachineReset() throws Exception {
+    server = EmulatedApiServer.start();
+    client = server.client();
+    Nodes.createFleet(client, 4);
+    other = new RedfishBmcStub("admin:fleet-secret", RedfishBmcStub.RECORDED.resolve("libredfish-lenovo"));
+    for (String node : new String[] {"gpu-node-1", "gpu-node-3"}) { // gpu-node-3: the impostor
+      systemUuid(node, other.systemUuid());
+      client.nodes().withName(node).edit(n -> {
+        n.getSpec().setProviderID("aws:///us-west-2a/i-0b22a22eec53b9321");
+        return n;
+      });
+    }
+    Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
+    Tokens.write(dir, "bmc-addressing-test-token");
+    Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
+    Path config = dir.resolve("remediator.yaml");
+    Files.writeString(config, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: [playbooks.yaml]\n"
+        + "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
+        + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+        + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "
+        + RedfishBmcStub.PEMS.resolve("ca.pem").toAbsolutePath() + "\n    bmcs:\n"
+        + "      - {provider_id: \"aws:///us-west-2a/i-0b22a22eec53b9321\", url: \"" + other.url() + "\"}\n");
+    try (RunningService service = new RunningService(config, server, Clock.systemUTC(), "bmc-addressing-test-token")) {
+      assertThat(service.post(Alerts.xid("gpu-node-3", "79"))).contains("actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.decisions().contains("\"reason\":\"bmc_mismatch\""));
+      assertThat(service.decisions()).contains("node gpu-node-3 states the providerID or systemUUID of node gpu-node-1 too");
+      assertThat(other.resets()).as("gpu-node-1's server: never reset on gpu-node-3's word").isEmpty();
+    }
+  }
+
   private void systemUuid(String node, String uuid) {
     client.nodes().withName(node).editStatus(n -> {
       n.getStatus().getNodeInfo().setSystemUUID(uuid);
