@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
@@ -167,7 +166,7 @@ final class LedgerSigning {
       state = State.SIGNED_ONLY;
       LOGGER.info("re-signed {} ledger(s) written unsigned by an earlier release; from now on an unsigned ledger is not"
           + " trusted", unsigned.size());
-    } catch (KubernetesClientException | IllegalStateException e) {
+    } catch (RuntimeException e) { // the API's refusals and anything else: the next round tries again
       LOGGER.warn("ledger re-signing not finished ({}); trying again", e.getMessage());
     }
   }

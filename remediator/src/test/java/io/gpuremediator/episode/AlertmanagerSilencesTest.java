@@ -195,17 +195,6 @@ class AlertmanagerSilencesTest {
     direct.expire("00000000-0000-0000-0000-000000000000");
   }
 
-  /** Someone else's silence: Alertmanager's own, created by the on-call, as the review's attack named one. */
-  private static String theirSilence(LocalAlertmanager am) throws Exception {
-    Instant now = Instant.now();
-    JsonObject theirs = new JsonObject().put("matchers", new JsonArray().add(new JsonObject().put("name", "rack")
-        .put("value", "12").put("isRegex", false).put("isEqual", true))).put("startsAt", now.toString())
-        .put("endsAt", now.plus(Duration.ofHours(2)).toString()).put("createdBy", "oncall@example.com")
-        .put("comment", "rack 12 maintenance");
-    assertThat(am.post("/api/v2/silences", theirs.encode())).isEqualTo(200);
-    return silences(am, "active").get(0).getString("id");
-  }
-
   /**
    * The review's attack: a ledger annotation written on the Node (its kubelet can) naming a silence that is not ours
    * made the service DELETE it. Unsigned, such a ledger is not ours: never read for anything to delete.
@@ -214,7 +203,7 @@ class AlertmanagerSilencesTest {
   void aForgedLedgerNamingSomeoneElsesSilenceIsNotOursAndNeverExpiresIt() throws Exception {
     LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"));
     open.add(am);
-    String id = theirSilence(am);
+    String id = am.theirSilence();
     ClosedLoopHarness h = harness(am.url());
     h.client.nodes().withName(NODE).edit(n -> {
       n.getMetadata().getAnnotations().put("gpu-remediator.io/state",
@@ -235,7 +224,7 @@ class AlertmanagerSilencesTest {
   void aLedgerOfOursNamingSomeoneElsesSilenceNeverExpiresIt() throws Exception {
     LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"));
     open.add(am);
-    String id = theirSilence(am);
+    String id = am.theirSilence();
     ClosedLoopHarness h = harness(am.url());
     h.client.nodes().withName(NODE).edit(n -> {
       n.getMetadata().getAnnotations().put("gpu-remediator.io/state", SignedLedgers.sealed(NODE,

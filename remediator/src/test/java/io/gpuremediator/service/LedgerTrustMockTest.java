@@ -19,7 +19,6 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -88,16 +87,6 @@ class LedgerTrustMockTest {
         .filter(n -> node.equals(n.getString("node"))).map(n -> n.getString("state")).findFirst().orElse("");
   }
 
-  private String theirSilence() throws Exception {
-    Instant now = Instant.now();
-    JsonObject theirs = new JsonObject().put("matchers", new JsonArray().add(new JsonObject().put("name", "rack")
-        .put("value", "12").put("isRegex", false).put("isEqual", true))).put("startsAt", now.toString())
-        .put("endsAt", now.plus(Duration.ofHours(2)).toString()).put("createdBy", "oncall@example.com")
-        .put("comment", "rack 12 maintenance");
-    assertThat(am.post("/api/v2/silences", theirs.encode())).isEqualTo(200);
-    return new JsonArray(am.get("/api/v2/silences")).getJsonObject(0).getString("id");
-  }
-
   private List<String> activeSilences() throws Exception {
     return new JsonArray(am.get("/api/v2/silences")).stream().map(o -> (JsonObject) o)
         .filter(s -> "active".equals(s.getJsonObject("status").getString("state"))).map(s -> s.getString("id")).toList();
@@ -105,7 +94,7 @@ class LedgerTrustMockTest {
 
   @Test
   void aLedgerTheServiceDidNotSignIsNeverActedOnNorUsedToDeleteAnything() throws Exception {
-    String id = theirSilence();
+    String id = am.theirSilence();
     String forged = "{\"v\":1,\"claims\":{},\"episodes\":{},\"expiring_silences\":[\"" + id + "\"]}";
     try (RunningService s = new RunningService(config, server, Alerts.liveClock(), TOKEN)) {
       await().atMost(Duration.ofSeconds(20)).until(() -> signedSince().isPresent());

@@ -11,8 +11,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The real Alertmanager from Debian's package, on 127.0.0.1 with clustering off, routing everything to a receiver
@@ -103,6 +106,25 @@ public final class LocalAlertmanager implements AutoCloseable {
     return http.send(HttpRequest.newBuilder(url().resolve(path)).timeout(Duration.ofSeconds(5))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
         HttpResponse.BodyHandlers.ofString()).statusCode();
+  }
+
+  /**
+   * Creates someone else's silence (the on-call's, for rack 12's maintenance, two hours), as the review's attack named
+   * one; its id.
+   */
+  public String theirSilence() throws IOException, InterruptedException {
+    Instant now = Instant.now();
+    String silence = "{\"matchers\":[{\"name\":\"rack\",\"value\":\"12\",\"isRegex\":false,\"isEqual\":true}],"
+        + "\"startsAt\":\"" + now + "\",\"endsAt\":\"" + now.plus(Duration.ofHours(2)) + "\","
+        + "\"createdBy\":\"oncall@example.com\",\"comment\":\"rack 12 maintenance\"}";
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(url().resolve("/api/v2/silences"))
+        .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(silence)).build(), HttpResponse.BodyHandlers.ofString());
+    Matcher id = Pattern.compile("\"silenceID\":\"([^\"]+)\"").matcher(r.body());
+    if (r.statusCode() != 200 || !id.find()) {
+      throw new IllegalStateException("silence not created: " + r.statusCode() + " " + r.body());
+    }
+    return id.group(1);
   }
 
   /** Stops it by PID. */
