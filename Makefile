@@ -23,7 +23,7 @@ NEEDS      := javac:openjdk-17-jdk-headless mvn:maven taskset:util-linux \
               kubectl:kubectl node:nodejs npm:nodejs shellcheck:shellcheck \
               chromium:chromium chromedriver:chromium-driver openssl:openssl
 
-.PHONY: help deps build demo test test-java test-signals test-deploy bench fuzz clean
+.PHONY: help deps build demo test test-java test-files test-signals test-deploy bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, and play the story on the whole loop (VERBOSE=1: raw webhooks)"
@@ -48,7 +48,11 @@ build: deps
 demo: build
 	java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar $(DEMO_JAR) $(if $(VERBOSE),--verbose)
 
-test: deps test-signals test-deploy test-java
+# The checks of the shipped files (about a minute, mostly one core) run beside the Java build and tests.
+test: deps
+	$(MAKE) --no-print-directory -j2 test-java test-files
+
+test-files: test-signals test-deploy
 
 # The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files. The Helm chart's
 # test (rules-and-deploy/) validates its renders with the offline schema validator, hence its modules.

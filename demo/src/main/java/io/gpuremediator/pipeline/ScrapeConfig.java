@@ -13,13 +13,17 @@ import org.yaml.snakeyaml.Yaml;
 
 /**
  * The demo's Prometheus config, made from {@code dcgm/prometheus.yml} as it is: the same jobs, relabel
- * rules, alert relabeling and rule files. Only three things change: each {@code kubernetes_sd_configs}
+ * rules, alert relabeling and rule files. Only four things change: the {@code gpu-remediator} job scrapes plain HTTP
+ * (the demo's service listens on 127.0.0.1 without TLS), each {@code kubernetes_sd_configs}
  * becomes the static targets Kubernetes discovery would find in the simulated cluster (with the same
  * {@code __meta_kubernetes_*} labels, so the production relabel rules do the work), rule file globs are
  * resolved against the source's directory as Prometheus would, and the intervals are shortened: the global ones to
  * the demo's, and each rule group's own in the same proportion, in copies of the rule files ({@link RuleIntervals}).
  */
 public final class ScrapeConfig {
+  /** The service's own job: TLS in a cluster, plain HTTP in the demo. */
+  private static final String REMEDIATOR_JOB = "gpu-remediator";
+
   private ScrapeConfig() {}
 
   /**
@@ -46,7 +50,12 @@ public final class ScrapeConfig {
     }
     config.put("rule_files", ruleFiles);
     for (Object job : (List<Object>) config.getOrDefault("scrape_configs", List.of())) {
-      discover((Map<String, Object>) job, pods, source);
+      Map<String, Object> scrape = (Map<String, Object>) job;
+      if (REMEDIATOR_JOB.equals(scrape.get("job_name"))) {
+        scrape.remove("scheme");
+        scrape.remove("tls_config");
+      }
+      discover(scrape, pods, source);
     }
     Map<String, Object> alerting = (Map<String, Object>) config.getOrDefault("alerting", Map.of());
     for (Object am : (List<Object>) alerting.getOrDefault("alertmanagers", List.of())) {

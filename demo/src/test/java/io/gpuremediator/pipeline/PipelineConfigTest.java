@@ -50,6 +50,10 @@ class PipelineConfigTest {
     for (int i = 0; i < sourceJobs.size(); i++) {
       assertThat(demoJobs.get(i).get("relabel_configs")).isEqualTo(sourceJobs.get(i).get("relabel_configs"));
       assertThat(demoJobs.get(i).get("metric_relabel_configs")).isEqualTo(sourceJobs.get(i).get("metric_relabel_configs"));
+      if ("gpu-remediator".equals(sourceJobs.get(i).get("job_name"))) {
+        assertThat(sourceJobs.get(i)).as("in a cluster: TLS").containsEntry("scheme", "https").containsKey("tls_config");
+        assertThat(demoJobs.get(i)).as("the demo's service: plain HTTP").doesNotContainKeys("scheme", "tls_config");
+      }
     }
     assertThat(demo.get("rule_files")).isEqualTo(List.of(dir.resolve("rules/0/*.rules.yml").toString()));
     // The copies, their group intervals in milliseconds, load as Prometheus loads them.
