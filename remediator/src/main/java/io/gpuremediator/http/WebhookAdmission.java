@@ -74,7 +74,8 @@ public final class WebhookAdmission implements PlatformHandler {
         doneReading(client);
         listener.refused("webhook_body_timeout");
         HttpConnection connection = ctx.request().connection();
-        ctx.response().putHeader("Connection", "close").endHandler(v -> connection.close());
+        ctx.addEndHandler(v -> connection.close()); // beside the end handlers that give the place back
+        ctx.response().putHeader("Connection", "close");
         JsonAnswers.json(ctx, 408, JsonAnswers.error("the body did not arrive within limits.body_timeout ("
             + bodyTimeoutMillis / 1000.0 + " s)"));
       }

@@ -46,7 +46,7 @@ class HostileClientsMockTest {
   }
 
   private RunningService start() throws Exception {
-    return start("limits: {webhook_queue: 8, body_timeout: 2s}\nhttp: {allowed_hosts: [remediator.example.com]}\n",
+    return start("limits: {webhook_queue: 8, body_timeout: 1s}\nhttp: {allowed_hosts: [remediator.example.com]}\n",
         Integer.MAX_VALUE);
   }
 
@@ -158,11 +158,18 @@ class HostileClientsMockTest {
       assertThat(answer(first)).startsWith("HTTP/1.1 408").contains("the body did not arrive within limits.body_timeout");
       assertThat(answer(second)).startsWith("HTTP/1.1 408");
       assertThat(first.getInputStream().read()).as("closed after its 408").isEqualTo(-1);
+      // Four more rounds: ten bodies timed out in all, more than the 8 places, each place given back.
+      for (int round = 0; round < 4; round++) {
+        Socket a = send(s, "127.0.0.1", body.length(), body.substring(0, 10));
+        Socket b = send(s, "127.0.0.1", body.length(), body.substring(0, 10));
+        assertThat(answer(a)).as("round " + round).startsWith("HTTP/1.1 408");
+        assertThat(answer(b)).as("round " + round).startsWith("HTTP/1.1 408");
+      }
       assertThat(answer(send(s, "127.0.0.1", body.length(), body))).as("the places are given back")
           .startsWith("HTTP/1.1 200");
       assertThat(s.get("/metrics").body())
           .contains("remediator_http_requests_limited_total{limit=\"webhook_client\",} 1.0")
-          .contains("remediator_http_requests_limited_total{limit=\"webhook_body_timeout\",} 2.0");
+          .contains("remediator_http_requests_limited_total{limit=\"webhook_body_timeout\",} 10.0");
     }
   }
 }
