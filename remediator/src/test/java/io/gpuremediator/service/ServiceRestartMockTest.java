@@ -67,8 +67,9 @@ class ServiceRestartMockTest {
       Job job = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems().get(0);
       job.setStatus(new JobStatusBuilder().addNewCondition().withType("Complete").withStatus("True").endCondition().build());
       client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
-      await().atMost(Duration.ofSeconds(20)).until(() -> third.node(NODE).isEmpty());
-      assertThat(third.decisions()).contains("\"reason\":\"released\"");
+      // The ledger's write comes first and its decision is recorded after it: wait for both.
+      await().atMost(Duration.ofSeconds(20)).until(() -> third.node(NODE).isEmpty()
+          && third.decisions().contains("\"reason\":\"released\""));
     }
     assertThat(client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).as("one Job per diagnose step")
         .hasSize(1);
