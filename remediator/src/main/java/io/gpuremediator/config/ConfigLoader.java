@@ -77,7 +77,7 @@ public final class ConfigLoader {
     LabelSelector selector = nodeSelector(m, problems);
     List<String> nodeFrom = nodeFrom(m, problems);
     Safety safety = safety(m, problems);
-    LeaderElection leader = leaderElection(m, problems);
+    LeaderElection leader = LeaderElectionConfig.decode(m, problems);
     Limits limits = limits(m, problems);
     RemediatorConfig.Loop loop = loop(m, problems);
     Optional<RemediatorConfig.Alertmanager> alertmanager = OutboundConfig.alertmanager(m, base, problems);
@@ -238,19 +238,6 @@ public final class ConfigLoader {
       d.finish();
       return new DraScope(driver, keep);
     }).orElse(DraScope.DEFAULT);
-  }
-
-  private static LeaderElection leaderElection(MapReader m, Problems problems) {
-    return m.map("leader_election", "leader_election").map(l -> {
-      boolean enabled = l.bool("enabled").orElse(true);
-      String ns = l.string("namespace").orElse("gpu-remediator");
-      String lease = l.string("lease").orElse("gpu-remediator");
-      for (String[] kv : new String[][] {{"namespace", ns}, {"lease", lease}}) {
-        FieldRule.DNS_SUBDOMAIN.check(kv[1]).ifPresent(e -> problems.add(l.at(kv[0]), "\"" + kv[0] + "\" in leader_election: " + e));
-      }
-      l.finish();
-      return new LeaderElection(enabled, ns, lease);
-    }).orElse(new LeaderElection(true, "gpu-remediator", "gpu-remediator"));
   }
 
   private static RemediatorConfig.Loop loop(MapReader m, Problems problems) {

@@ -235,6 +235,6 @@ public record RemediatorConfig(
     }
   }
 
-  /** Leader election on a Lease. */
-  public record LeaderElection(boolean enabled, String namespace, String lease) {}
+  /** Leader election on a Lease that lasts {@code leaseDuration} unrenewed. */
+  public record LeaderElection(boolean enabled, String namespace, String lease, Duration leaseDuration) {}
 }

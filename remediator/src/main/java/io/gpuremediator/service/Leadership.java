@@ -8,7 +8,6 @@ import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,8 +18,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Leadership implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(Leadership.class);
-  /** How long a leader's lease lasts unrenewed; a released lease is taken over within a seventh of it. */
-  private static final Duration LEASE_DURATION = Duration.ofSeconds(15);
   private static final long FLEET_STATE_RETRY_MILLIS = 2000;
 
   private final RemediatorConfig.LeaderElection config;
@@ -47,7 +44,7 @@ final class Leadership implements AutoCloseable {
 
   void start(Vertx vertx, WorkerExecutor workers) {
     if (config.enabled()) {
-      election = kube.leaderElection(config.namespace(), config.lease(), identity, LEASE_DURATION);
+      election = kube.leaderElection(config.namespace(), config.lease(), identity, config.leaseDuration());
       election.start(() -> {
         tryLoadFleetState();
         metrics.leader(true);

@@ -249,6 +249,17 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void leaseDurationDefaultsToClientGosAndIsBounded() throws IOException {
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(Tokens.AUTH + "\n").config().orElseThrow().leaderElection().leaseDuration())
+        .isEqualTo(Duration.ofSeconds(15));
+    assertThat(load(Tokens.AUTH + "\nleader_election: {lease_duration: 8s}\n").config().orElseThrow().leaderElection()
+        .leaseDuration()).isEqualTo(Duration.ofSeconds(8));
+    assertThat(load(Tokens.AUTH + "\nleader_election:\n  lease_duration: 2s\n").errors()).containsExactly(
+        f + ":3: \"lease_duration\" in leader_election must be between 5s and 5m");
+  }
+
+  @Test
   void decodesTheDesignExample() throws IOException {
     RemediatorConfig c = load(String.join("\n",
         "listen: 127.0.0.1:9099",

@@ -49,6 +49,11 @@ class FailoverIT {
   private static final String JAR = System.getProperty("remediator.jar", "target/remediator.jar");
   private static final String TOKEN = "failover-test-token-0123456789";
   private static final String NODE = "gpu-node-1";
+  /**
+   * The instances' Lease: each of the five failovers below waits it out once. Shorter than the default 15s, long
+   * enough that a leader starved on a busy machine still renews within two thirds of it.
+   */
+  private static final String LEASE = "8s";
   @TempDir Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;
@@ -299,7 +304,7 @@ class FailoverIT {
       Files.writeString(config, "listen: 127.0.0.1:" + port + "\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
           + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nkubernetes: {kubeconfig: kubeconfig}\n"
           + "safety: " + safety + "\nloop: {interval: 200ms, retry_delay: 200ms}\n"
-          + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+          + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator, lease_duration: " + LEASE + "}\n");
       log = dir.resolve(name + ".log");
       process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", JAR,
           "serve", "--config", config.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
