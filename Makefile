@@ -55,9 +55,10 @@ test: deps
 test-files: test-signals test-deploy
 
 # The service: unit tests, mock-API tests, the shaded jar's smoke test; then the shipped files. The Helm chart's
-# test (rules-and-deploy/) validates its renders with the offline schema validator, hence its modules.
+# test (rules-and-deploy/) validates its renders with the offline schema validator, hence its modules. Two modules
+# at once where the reactor allows: the end-to-end test (e2e/, mostly waiting on its story) beside rules-and-deploy/.
 test-java: deps $(VALIDATOR)/node_modules/.installed
-	$(MVN) verify
+	$(MVN) -T 2 verify
 	java -jar $(JAR) validate deploy/playbooks deploy/remediator.example.yaml deploy/base/remediator.yaml deploy/aws/remediator.yaml \
 	  deploy/redfish/remediator.yaml
 	@# Each provider overlay as deployed: its config and its replace playbooks, with the other shipped playbooks.
