@@ -15,6 +15,7 @@ import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
+import io.gpuremediator.threads.DaemonThreads;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
 import java.time.Duration;
@@ -122,7 +123,7 @@ public final class EpisodeLoop implements AutoCloseable {
 
   /** Starts the timer, the worker threads, and the watches of what episodes hold outside their nodes (Jobs, rules). */
   public void start() {
-    ticker = Executors.newSingleThreadScheduledExecutor(LookQueue.daemons("remediator-loop-timer"));
+    ticker = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("remediator-loop-timer"));
     workers = new LookQueue(settings.workers(), this::runAndRelease);
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);

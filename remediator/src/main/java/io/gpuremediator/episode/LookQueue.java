@@ -1,11 +1,11 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.threads.DaemonThreads;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
 
 /**
@@ -21,18 +21,10 @@ final class LookQueue implements AutoCloseable {
 
   /** {@code look}: looks at a node the caller of {@link #add} holds, and lets it go. */
   LookQueue(int threads, Consumer<String> look) {
-    this.workers = Executors.newFixedThreadPool(threads, daemons("remediator-loop"));
+    this.workers = Executors.newFixedThreadPool(threads, DaemonThreads.named("remediator-loop"));
     this.look = look;
   }
 
-  /** Threads of this name that do not keep the JVM alive. */
-  static ThreadFactory daemons(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
-  }
 
   /** Queues a look at a node the caller holds; false when the workers have stopped (the caller lets it go). */
   boolean add(String node, boolean afterStepEnded) {

@@ -7,6 +7,7 @@ import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
+import io.gpuremediator.threads.DaemonThreads;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -31,11 +32,7 @@ final class NodeEvents {
   private static final int QUEUED = 50_000;
   /** The decisions' Events, written one at a time in order; the thread ends when idle (so nothing to close). */
   private final ThreadPoolExecutor background = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
-      new LinkedBlockingQueue<>(QUEUED), r -> {
-        Thread t = new Thread(r, "remediator-decision-events");
-        t.setDaemon(true);
-        return t;
-      });
+      new LinkedBlockingQueue<>(QUEUED), DaemonThreads.named("remediator-decision-events"));
 
   private final Cluster cluster;
 

@@ -1,6 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.decision.Decision;
+import io.gpuremediator.threads.DaemonThreads;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,7 +10,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -28,12 +28,7 @@ public final class NodeFanOut implements AutoCloseable {
     if (parallel < 1) {
       throw new IllegalArgumentException("parallel must be at least 1");
     }
-    AtomicInteger n = new AtomicInteger();
-    this.pool = parallel == 1 ? null : Executors.newFixedThreadPool(parallel, r -> {
-      Thread t = new Thread(r, "remediator-node-writes-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.pool = parallel == 1 ? null : Executors.newFixedThreadPool(parallel, DaemonThreads.numbered("remediator-node-writes"));
   }
 
   /**

@@ -8,6 +8,7 @@
  * docs/episodes.md.
  *
  * <p>Uses: {@code action}, {@code alert}, {@code decision}, {@code device}, {@code metrics}, {@code node}, {@code outbound},
- * {@code playbook}, {@code safety}, {@code state}, {@code value}, {@code workload}; libraries: {@code org.slf4j}.
+ * {@code playbook}, {@code safety}, {@code state}, {@code threads}, {@code value}, {@code workload}; libraries:
+ * {@code org.slf4j}.
  */
 package io.gpuremediator.episode;

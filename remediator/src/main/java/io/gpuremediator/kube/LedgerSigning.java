@@ -9,6 +9,7 @@ import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.threads.DaemonThreads;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -110,11 +111,7 @@ final class LedgerSigning {
     if (record.isEmpty() || isDone() || rounds != null) {
       return;
     }
-    rounds = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "remediator-ledger-signing");
-      t.setDaemon(true);
-      return t;
-    });
+    rounds = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("remediator-ledger-signing"));
     rounds.scheduleWithFixedDelay(() -> {
       settle(client, budget, nodes);
       if (isDone()) {

@@ -1,6 +1,7 @@
 package io.gpuremediator.node;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,11 +64,8 @@ public final class UnwatchedNodes implements AutoCloseable {
 
   /** For the service: reads on a background thread, never where a refusal is decided. */
   public static UnwatchedNodes background(Cluster cluster, LabelSelector selector, Clock clock) {
-    return new UnwatchedNodes(cluster, selector, clock, Optional.of(Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "remediator-unwatched-nodes");
-      t.setDaemon(true);
-      return t;
-    })));
+    return new UnwatchedNodes(cluster, selector, clock, Optional.of(Executors.newSingleThreadScheduledExecutor(
+        DaemonThreads.named("remediator-unwatched-nodes"))));
   }
 
   /** For a command (explain, backtest): reads where it is asked. */

@@ -35,6 +35,7 @@ import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SelectedFleet;
+import io.gpuremediator.threads.DaemonThreads;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
 import io.vertx.core.Vertx;
@@ -49,6 +50,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -85,8 +87,8 @@ public final class RemediatorService implements AutoCloseable {
   private OutsideWiring outside;
   private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
-  private final ExecutorService stateWriter = ServiceThreads.oneDaemonThread("remediator-fleet-state");
-  private final String identity = ServiceThreads.hostname() + "-" + UUID.randomUUID().toString().substring(0, 8);
+  private final ExecutorService stateWriter = Executors.newSingleThreadExecutor(DaemonThreads.named("remediator-fleet-state"));
+  private final String identity = PodName.hostname() + "-" + UUID.randomUUID().toString().substring(0, 8);
 
   /** Creates the service; nothing runs until {@link #start()}. */
   public RemediatorService(RemediatorConfig config, KubeApi kube, Clock clock) {
@@ -106,7 +108,7 @@ public final class RemediatorService implements AutoCloseable {
     loadPlaybooks();
     DefaultExports.register(registry);
     vertx = Vertx.vertx();
-    cluster = kube.cluster(ServiceThreads.hostname(), config.nodeSelector(), SecretFiles.ledgerKey(config),
+    cluster = kube.cluster(PodName.hostname(), config.nodeSelector(), SecretFiles.ledgerKey(config),
         config.leaderElection().namespace(), stateConfigMap(), clock);
     cluster.start();
     Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream()
@@ -175,7 +177,7 @@ public final class RemediatorService implements AutoCloseable {
         new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock, stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
     new LimitsCollector(gate::snapshot).register(registry);
-    eventWriter = ServiceThreads.oneDaemonThread("remediator-refusal-events");
+    eventWriter = Executors.newSingleThreadExecutor(DaemonThreads.named("remediator-refusal-events"));
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
     loop = new EpisodeLoop(cluster, kube.workloads(), kube.devices(), reloader::current, selected,

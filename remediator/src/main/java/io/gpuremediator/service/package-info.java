@@ -5,7 +5,7 @@
  *
  * <p>Uses: {@code config}, {@code decision}, {@code device}, {@code episode}, {@code http}, {@code kube}, {@code metrics},
  * {@code node}, {@code outbound}, {@code outbound.aws}, {@code outbound.http}, {@code playbook},
- * {@code playbook.load}, {@code safety}; libraries: {@code io.prometheus},
+ * {@code playbook.load}, {@code safety}, {@code threads}; libraries: {@code io.prometheus},
  * {@code io.vertx}, {@code org.slf4j}.
  */
 package io.gpuremediator.service;
