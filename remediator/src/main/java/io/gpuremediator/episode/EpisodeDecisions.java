@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.bounded.BoundedMap;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
@@ -7,7 +8,6 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import java.time.Clock;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,12 +23,7 @@ final class EpisodeDecisions {
   private final DecisionListener listener;
   private final NodeEvents events;
   private final Clock clock;
-  private final Map<String, Boolean> noticed = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-      return size() > REMEMBERED;
-    }
-  });
+  private final Map<String, Boolean> noticed = Collections.synchronizedMap(BoundedMap.firstInFirstOut(REMEMBERED));
 
   EpisodeDecisions(DecisionListener listener, NodeEvents events, Clock clock) {
     this.listener = listener;

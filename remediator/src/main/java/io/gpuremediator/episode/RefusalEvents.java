@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.bounded.BoundedMap;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.decision.Reason;
@@ -9,7 +10,6 @@ import io.gpuremediator.state.Stage;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -35,12 +35,7 @@ public final class RefusalEvents implements DecisionListener {
 
   private final NodeEvents events;
   private final Executor executor;
-  private final Map<Episode, Boolean> recorded = new LinkedHashMap<>(256, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Episode, Boolean> eldest) {
-      return size() > REMEMBERED;
-    }
-  };
+  private final Map<Episode, Boolean> recorded = BoundedMap.firstInFirstOut(REMEMBERED);
   /** Waiting refusals, and whether a drain of them is scheduled (both under the queue's monitor). */
   private final Deque<Decision> queue = new ArrayDeque<>();
   private boolean draining;

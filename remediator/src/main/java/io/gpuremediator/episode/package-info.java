@@ -7,8 +7,8 @@
  * write is fenced by the node's resourceVersion and by leadership; one node is changed by one thread at a time. See
  * docs/episodes.md.
  *
- * <p>Uses: {@code action}, {@code alert}, {@code decision}, {@code device}, {@code metrics}, {@code node}, {@code outbound},
- * {@code playbook}, {@code safety}, {@code state}, {@code threads}, {@code value}, {@code workload}; libraries:
- * {@code org.slf4j}.
+ * <p>Uses: {@code action}, {@code alert}, {@code bounded}, {@code decision}, {@code device}, {@code metrics}, {@code node},
+ * {@code outbound}, {@code playbook}, {@code safety}, {@code state}, {@code threads}, {@code value}, {@code workload};
+ * libraries: {@code org.slf4j}.
  */
 package io.gpuremediator.episode;

@@ -3,6 +3,7 @@ package io.gpuremediator.kube;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpuremediator.bounded.BoundedMap;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Claim;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,12 +35,7 @@ final class LedgerCodec {
    * Sound because decoding what {@link #encode} wrote gives back an equal ledger (LedgerCodecTest).
    */
   private static final Map<String, NodeLedger> RECENT = Collections.synchronizedMap(
-      new LinkedHashMap<>(REMEMBERED * 2, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, NodeLedger> eldest) {
-          return size() > REMEMBERED;
-        }
-      });
+      BoundedMap.leastRecentlyUsed(REMEMBERED));
 
   private LedgerCodec() {}
 

@@ -6,7 +6,7 @@
  * JSON form of the node ledger annotation. Retriable versus permanent failures are decided from HTTP status codes, never
  * from message text.
  *
- * <p>Uses: {@code device}, {@code node}, {@code safety}, {@code state}, {@code threads}, {@code workload}; libraries:
- * {@code com.fasterxml.jackson}, {@code io.fabric8}, {@code org.slf4j}.
+ * <p>Uses: {@code bounded}, {@code device}, {@code node}, {@code safety}, {@code state}, {@code threads}, {@code workload};
+ * libraries: {@code com.fasterxml.jackson}, {@code io.fabric8}, {@code org.slf4j}.
  */
 package io.gpuremediator.kube;

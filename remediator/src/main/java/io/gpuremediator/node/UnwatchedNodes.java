@@ -1,5 +1,6 @@
 package io.gpuremediator.node;
 
+import io.gpuremediator.bounded.BoundedMap;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.threads.DaemonThreads;
 import java.time.Clock;
@@ -8,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -42,14 +42,7 @@ public final class UnwatchedNodes implements AutoCloseable {
   private final LabelSelector selector;
   private final Clock clock;
   private final Optional<ScheduledExecutorService> reader;
-  private final Map<String, Finding> known = new LinkedHashMap<>(16, 0.75f, true) {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Finding> eldest) {
-      return size() > MAX_KNOWN;
-    }
-  };
+  private final Map<String, Finding> known = BoundedMap.leastRecentlyUsed(MAX_KNOWN);
   /** The names to read, the most recently asked first: those Alertmanager still sends are read before a flood's. */
   private final Deque<String> queue = new ArrayDeque<>();
   private final Set<String> queued = new HashSet<>();
