@@ -1,6 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.bounded.BoundedMap;
+import io.gpuremediator.bounded.TokenBucket;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Outcome;
 import io.gpuremediator.decision.Reason;
@@ -116,33 +117,18 @@ public final class RefusalEvents implements DecisionListener {
 
   /** A token bucket: {@code burst} at once, then {@code perSecond}; {@link #await} parks until a token is there. */
   static final class Pace {
-    private final double perSecond;
-    private final int burst;
-    private final LongSupplier nanos;
+    private final TokenBucket bucket;
     private final LongConsumer park;
-    private double tokens;
-    private long last;
 
     Pace(double perSecond, int burst, LongSupplier nanos, LongConsumer park) {
-      this.perSecond = perSecond;
-      this.burst = burst;
-      this.nanos = nanos;
+      this.bucket = new TokenBucket(perSecond, burst, nanos);
       this.park = park;
-      this.tokens = burst;
-      this.last = nanos.getAsLong();
     }
 
     /** Takes a token, parking until one is there (only the writer calls this). */
     void await() {
-      while (true) {
-        long now = nanos.getAsLong();
-        tokens = Math.min(burst, tokens + (now - last) * perSecond / 1e9);
-        last = now;
-        if (tokens >= 1) {
-          tokens -= 1;
-          return;
-        }
-        park.accept((long) Math.ceil((1 - tokens) * 1e9 / perSecond));
+      for (long wait = bucket.takeOrWait(); wait > 0; wait = bucket.takeOrWait()) {
+        park.accept(wait);
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.gpuremediator.http;
 
+import io.gpuremediator.bounded.TokenBucket;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import io.vertx.core.net.SocketAddress;
@@ -28,8 +29,8 @@ public final class ClientRate implements PlatformHandler {
   private final Rate rate;
   private final Clock clock;
   private final Listener listener;
-  private final double tokensPerMilli;
-  private final Map<String, double[]> buckets = new LinkedHashMap<>();
+  private final double perSecond;
+  private final Map<String, TokenBucket> buckets = new LinkedHashMap<>();
 
   /** Creates the limit. */
   public ClientRate(Rate rate, Clock clock, Listener listener) {
@@ -39,7 +40,7 @@ public final class ClientRate implements PlatformHandler {
     this.rate = rate;
     this.clock = clock;
     this.listener = listener;
-    this.tokensPerMilli = rate.count() / (double) rate.window().toMillis();
+    this.perSecond = rate.count() * 1000.0 / rate.window().toMillis();
   }
 
   @Override
@@ -57,24 +58,19 @@ public final class ClientRate implements PlatformHandler {
         + Durations.format(rate.window())));
   }
 
-  /** Takes a token for {@code client}: 0 when it had one, else how long until it has. */
+  /** Takes a token for {@code client}: 0 when it had one, else how many milliseconds until it has. */
   synchronized long take(String client) {
-    long now = clock.millis();
-    double[] bucket = buckets.get(client); // {tokens, at}
+    TokenBucket bucket = buckets.get(client);
     if (bucket == null) {
       if (buckets.size() >= MAX_CLIENTS) {
-        evictFull(now);
+        evictFull();
       }
-      bucket = new double[] {rate.count(), now};
+      bucket = new TokenBucket(perSecond, (int) Math.min(rate.count(), Integer.MAX_VALUE),
+          () -> clock.millis() * 1_000_000L);
       buckets.put(client, bucket);
     }
-    bucket[0] = Math.min(rate.count(), bucket[0] + (now - bucket[1]) * tokensPerMilli);
-    bucket[1] = now;
-    if (bucket[0] >= 1) {
-      bucket[0] -= 1;
-      return 0;
-    }
-    return (long) Math.ceil((1 - bucket[0]) / tokensPerMilli);
+    long waitNanos = bucket.takeOrWait();
+    return waitNanos == 0 ? 0 : (waitNanos + 999_999) / 1_000_000;
   }
 
   /** Buckets kept now. */
@@ -86,9 +82,9 @@ public final class ClientRate implements PlatformHandler {
    * Drops the buckets that have refilled (their clients are as good as new), then the oldest, until a tenth of the
    * places are free: the scan runs once per thousand new clients, not once per client.
    */
-  private void evictFull(long now) {
-    buckets.values().removeIf(b -> b[0] + (now - b[1]) * tokensPerMilli >= rate.count());
-    Iterator<double[]> oldest = buckets.values().iterator();
+  private void evictFull() {
+    buckets.values().removeIf(TokenBucket::isFull);
+    Iterator<TokenBucket> oldest = buckets.values().iterator();
     while (buckets.size() > MAX_CLIENTS - MAX_CLIENTS / 10 && oldest.hasNext()) {
       oldest.next();
       oldest.remove();

@@ -1,5 +1,6 @@
 package io.gpuremediator.kube;
 
+import io.gpuremediator.bounded.TokenBucket;
 import io.gpuremediator.node.Foreground;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;

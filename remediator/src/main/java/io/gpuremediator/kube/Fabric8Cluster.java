@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.gpuremediator.bounded.TokenBucket;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeCondition;

@@ -1,11 +1,11 @@
-package io.gpuremediator.kube;
+package io.gpuremediator.bounded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The API budget's bucket, on a clock the test moves. */
+/** The bucket of the API budget, the client rate and the refusals' Events, on a clock the test moves. */
 class TokenBucketTest {
   private final AtomicLong nanos = new AtomicLong();
 
@@ -41,5 +41,18 @@ class TokenBucketTest {
     assertThat(bucket.reserve()).as("a reserving caller finds it").isZero();
     nanos.addAndGet(100_000_000);
     assertThat(bucket.tryTakeLeaving(1)).as("one token came back, and it is the kept one").isFalse();
+  }
+
+  @Test
+  void aCallerWithoutATokenIsToldHowLongUntilOneAndTakesNothing() {
+    TokenBucket bucket = new TokenBucket(10, 2, nanos::get);
+    assertThat(bucket.isFull()).isTrue();
+    assertThat(bucket.takeOrWait()).isZero();
+    assertThat(bucket.isFull()).isFalse();
+    assertThat(bucket.takeOrWait()).isZero();
+    assertThat(bucket.takeOrWait()).isEqualTo(100_000_000);
+    assertThat(bucket.takeOrWait()).as("asking again took nothing").isEqualTo(100_000_000);
+    nanos.addAndGet(200_000_000);
+    assertThat(bucket.isFull()).as("refilled to its burst").isTrue();
   }
 }

@@ -1,11 +1,11 @@
-package io.gpuremediator.kube;
+package io.gpuremediator.bounded;
 
 import java.util.function.LongSupplier;
 
 /**
  * A token bucket, as client-go's rate limiter: {@code burst} tokens at most, refilled at {@code perSecond}. Thread-safe.
  */
-final class TokenBucket {
+public final class TokenBucket {
   private final double perNano;
   private final double burst;
   private final LongSupplier nanos;
@@ -15,7 +15,7 @@ final class TokenBucket {
   /**
    * @param nanos the time in nanoseconds ({@code System::nanoTime}; a test's own)
    */
-  TokenBucket(double perSecond, int burst, LongSupplier nanos) {
+  public TokenBucket(double perSecond, int burst, LongSupplier nanos) {
     if (perSecond <= 0 || burst < 1) {
       throw new IllegalArgumentException("a token bucket needs a positive rate and a burst of at least 1");
     }
@@ -27,12 +27,12 @@ final class TokenBucket {
   }
 
   /** Takes a token if one is there. */
-  synchronized boolean tryTake() {
+  public synchronized boolean tryTake() {
     return tryTakeLeaving(0);
   }
 
   /** Takes a token if one is there with {@code keep} more left after it (kept for callers who {@link #reserve}). */
-  synchronized boolean tryTakeLeaving(int keep) {
+  public synchronized boolean tryTakeLeaving(int keep) {
     refill();
     if (tokens >= 1 + keep) {
       tokens -= 1;
@@ -45,10 +45,26 @@ final class TokenBucket {
    * Takes a token now, ahead of its time if need be, and says how many nanoseconds the caller must wait before using
    * it: callers queue in the order they asked, as client-go's {@code Wait} does.
    */
-  synchronized long reserve() {
+  public synchronized long reserve() {
     refill();
     tokens -= 1;
     return tokens >= 0 ? 0 : (long) Math.ceil(-tokens / perNano);
+  }
+
+  /** Takes a token if one is there: 0; else, taking none, the nanoseconds until one will be. */
+  public synchronized long takeOrWait() {
+    refill();
+    if (tokens >= 1) {
+      tokens -= 1;
+      return 0;
+    }
+    return (long) Math.ceil((1 - tokens) / perNano);
+  }
+
+  /** Whether the bucket has refilled to its burst: its caller is as good as new. */
+  public synchronized boolean isFull() {
+    refill();
+    return tokens >= burst;
   }
 
   private void refill() {
