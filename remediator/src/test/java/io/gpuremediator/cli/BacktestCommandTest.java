@@ -15,6 +15,7 @@ import io.gpuremediator.testing.LocalPrometheus;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -81,9 +82,8 @@ class BacktestCommandTest {
     Files.writeString(nodesFile, Serialization.asYaml(new KubernetesListBuilder().withItems(new ArrayList<>(nodes)).build()));
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\ndry_run: true\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%, rate_limit: 10/1h, breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}}\n");
+    Files.writeString(config, ServiceConfig.shipped("dry_run: true\n"
+        + "safety: {max_unavailable: 50%, rate_limit: 10/1h, breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}}\n"));
 
     String printed;
     try (LocalPrometheus prometheus = LocalPrometheus.backfilled(dir.resolve("prometheus"), openMetrics(history))) {

@@ -9,6 +9,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -162,8 +163,7 @@ class DashboardContractTest {
       Nodes.createFleet(client, 2);
       Tokens.write(dir, "dashboard-test-token-0123456789");
       Path config = dir.resolve("remediator.yaml");
-      Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-          + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n");
+      Files.writeString(config, ServiceConfig.shipped());
       try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(),
           Optional.of("dashboard-test-token-0123456789"))) {
         for (String line : Http.get(service.port(), "/metrics").body().split("\n")) {

@@ -9,6 +9,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -66,11 +67,10 @@ class DomainBudgetsMockTest {
     }
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
         + "    - {label: " + CLIQUE + ", max_unavailable: 1}\n"
-        + "    - {label: " + ZONE + ", max_unavailable: 50%}\n");
+        + "    - {label: " + ZONE + ", max_unavailable: 50%}\n"));
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       JsonArray domains = new JsonObject(service.get("/api/v1/safety").body()).getJsonArray("domains");
       assertThat(domains.stream().map(JsonObject.class::cast).filter(d -> d.getString("label").equals(ZONE))

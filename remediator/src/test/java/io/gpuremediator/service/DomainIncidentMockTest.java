@@ -11,6 +11,7 @@ import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.OnCallReceiver;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -67,11 +68,10 @@ class DomainIncidentMockTest {
     List<String> paged = oncall.received();
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
+    Files.writeString(config, ServiceConfig.shipped(
+        "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
         + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  page: [pager]\n  domains:\n"
-        + "    - {label: " + CLIQUE + ", max_unavailable: 100%, incident: {nodes: 2, window: 15m}}\n");
+        + "    - {label: " + CLIQUE + ", max_unavailable: 100%, incident: {nodes: 2, window: 15m}}\n"));
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       String first = service.post(Alerts.xid("gb200-a-0", "79", "reboot"));
       assertThat(first).contains("actions_applied");

@@ -12,6 +12,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -69,10 +70,9 @@ class DraCliqueDomainMockTest {
     daemons(client, "0d4b7e19-8f2c-4a6d-b3e5-61c9f8a2d7e0.1", "9277d399-0674-44a9-b64e-d85bb19ce2b0.1", "gb200-b-0");
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
-        + "    - {label: nvidia.com/gpu.clique, max_unavailable: 1}\n");
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
+        + "    - {label: nvidia.com/gpu.clique, max_unavailable: 1}\n"));
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/metrics").body()
           .contains("remediator_domain_label_missing{label=\"nvidia.com/gpu.clique\",} 1.0"));

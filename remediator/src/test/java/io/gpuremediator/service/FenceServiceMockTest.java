@@ -12,6 +12,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -53,9 +54,8 @@ class FenceServiceMockTest {
     Tokens.write(dir, "fence-test-token-0123456789");
     Path config = dir.resolve("remediator.yaml");
     // The loop's interval is long: only the watches can tell the loop in time.
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%}\nloop: {interval: 10m}\n");
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%}\nloop: {interval: 10m}\n"));
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(),
         Optional.of("fence-test-token-0123456789"))) {
       Alert xid = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fd2", Map.of("node", NODE, "gpu", "2",

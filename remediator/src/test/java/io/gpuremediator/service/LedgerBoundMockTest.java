@@ -9,6 +9,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,9 +58,8 @@ class LedgerBoundMockTest {
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 100%, rate_limit: 1000/1h}\nledger: {max_episodes_per_node: 8}\n");
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety: {max_unavailable: 100%, rate_limit: 1000/1h}\nledger: {max_episodes_per_node: 8}\n"));
     try (RunningService s = new RunningService(config, server, Alerts.liveClock(), TOKEN)) {
       String text = "x".repeat(130_000);
       for (int gpu = 0; gpu < 3; gpu++) {

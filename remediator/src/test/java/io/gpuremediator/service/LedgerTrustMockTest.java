@@ -12,6 +12,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.SignedLedgers;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
@@ -51,10 +52,9 @@ class LedgerTrustMockTest {
     am = new LocalAlertmanager(dir.resolve("am"));
     Tokens.write(dir, TOKEN);
     config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 100%, rate_limit: 1000/1h}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
-        + "alertmanager: {url: \"" + am.url() + "\"}\n");
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety: {max_unavailable: 100%, rate_limit: 1000/1h}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+        + "alertmanager: {url: \"" + am.url() + "\"}\n"));
   }
 
   @AfterEach

@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Jobs;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -88,12 +89,11 @@ class OutboundServiceMockTest {
     System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
     System.setProperty("aws.secretAccessKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "alertmanager: {url: \"" + am.url() + "\"}\n"
         + "notify: {receivers: [{name: gpu-oncall, type: slack, url_file: slack-url}]}\n"
-        + "cloud: {aws: {region: us-west-2, endpoint: \"" + aws.endpoint() + "\"}}\n");
+        + "cloud: {aws: {region: us-west-2, endpoint: \"" + aws.endpoint() + "\"}}\n"));
     Alert neuron = Alerts.alert(AlertStatus.FIRING, "NeuronHardwareError", "fe11", Map.of("node", NODE,
         "severity", "critical", "remediate", "true"));
 

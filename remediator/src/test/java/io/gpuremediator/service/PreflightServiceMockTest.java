@@ -13,6 +13,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,13 +47,11 @@ class PreflightServiceMockTest {
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
-        + "leader_election: {enabled: false}\n"
+    Files.writeString(config, ServiceConfig.shipped(
         // a long interval: the gate opens on the watch's word, not on the timer
-        + "loop: {interval: 10m, retry_delay: 1s}\n"
+        "loop: {interval: 10m, retry_delay: 1s}\n"
         + "preflight:\n  diagnose: {image: dcgm, command: [dcgmi, diag, -r, \"2\"], timeout: 10m}\n"
-        + "  max_concurrent: 2\n  on_fail: gpu-needs-human\n");
+        + "  max_concurrent: 2\n  on_fail: gpu-needs-human\n"));
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       Node n = Nodes.gpu("gpu-new-0", "10.0.2.1");
       n.getSpec().setTaints(List.of(new TaintBuilder().withKey("gpu-remediator.io/preflight").withEffect("NoSchedule")

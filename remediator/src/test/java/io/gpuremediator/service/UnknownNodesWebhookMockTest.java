@@ -10,6 +10,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -52,9 +53,8 @@ class UnknownNodesWebhookMockTest {
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "node_selector: ['nvidia.com/gpu.present=true']\n");
+    Files.writeString(config, ServiceConfig.shipped(
+        "node_selector: ['nvidia.com/gpu.present=true']\n"));
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       List<Alert> alerts = new ArrayList<>();
       alerts.add(Alerts.xid("cpu-node-1", "79"));

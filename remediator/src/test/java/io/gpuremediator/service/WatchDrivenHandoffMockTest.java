@@ -11,6 +11,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,9 +45,8 @@ class WatchDrivenHandoffMockTest {
     Nodes.trainerHeldByBudget(client, server, NODE);
     Tokens.write(dir, "handoff-test-token");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("../deploy/playbooks").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n");
+    Files.writeString(config, ServiceConfig.shipped(
+        "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n"));
     Alert xid = Alerts.xid(NODE, "79");
     try (RunningService service = new RunningService(config, server, Alerts.liveClock(), "handoff-test-token")) {
       assertThat(service.post(xid)).contains("actions_applied");

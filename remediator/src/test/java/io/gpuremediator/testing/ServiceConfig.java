@@ -1,0 +1,28 @@
+package io.gpuremediator.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A whole-service test's {@code remediator.yaml}: on 127.0.0.1 with an ephemeral port, the test's tokens
+ * ({@link Tokens#AUTH}), the shipped playbooks of {@code deploy/playbooks}, no leader election; then the test's own
+ * lines, each a line of YAML as it would stand in the file.
+ */
+public final class ServiceConfig {
+  /** The shipped playbooks, as the service reads them from the module's directory. */
+  public static final Path SHIPPED_PLAYBOOKS = Path.of("../deploy/playbooks").toAbsolutePath();
+
+  private ServiceConfig() {}
+
+  /** The config with the shipped playbooks and {@code lines}. */
+  public static String shipped(String... lines) {
+    return "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: [" + SHIPPED_PLAYBOOKS + "]\n"
+        + "leader_election: {enabled: false}\n" + String.join("", lines);
+  }
+
+  /** Writes {@link #shipped} with {@code lines} to {@code dir/remediator.yaml}, and answers its path. */
+  public static Path writeShipped(Path dir, String... lines) throws IOException {
+    return Files.writeString(dir.resolve("remediator.yaml"), shipped(lines));
+  }
+}
