@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,14 +29,7 @@ class DeferToMockTest {
   private static final DeferRule EKS = new DeferRule.Condition("AcceleratedHardwareReady", "False");
 
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    if (h != null) {
-      h.close();
-    }
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   private void eksMarks(String node) {
     h.client.nodes().withName(node).editStatus(n -> {

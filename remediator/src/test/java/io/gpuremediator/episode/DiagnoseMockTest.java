@@ -14,7 +14,7 @@ import io.gpuremediator.testing.Alerts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,14 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DiagnoseMockTest {
   private static final String NODE = "gpu-node-0";
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    if (h != null) {
-      h.close();
-    }
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   /** Quarantined, drained (nothing to move), resolved: the diagnostic Job is created. */
   private Job diagnosing(boolean escalate) {

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.assertj.core.groups.Tuple;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,14 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DrainMockTest {
   private static final String NODE = "gpu-node-0";
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    if (h != null) {
-      h.close();
-    }
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   private ClosedLoopHarness harness(String mode) {
     h = new ClosedLoopHarness(dir, mode, 1);

@@ -12,7 +12,7 @@ import io.gpuremediator.testing.DraObjects;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,14 +26,7 @@ class FenceRealHoldersMockTest {
   private static final String NODE = "gpu-node-0";
   private static final String PLAYBOOKS = FenceGpuMockTest.PLAYBOOKS;
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    if (h != null) {
-      h.close();
-    }
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   private void start(String effect) {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, effect), LoopSettings.Fencing.DEFAULT);

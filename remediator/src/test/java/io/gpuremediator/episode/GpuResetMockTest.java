@@ -19,7 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,14 +44,7 @@ class GpuResetMockTest {
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
       """;
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    if (h != null) {
-      h.close();
-    }
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   /** Quarantined and drained (nothing to move): the reset Job is created. */
   private Job resetting(String stepKeys, Alert alert) {

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -27,14 +27,7 @@ class HumanOverrideMockTest {
   private static final String NODE_PATH = "/api/v1/nodes/" + NODE;
 
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    if (h != null) {
-      h.close();
-    }
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   static final Consumer<Node> UNCORDON = n -> n.getSpec().setUnschedulable(false);
   static final Consumer<Node> UNTAINT = n -> n.getSpec().setTaints(n.getSpec().getTaints().stream()

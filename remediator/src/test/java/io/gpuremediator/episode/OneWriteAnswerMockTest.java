@@ -10,7 +10,7 @@ import io.gpuremediator.testing.Alerts;
 import java.nio.file.Path;
 import java.util.List;
 import org.assertj.core.groups.Tuple;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,12 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OneWriteAnswerMockTest {
   private static final String NODE = "gpu-node-0";
   @TempDir Path dir;
-  private ClosedLoopHarness h;
-
-  @AfterEach
-  void close() {
-    h.close();
-  }
+  @AutoClose private ClosedLoopHarness h;
 
   @Test
   void theAnswerWaitsForTheOneWriteThatMakesTheNodeSafeAndTheLoopWritesTheConditionBeforeTheDrain() {

@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,14 +41,8 @@ class FleetStateAtScaleMockTest {
   private static final String TOKEN = "fleet-scale-test-token-0123";
   private static final Instant T = Instant.parse("2026-11-22T10:00:00.123456789Z");
   @TempDir Path dir;
-  private EmulatedApiServer server;
-  private KubernetesClient client;
-
-  @AfterEach
-  void stop() {
-    client.close();
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
+  @AutoClose private KubernetesClient client;
 
   /** A storm of {@code nodes} EC2-named nodes, each seen firing and acknowledged, the breaker open. */
   private static FleetState storm(int nodes) {

@@ -16,7 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,14 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 class HostileInputMockTest {
   private static final String NODE = "gpu-node-1";
   @TempDir Path dir;
-  private EmulatedApiServer server;
-  private KubernetesClient client;
-
-  @AfterEach
-  void stop() {
-    client.close();
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
+  @AutoClose private KubernetesClient client;
 
   private RunningService start() throws Exception {
     server = EmulatedApiServer.start();

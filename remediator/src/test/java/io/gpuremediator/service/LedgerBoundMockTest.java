@@ -16,7 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,14 +31,8 @@ class LedgerBoundMockTest {
   private static final String NODE = "gpu-node-1";
   private static final String TOKEN = "ledger-bound-test-token";
   @TempDir Path dir;
-  private EmulatedApiServer server;
-  private KubernetesClient client;
-
-  @AfterEach
-  void stop() {
-    client.close();
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
+  @AutoClose private KubernetesClient client;
 
   private static Alert xidOnGpu(int gpu, Map<String, String> annotations) {
     Alert a = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fb" + Integer.toHexString(1000 + gpu), Map.of("node",
