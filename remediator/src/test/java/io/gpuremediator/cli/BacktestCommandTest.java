@@ -81,9 +81,8 @@ class BacktestCommandTest {
     Path nodesFile = dir.resolve("nodes.yaml");
     Files.writeString(nodesFile, Serialization.asYaml(new KubernetesListBuilder().withItems(new ArrayList<>(nodes)).build()));
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped("dry_run: true\n"
-        + "safety: {max_unavailable: 50%, rate_limit: 10/1h, breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}}\n"));
+    Path config = ServiceConfig.writeShipped(dir, "dry_run: true\n"
+        + "safety: {max_unavailable: 50%, rate_limit: 10/1h, breaker: {nodes: 5, window: 10m, auto_reset_after: 1h}}\n");
 
     String printed;
     try (LocalPrometheus prometheus = LocalPrometheus.backfilled(dir.resolve("prometheus"), openMetrics(history))) {

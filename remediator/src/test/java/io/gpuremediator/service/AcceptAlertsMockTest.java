@@ -11,13 +11,12 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,12 +31,7 @@ class AcceptAlertsMockTest {
   private static final String TOKEN = "accept-test-token-0123456789";
 
   @TempDir Path dir;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
 
   private static Alert inCluster(Alert a, String cluster) {
     Map<String, String> labels = new HashMap<>(a.labels());
@@ -55,9 +49,8 @@ class AcceptAlertsMockTest {
     KubernetesClient client = server.client();
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
-        "safety: {max_unavailable: 2}\naccept_alerts: ['\"k8s.cluster.name\"=\"prod-a\"']\n"));
+    Path config = ServiceConfig.writeShipped(dir,
+        "safety: {max_unavailable: 2}\naccept_alerts: ['\"k8s.cluster.name\"=\"prod-a\"']\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       int before = server.requestLog().size();
       String answer = service.post(inCluster(Alerts.xid("gpu-node-1", "79", "reboot"), "prod-b"),

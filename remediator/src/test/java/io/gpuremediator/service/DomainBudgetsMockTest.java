@@ -13,13 +13,12 @@ import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,12 +35,7 @@ class DomainBudgetsMockTest {
   private static final Duration EVENT_DEADLINE = Duration.ofSeconds(10);
 
   @TempDir Path dir;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
 
   private static void gpuNode(KubernetesClient client, String name, Map<String, String> extra) {
     var n = Nodes.gpu(name, "10.1." + (name.hashCode() & 0xff) + "." + (name.length()));
@@ -66,11 +60,10 @@ class DomainBudgetsMockTest {
       gpuNode(client, "zone-b-" + i, Map.of(ZONE, "zone-b"));
     }
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
+    Path config = ServiceConfig.writeShipped(dir,
         "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
         + "    - {label: " + CLIQUE + ", max_unavailable: 1}\n"
-        + "    - {label: " + ZONE + ", max_unavailable: 50%}\n"));
+        + "    - {label: " + ZONE + ", max_unavailable: 50%}\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       JsonArray domains = new JsonObject(service.get("/api/v1/safety").body()).getJsonArray("domains");
       assertThat(domains.stream().map(JsonObject.class::cast).filter(d -> d.getString("label").equals(ZONE))

@@ -16,7 +16,6 @@ import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -67,11 +66,10 @@ class DomainIncidentMockTest {
     oncall = new OnCallReceiver(dir.resolve("oncall-url"));
     List<String> paged = oncall.received();
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
+    Path config = ServiceConfig.writeShipped(dir,
         "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
         + "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  page: [pager]\n  domains:\n"
-        + "    - {label: " + CLIQUE + ", max_unavailable: 100%, incident: {nodes: 2, window: 15m}}\n"));
+        + "    - {label: " + CLIQUE + ", max_unavailable: 100%, incident: {nodes: 2, window: 15m}}\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       String first = service.post(Alerts.xid("gb200-a-0", "79", "reboot"));
       assertThat(first).contains("actions_applied");

@@ -15,11 +15,10 @@ import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,12 +37,7 @@ class DraCliqueDomainMockTest {
       .withPlural("computedomaincliques").withNamespaced(true).build();
 
   @TempDir Path dir;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
 
   private static void daemons(KubernetesClient client, String name, String clique, String... nodes) {
     StringBuilder d = new StringBuilder();
@@ -69,10 +63,9 @@ class DraCliqueDomainMockTest {
         "gb200-a-1");
     daemons(client, "0d4b7e19-8f2c-4a6d-b3e5-61c9f8a2d7e0.1", "9277d399-0674-44a9-b64e-d85bb19ce2b0.1", "gb200-b-0");
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
+    Path config = ServiceConfig.writeShipped(dir,
         "safety:\n  max_unavailable: 100%\n  breaker: {nodes: 50, window: 10m}\n  domains:\n"
-        + "    - {label: nvidia.com/gpu.clique, max_unavailable: 1}\n"));
+        + "    - {label: nvidia.com/gpu.clique, max_unavailable: 1}\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/metrics").body()
           .contains("remediator_domain_label_missing{label=\"nvidia.com/gpu.clique\",} 1.0"));

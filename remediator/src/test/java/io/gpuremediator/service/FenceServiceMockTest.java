@@ -15,12 +15,11 @@ import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,12 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FenceServiceMockTest {
   private static final String NODE = "gpu-node-1";
   @TempDir Path dir;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
 
   @Test
   void aGpuIsFencedAndAHumanWhoDeletesOurRuleEndsTheEpisode() throws Exception {
@@ -52,10 +46,9 @@ class FenceServiceMockTest {
     DraObjects.slice(client, NODE, 8);
     DraObjects.podHolding(client, "ml", "server-2", NODE, 2);
     Tokens.write(dir, "fence-test-token-0123456789");
-    Path config = dir.resolve("remediator.yaml");
     // The loop's interval is long: only the watches can tell the loop in time.
-    Files.writeString(config, ServiceConfig.shipped(
-        "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%}\nloop: {interval: 10m}\n"));
+    Path config = ServiceConfig.writeShipped(dir,
+        "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%}\nloop: {interval: 10m}\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(),
         Optional.of("fence-test-token-0123456789"))) {
       Alert xid = Alerts.alert(AlertStatus.FIRING, "GpuXidHardwareError", "fd2", Map.of("node", NODE, "gpu", "2",

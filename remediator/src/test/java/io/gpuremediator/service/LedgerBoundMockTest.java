@@ -12,7 +12,6 @@ import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -51,9 +50,8 @@ class LedgerBoundMockTest {
     client = server.client();
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
-        "safety: {max_unavailable: 100%, rate_limit: 1000/1h}\nledger: {max_episodes_per_node: 8}\n"));
+    Path config = ServiceConfig.writeShipped(dir,
+        "safety: {max_unavailable: 100%, rate_limit: 1000/1h}\nledger: {max_episodes_per_node: 8}\n");
     try (RunningService s = new RunningService(config, server, Alerts.liveClock(), TOKEN)) {
       String text = "x".repeat(130_000);
       for (int gpu = 0; gpu < 3; gpu++) {

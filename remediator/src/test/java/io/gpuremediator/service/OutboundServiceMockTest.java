@@ -88,12 +88,11 @@ class OutboundServiceMockTest {
     // The SDK's default credentials chain reads these first; on EKS it finds IRSA's web identity instead.
     System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
     System.setProperty("aws.secretAccessKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
+    Path config = ServiceConfig.writeShipped(dir,
         "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "alertmanager: {url: \"" + am.url() + "\"}\n"
         + "notify: {receivers: [{name: gpu-oncall, type: slack, url_file: slack-url}]}\n"
-        + "cloud: {aws: {region: us-west-2, endpoint: \"" + aws.endpoint() + "\"}}\n"));
+        + "cloud: {aws: {region: us-west-2, endpoint: \"" + aws.endpoint() + "\"}}\n");
     Alert neuron = Alerts.alert(AlertStatus.FIRING, "NeuronHardwareError", "fe11", Map.of("node", NODE,
         "severity", "critical", "remediate", "true"));
 

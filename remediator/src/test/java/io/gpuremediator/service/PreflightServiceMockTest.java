@@ -15,12 +15,11 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,12 +32,7 @@ class PreflightServiceMockTest {
   private static final String TOKEN = "preflight-test-token-0123456789";
 
   @TempDir Path dir;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
 
   @Test
   void aRegisteringNodeIsInStagePreflightUntilItsJobPasses() throws Exception {
@@ -46,12 +40,11 @@ class PreflightServiceMockTest {
     KubernetesClient client = server.client();
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
+    Path config = ServiceConfig.writeShipped(dir,
         // a long interval: the gate opens on the watch's word, not on the timer
         "loop: {interval: 10m, retry_delay: 1s}\n"
         + "preflight:\n  diagnose: {image: dcgm, command: [dcgmi, diag, -r, \"2\"], timeout: 10m}\n"
-        + "  max_concurrent: 2\n  on_fail: gpu-needs-human\n"));
+        + "  max_concurrent: 2\n  on_fail: gpu-needs-human\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       Node n = Nodes.gpu("gpu-new-0", "10.0.2.1");
       n.getSpec().setTaints(List.of(new TaintBuilder().withKey("gpu-remediator.io/preflight").withEffect("NoSchedule")

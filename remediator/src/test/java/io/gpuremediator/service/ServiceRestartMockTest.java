@@ -13,7 +13,6 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
@@ -38,9 +37,8 @@ class ServiceRestartMockTest {
     Nodes.createFleet(client, 4);
     Nodes.trainerHeldByBudget(client, server, NODE);
     Tokens.write(dir, "restart-test-token");
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
-        "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n"));
+    Path config = ServiceConfig.writeShipped(dir,
+        "safety: {max_unavailable: 50%}\nloop: {interval: 200ms, retry_delay: 200ms}\n");
     Alert xid = Alerts.xid(NODE, "79");
 
     try (RunningService first = instance(config)) {

@@ -14,7 +14,6 @@ import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,12 +38,7 @@ class UnknownNodesWebhookMockTest {
   private static final Duration GENEROUS = Duration.ofSeconds(15);
 
   @TempDir Path dir;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @AutoClose private EmulatedApiServer server;
 
   @Test
   void aThousandUnknownNodesAreRefusedAtOnceAndTheNextSendNamesANodeOutsideTheSelector() throws Exception {
@@ -52,9 +46,8 @@ class UnknownNodesWebhookMockTest {
     KubernetesClient client = server.client();
     Nodes.createFleet(client, 4);
     Tokens.write(dir, TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
-        "node_selector: ['nvidia.com/gpu.present=true']\n"));
+    Path config = ServiceConfig.writeShipped(dir,
+        "node_selector: ['nvidia.com/gpu.present=true']\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       List<Alert> alerts = new ArrayList<>();
       alerts.add(Alerts.xid("cpu-node-1", "79"));

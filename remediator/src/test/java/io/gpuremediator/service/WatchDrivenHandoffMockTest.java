@@ -13,7 +13,6 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
@@ -38,9 +37,8 @@ class WatchDrivenHandoffMockTest {
     Nodes.createFleet(client, 4);
     Nodes.trainerHeldByBudget(client, server, NODE);
     Tokens.write(dir, "handoff-test-token");
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, ServiceConfig.shipped(
-        "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n"));
+    Path config = ServiceConfig.writeShipped(dir,
+        "safety: {max_unavailable: 50%}\nloop: {interval: 10m, retry_delay: 10m}\n");
     Alert xid = Alerts.xid(NODE, "79");
     try (RunningService service = new RunningService(config, server, Alerts.liveClock(), "handoff-test-token")) {
       assertThat(service.post(xid)).contains("actions_applied");
