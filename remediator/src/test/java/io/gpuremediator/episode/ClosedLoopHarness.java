@@ -76,6 +76,9 @@ final class ClosedLoopHarness implements AutoCloseable {
   final KubernetesClient client;
   final MutableClock clock;
   private final boolean ownsServer;
+  /** The instances restarted over this one's server: stopped before it closes the server. */
+  private final List<ClosedLoopHarness> restarts = new CopyOnWriteArrayList<>();
+  private boolean stopped;
   final List<Decision> decisions = new CopyOnWriteArrayList<>();
   /** The episodes ended, as the duration metric labels them: "playbook outcome closed_by". */
   final List<String> ended = new CopyOnWriteArrayList<>();
@@ -161,8 +164,8 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
-    return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server, clock,
-        false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight, List.of(), fencing);
+    return restart(new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server,
+        clock, false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight, List.of(), fencing));
   }
 
   /** The same, with these playbooks and ports. */
@@ -172,8 +175,13 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   /** The same, with this replacement budget. */
   ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements) {
-    return new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replacements, replaceProviders,
-        preflight, List.of(), fencing);
+    return restart(new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replacements,
+        replaceProviders, preflight, List.of(), fencing));
+  }
+
+  private ClosedLoopHarness restart(ClosedLoopHarness next) {
+    restarts.add(next);
+    return next;
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
@@ -348,14 +356,23 @@ final class ClosedLoopHarness implements AutoCloseable {
   }
 
   /** Stops this instance (its loop, node cache and client); the API server stays. */
-  void stop() {
+  /** Stops this instance (once): its loop, its cluster adapter and its client; the server stays up. */
+  synchronized void stop() {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
     loop.close();
     cluster.close();
     client.close();
   }
 
+  /** Stops the instances restarted over this one, newest first, then this one, then its server if it made it. */
   @Override
   public void close() {
+    for (int i = restarts.size() - 1; i >= 0; i--) {
+      restarts.get(i).close();
+    }
     stop();
     if (ownsServer) {
       server.close();

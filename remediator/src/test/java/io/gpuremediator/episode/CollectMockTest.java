@@ -21,7 +21,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,18 +52,9 @@ class CollectMockTest {
             - uncordon: {}
       """;
   @TempDir Path dir;
-  private ClosedLoopHarness h;
+  /** Closes the instances restarted over it ({@link #second}) first. */
+  @AutoClose private ClosedLoopHarness h;
   private ClosedLoopHarness second;
-
-  @AfterEach
-  void close() {
-    if (second != null) {
-      second.stop();
-    }
-    if (h != null) {
-      h.close();
-    }
-  }
 
   private ClosedLoopHarness harness(String collectExtra) {
     return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, collectExtra), OutsidePorts.NONE,

@@ -20,7 +20,7 @@ import io.gpuremediator.value.Budget;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,18 +48,9 @@ class FenceGpuMockTest {
             - cordon: {}
       """;
   @TempDir Path dir;
-  private ClosedLoopHarness h;
+  /** Closes the instances restarted over it ({@link #second}) first. */
+  @AutoClose private ClosedLoopHarness h;
   private ClosedLoopHarness second;
-
-  @AfterEach
-  void close() {
-    if (second != null) {
-      second.stop();
-    }
-    if (h != null) {
-      h.close();
-    }
-  }
 
   private void start(String effect, LoopSettings.Fencing fencing) {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, effect), fencing);

@@ -12,7 +12,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,18 +40,9 @@ class RebootJobMockTest {
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
       """;
   @TempDir Path dir;
-  private ClosedLoopHarness h;
+  /** Closes the instances restarted over it ({@link #second}) first. */
+  @AutoClose private ClosedLoopHarness h;
   private ClosedLoopHarness second;
-
-  @AfterEach
-  void close() {
-    if (second != null) {
-      second.stop();
-    }
-    if (h != null) {
-      h.close();
-    }
-  }
 
   private Job rebooting(String onFail) {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "job", onFail), OutsidePorts.NONE);
