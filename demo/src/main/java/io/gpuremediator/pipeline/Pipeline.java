@@ -163,7 +163,8 @@ public final class Pipeline implements AutoCloseable {
     long t0 = System.nanoTime();
     Processes.Started s = processes.start(name, command, layout.run().resolve(name + ".log"));
     String port = Poll.until(name + " writes " + portFile.getFileName(), READY_TIMEOUT, POLL,
-        () -> alive(s) && Files.exists(portFile) ? Optional.of(Files.readString(portFile).trim()) : Optional.empty());
+        () -> alive(s) && Files.exists(portFile)
+            ? Optional.of(Files.readString(portFile).trim()).filter(p -> p.matches("\\d{1,5}")) : Optional.empty());
     events.started(name, s.pid(), "127.0.0.1:" + port, Duration.ofNanos(System.nanoTime() - t0));
     ports.add(Integer.parseInt(port));
     return Integer.parseInt(port);

@@ -3,6 +3,7 @@ package io.gpuremediator.dcgmsim;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -42,7 +43,11 @@ public final class Main {
     System.err.println("dcgm-simulator listening on " + listen[0] + ":" + server.actualPort() + " with "
         + fleet.gpuNodes().size() + " GPU nodes and " + fleet.trnNodes().size() + " Trainium nodes");
     if (flags.containsKey("--port-file")) {
-      Files.writeString(Path.of(flags.get("--port-file")), Integer.toString(server.actualPort()));
+      // Written whole or not at all: whoever polls for the file never reads it empty.
+      Path file = Path.of(flags.get("--port-file"));
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.writeString(tmp, Integer.toString(server.actualPort()));
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
   }
 }
