@@ -1,13 +1,8 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
-import io.gpuremediator.action.LongStep;
-import io.gpuremediator.action.LongStepRun;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.StepPorts;
-import io.gpuremediator.action.StepResult;
-import io.gpuremediator.action.StepStages;
-import io.gpuremediator.action.StepStart;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
@@ -20,9 +15,7 @@ import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
-import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.state.Stage;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -32,7 +25,7 @@ import java.util.function.BooleanSupplier;
  * Carries one episode on by as many steps as it can now, immediate and long steps alike: the immediate steps up to the
  * next long one run in one write; a long step is started, then looked at until it passes or fails; at the end of the
  * list a resolved episode starts its release, and a release ends the episode. Every move goes through
- * {@link EpisodeMoves}; what a long step does is its kind's ({@link LongStep}), reached through the registry.
+ * {@link EpisodeMoves}; a long step is started and looked at by {@link LongSteps}.
  */
 final class StepRunner {
   private static final int MAX_MOVES = 32; // the most steps one look advances an episode by, whatever the playbook
@@ -41,8 +34,8 @@ final class StepRunner {
   private final EpisodeMoves moves;
   private final StepPorts ports;
   private final BooleanSupplier leading;
-  private final GoneNodes gone;
   private final OtherRepairer others;
+  private final LongSteps longSteps;
 
   StepRunner(Cluster cluster, EpisodeMoves moves, StepPorts ports, BooleanSupplier leading, GoneNodes gone,
       OtherRepairer others) {
@@ -51,7 +44,7 @@ final class StepRunner {
     this.moves = moves;
     this.ports = ports;
     this.leading = leading;
-    this.gone = gone;
+    this.longSteps = new LongSteps(cluster, moves, ports, gone);
   }
 
   /** Runs the episode's steps in order until one must wait: a long step under way, a slot, its alert, or a human. */
@@ -71,13 +64,13 @@ final class StepRunner {
       List<ActionSpec> list = Episodes.currentList(e, pb.get());
       Instant now = moves.now();
       if (p.task().isPresent()) {
-        e = look(node, e, pb.get(), list, p.task().get(), set, now, n > 0); // n > 0: e is our own write's, just now
+        e = longSteps.look(node, e, pb.get(), list, p.task().get(), set, now, n > 0); // n > 0: e is our own write's, just now
       } else if (p.next() >= list.size()) {
         e = endOfList(node, e, pb.get());
       } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
         e = runImmediate(node, e, pb.get(), list);
       } else {
-        e = others.stopsBeforeStep(node, e) ? null : start(node, e, pb.get(), list.get(p.next()), set, now);
+        e = others.stopsBeforeStep(node, e) ? null : longSteps.start(node, e, pb.get(), list.get(p.next()), set, now);
       }
     }
   }
@@ -144,154 +137,6 @@ final class StepRunner {
       moves.needsHuman(node, e, Reason.TEMPLATE_INVALID, ex.getMessage());
       return Optional.empty();
     }
-  }
-
-  /** Asks the long step at the cursor to start: it goes, waits, or can never start as things are. */
-  private Episode start(String node, Episode e, Playbook pb, ActionSpec spec, PlaybookSet set, Instant now) throws ClusterException {
-    LongStep<ActionSpec> kind = ActionRegistry.longStep(spec).orElseThrow();
-    Optional<StepStages> stages = Optional.of(kind.stages());
-    Progress p = e.progress();
-    Task task = new Task(spec.kind(), p.next(), now, 1, "", Optional.empty());
-    StepStart start = kind.start(run(node, e, pb, spec, task, now));
-    if (start instanceof StepStart.Failed f) {
-      return fail(node, e, spec, kind, task, new StepResult.Failed(f.reason(), f.why()), set, now);
-    }
-    if (start instanceof StepStart.Impossible i) {
-      moves.needsHuman(node, e, i.reason(), i.why());
-      return null;
-    }
-    if (start instanceof StepStart.Wait w) {
-      moves.decisions().noticeOnce(node, e, w.reason(), w.note());
-      if (p.note().equals(w.note())) {
-        return null;
-      }
-      Progress waiting = (w.backToQuarantined() ? p.inStage(Stage.QUARANTINED, now) : p).noted(w.note());
-      return moves.quietly(node, e, Transition.WAITING, e.with(waiting), stages).orElse(null);
-    }
-    StepStart.Go go = (StepStart.Go) start;
-    go.notices().forEach(n -> moves.decisions().announceOnce(node, e, n.reason(), n.detail()));
-    Episode next = e.with(p.inStage(kind.stages().running(), now).running(task).noted(go.note()));
-    Optional<Episode> written = go.decided().isPresent()
-        ? moves.move(node, e, Transition.STEP_STARTED, next, stages, kind.stages().started(), go.decided().get())
-        : moves.quietly(node, e, Transition.STEP_STARTED, next, stages);
-    if (written.isEmpty()) {
-      kind.cancel(node, ports);
-    }
-    return written.orElse(null);
-  }
-
-  /** One look at the long step under way; {@code ours}: the episode is our write's answer of this advance, no read needed. */
-  private Episode look(String node, Episode e, Playbook playbook, List<ActionSpec> list, Task task, PlaybookSet set,
-      Instant now, boolean ours) throws ClusterException {
-    // A reloaded playbook may have another step there now, or none: the task's step is then no longer there to run.
-    Optional<ActionSpec> spec = task.step() < list.size() ? Optional.of(list.get(task.step())) : Optional.empty();
-    Optional<LongStep<ActionSpec>> kind = spec.filter(s -> s.kind().equals(task.kind())).flatMap(ActionRegistry::longStep);
-    boolean early = task.retryAt().isPresent() && now.isBefore(task.retryAt().get());
-    if (early && kind.map(k -> !k.looksBeforeRetry()).orElse(true)) {
-      return null;
-    }
-    if (!ours && !moves.writer().stillCurrent(node, e)) {
-      return null; // another instance, the webhook or a human moved the episode since the cache showed it
-    }
-    if (kind.isEmpty()) {
-      moves.needsHuman(node, e, Reason.PLAYBOOK_MISSING, "step " + (task.step() + 1) + " of " + playbook.name() + " is no"
-          + " longer the " + task.kind() + " step under way (the playbook changed); a human retries or releases");
-      return null;
-    }
-    if (kind.get().whenNodeGone() != LongStep.WhenNodeGone.NOTHING && !task.handle().isEmpty()) {
-      gone.track(node, e, ledgerOf(node), kind.get().whenNodeGone());
-    }
-    StepResult result = kind.get().look(run(node, e, playbook, spec.get(), task, now));
-    return settle(node, e, spec.get(), kind.get(), task, result, set, now);
-  }
-
-  /** Records what a look found: still running, started outside, passed, or failed (or escalated). */
-  private Episode settle(String node, Episode e, ActionSpec spec, LongStep<ActionSpec> kind, Task task, StepResult result,
-      PlaybookSet set, Instant now) throws ClusterException {
-    Progress p = e.progress();
-    Optional<StepStages> stages = Optional.of(kind.stages());
-    if (result instanceof StepResult.Running r) {
-      Task next = r.retryAt().map(task::retryAt).orElse(new Task(task.kind(), task.step(), task.started(), task.attempt(),
-          task.handle(), Optional.empty()));
-      if (!next.equals(task) || !p.note().equals(r.note())) {
-        moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(r.note())), stages);
-      }
-      return null;
-    }
-    if (result instanceof StepResult.Recorded r) {
-      Task next = new Task(task.kind(), task.step(), task.started(), task.attempt(), r.handle(), r.retryAt());
-      Optional<Episode> written = moves.quietly(node, e, Transition.STEP_RUNNING, e.with(p.running(next).noted(r.note())),
-          stages);
-      return r.retryAt().isPresent() ? null : written.orElse(null);
-    }
-    if (result instanceof StepResult.Intent i) {
-      return send(node, e, spec, kind, task, i, set, now);
-    }
-    if (result instanceof StepResult.Started s) {
-      Episode next = e.with(p.running(task.withHandle(s.handle())).noted(s.note()));
-      Optional<Episode> written = moves.move(node, e, Transition.STEP_RUNNING, next, stages, kind.stages().started(),
-          s.detail());
-      if (written.isPresent() && kind.whenNodeGone() != LongStep.WhenNodeGone.NOTHING) {
-        gone.track(node, written.get(), ledgerOf(node), kind.whenNodeGone());
-      }
-      return written.orElse(null);
-    }
-    if (result instanceof StepResult.Succeeded s) {
-      double took = Duration.between(task.started(), now).toMillis() / 1000.0;
-      moves.decisions().listener().stepFinished(task.kind(), "succeeded", took);
-      if (kind.stages().running() == Stage.REPAIRING) {
-        moves.decisions().listener().repaired(e.playbook(), task.kind(), took);
-      }
-      Stage stage = kind.stages().passed().orElse(p.stage());
-      Episode kept = s.kept().applyTo(e, e.playbook() + "/" + (p.releasing() ? "on_resolved" : "actions") + "/" + task.step());
-      Episode next = kept.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
-      Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),
-          s.note());
-      written.ifPresent(w -> kind.cancel(node, ports));
-      return written.orElse(null);
-    }
-    return fail(node, e, spec, kind, task, (StepResult.Failed) result, set, now);
-  }
-
-  /** Records the intent, then asks outside once and settles its answer. */
-  private Episode send(String node, Episode e, ActionSpec spec, LongStep<ActionSpec> kind, Task task, StepResult.Intent i,
-      PlaybookSet set, Instant now) throws ClusterException {
-    Task next = task.withHandle(i.handle());
-    Optional<Episode> written = moves.quietly(node, e, Transition.STEP_RUNNING, e.with(e.progress().running(next)
-        .noted(i.note())), Optional.of(kind.stages()));
-    if (written.isEmpty()) {
-      return null; // not recorded: nothing is asked
-    }
-    Playbook playbook = set.named(written.get().playbook()).orElseThrow();
-    StepResult sent = kind.send(run(node, written.get(), playbook, spec, next, now));
-    if (sent instanceof StepResult.Intent) {
-      throw new IllegalStateException("step kind " + task.kind() + " answered an intent with another");
-    }
-    return settle(node, written.get(), spec, kind, next, sent, set, now);
-  }
-
-  /** A failed step escalates to its on_fail playbook when there is one, else stops in its failed stage. */
-  private Episode fail(String node, Episode e, ActionSpec spec, LongStep<ActionSpec> kind, Task task, StepResult.Failed f,
-      PlaybookSet set, Instant now) throws ClusterException {
-    moves.decisions().listener().stepFinished(task.kind(), "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
-    gone.forget(node);
-    Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
-    if (to.isPresent()) {
-      Progress escalated = Progress.startingIn(Stage.ESCALATED, now, 0, f.note());
-      return moves.escalate(node, e, e.escalatedTo(to.get(), escalated), to.get(), kind.escalationReason().orElse(null),
-          f.reason(), f.note(), kind.stages().failed()).orElse(null);
-    }
-    // The failed task stays in the ledger (a failed stage is never looked at): a retry numbers its attempt from it.
-    Episode next = e.with(e.progress().inStage(kind.stages().failed(), now).noted(f.note()));
-    if (moves.move(node, e, Transition.STEP_FAILED, next, Optional.of(kind.stages()), f.reason(), f.note()).isPresent()) {
-      kind.cancel(node, ports);
-    }
-    return null;
-  }
-
-  private LongStepRun<ActionSpec> run(String node, Episode e, Playbook playbook, ActionSpec spec, Task task, Instant now) {
-    return new LongStepRun<>(node, e, playbook, spec, task, now, ports,
-        (reason, message) -> moves.decisions().warnOnce(node, e, reason, message));
   }
 
   private NodeLedger ledgerOf(String node) {
