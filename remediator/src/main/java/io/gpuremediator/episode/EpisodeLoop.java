@@ -1,6 +1,5 @@
 package io.gpuremediator.episode;
 
-import io.gpuremediator.action.PreflightAction;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.device.Devices;
 import io.gpuremediator.node.Cluster;
@@ -8,17 +7,12 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.safety.GpuBudget;
-import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.ReplaceBudget;
-import io.gpuremediator.safety.Slots;
-import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.threads.DaemonThreads;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -105,18 +99,11 @@ public final class EpisodeLoop implements AutoCloseable {
     this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node, e, reason,
         detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace(), settings.evidenceStore());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
-    Duration settle = settings.interval().multipliedBy(3);
-    String driver = settings.fencing().dra().driver();
-    this.published = devices.watchPublished(driver); // it lists here, never on a webhook's or page's thread; stopped with us
-    StepLimits limits = new StepLimits(
-        new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)",
-            () -> settings.maxDraining().of(selected.get().size())),
-        new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)",
-            () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0)),
-        replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
-            settings.fencing().maxFencedPerNode(), selected, GpuCounts.publishedFirst(n -> devices.publishedGpus(n, driver))));
-    this.ports = new StepPorts(cluster, workloads, devices, outside, limits, settings.retryDelay(),
-        settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra(), settings.evidenceStore());
+    // The ResourceSlice watch lists here, never on a webhook's or page's thread; it is stopped with us.
+    this.published = devices.watchPublished(settings.fencing().dra().driver());
+    this.ports = new StepPorts(cluster, workloads, devices, outside, LoopLimits.of(settings, selected, devices, replacements),
+        settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra(),
+        settings.evidenceStore());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
   }
