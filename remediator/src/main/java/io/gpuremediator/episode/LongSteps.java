@@ -9,12 +9,10 @@ import io.gpuremediator.action.StepStart;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
-import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.state.Stage;
@@ -94,7 +92,7 @@ final class LongSteps {
       return null;
     }
     if (kind.get().whenNodeGone() != LongStep.WhenNodeGone.NOTHING && !task.handle().isEmpty()) {
-      gone.track(node, e, ledgerOf(node), kind.get().whenNodeGone());
+      gone.track(node, e, cluster.ledgerOf(node), kind.get().whenNodeGone());
     }
     StepResult result = kind.get().look(run(node, e, playbook, spec.get(), task, now));
     return settle(node, e, spec.get(), kind.get(), task, result, set, now);
@@ -127,7 +125,7 @@ final class LongSteps {
       Optional<Episode> written = moves.move(node, e, Transition.STEP_RUNNING, next, stages, kind.stages().started(),
           s.detail());
       if (written.isPresent() && kind.whenNodeGone() != LongStep.WhenNodeGone.NOTHING) {
-        gone.track(node, written.get(), ledgerOf(node), kind.whenNodeGone());
+        gone.track(node, written.get(), cluster.ledgerOf(node), kind.whenNodeGone());
       }
       return written.orElse(null);
     }
@@ -187,9 +185,5 @@ final class LongSteps {
   private LongStepRun<ActionSpec> run(String node, Episode e, Playbook playbook, ActionSpec spec, Task task, Instant now) {
     return new LongStepRun<>(node, e, playbook, spec, task, now, ports,
         (reason, message) -> moves.decisions().warnOnce(node, e, reason, message));
-  }
-
-  private NodeLedger ledgerOf(String node) {
-    return cluster.node(node).map(NodeInfo::ledger).orElse(NodeLedger.EMPTY);
   }
 }

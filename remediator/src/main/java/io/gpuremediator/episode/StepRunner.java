@@ -6,14 +6,12 @@ import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.Episode;
-import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.time.Instant;
@@ -96,7 +94,7 @@ final class StepRunner {
    * (untainted, uncordoned after a repair and a passing diagnose); or they fence a GPU, and it is unfenced.
    */
   private boolean returnedToService(String node, Episode e, Playbook playbook) {
-    return playbook.takesNodeOutOfService() ? !ClaimKey.keepsOutOfService(ledgerOf(node), e.fingerprint())
+    return playbook.takesNodeOutOfService() ? !ClaimKey.keepsOutOfService(cluster.ledgerOf(node), e.fingerprint())
         : playbook.fencesGpu() && e.fenced().isEmpty();
   }
 
@@ -137,9 +135,5 @@ final class StepRunner {
       moves.needsHuman(node, e, Reason.TEMPLATE_INVALID, ex.getMessage());
       return Optional.empty();
     }
-  }
-
-  private NodeLedger ledgerOf(String node) {
-    return cluster.node(node).map(NodeInfo::ledger).orElse(NodeLedger.EMPTY);
   }
 }

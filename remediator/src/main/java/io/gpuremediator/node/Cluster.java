@@ -1,5 +1,6 @@
 package io.gpuremediator.node;
 
+import io.gpuremediator.state.NodeLedger;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -12,6 +13,11 @@ import java.util.function.Function;
 public interface Cluster {
   /** The cached node of this name. */
   Optional<NodeInfo> node(String name);
+
+  /** The cached node's ledger; empty when the node is not cached. */
+  default NodeLedger ledgerOf(String name) {
+    return node(name).map(NodeInfo::ledger).orElse(NodeLedger.EMPTY);
+  }
 
   /** The cached node with this InternalIP (normalised by {@link InternalIp#normalize}). */
   Optional<NodeInfo> nodeWithInternalIp(String ip);
