@@ -100,6 +100,11 @@ public final class ActionRegistry {
     return UnfenceGpuAction.giveBack(node, e, ports);
   }
 
+  /** Gives back one DeviceTaintRule of the node that no episode holds any more, if it is ours; says what was done. */
+  public static String giveBackFence(String node, String rule, StepPorts ports) throws ClusterException {
+    return UnfenceGpuAction.giveBackRule(node, rule, ports);
+  }
+
   /** The silence a step holds while its episode lasts, when it is a silence step. */
   public static Optional<SilenceSpec> silence(ActionSpec spec) {
     return spec instanceof SilenceSpec s ? Optional.of(s) : Optional.empty();

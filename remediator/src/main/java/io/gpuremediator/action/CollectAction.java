@@ -8,6 +8,7 @@ import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.EvidenceJob;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.workload.JobVolume;
@@ -133,6 +134,6 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
     return new StepResult.Succeeded("evidence job " + job + " created on " + run.node() + " (" + shown(spec) + "), kept "
         + Durations.format(spec.keep()) + store.map(s -> ", its report to be stored at " + s.where(run.node(), name))
         .orElse("") + "; the drain goes on beside it, a reboot or replacement waits for it",
-        new StepResult.Kept.EvidenceJob(job + store.map(s -> " -> " + s.where(run.node(), name)).orElse("")));
+        new StepResult.Kept.Holds(new EvidenceJob(job, store.map(s -> s.where(run.node(), name)).orElse("")).held()));
   }
 }

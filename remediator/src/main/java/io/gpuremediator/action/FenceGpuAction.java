@@ -198,7 +198,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
       moved = evictions.done();
     }
     return new StepResult.Succeeded(fenced + moved + "; the node stays in service",
-        new StepResult.Kept.Fenced(new FencedGpu(d.ref().driver(), d.ref().pool(), d.ref().device(), uuid, name)));
+        new StepResult.Kept.Holds(new FencedGpu(d.ref().driver(), d.ref().pool(), d.ref().device(), uuid, name).held()));
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.state.Episode;
-import io.gpuremediator.state.FencedGpu;
+import io.gpuremediator.state.Held;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -33,7 +33,7 @@ public sealed interface StepResult {
   /**
    * Done: the next step may start.
    *
-   * @param kept what the step leaves for the episode to remember (an evidence Job, a fenced GPU) or to forget
+   * @param kept what the step leaves the episode holding (an evidence Job, a fenced GPU) or gave back
    */
   record Succeeded(String note, Kept kept) implements StepResult {
     /** Done, leaving nothing behind. */
@@ -56,29 +56,21 @@ public sealed interface StepResult {
     }
 
     /**
-     * An evidence Job the step left running ({@code namespace/name}, then {@code -> WHERE} its report is stored when the
-     * step has a store), kept in the episode for people.
+     * A thing the step holds off the node from now on (an evidence Job, a fenced GPU), under the step's key: counted
+     * where it counts (a fenced GPU in the GPU limits), and given back once no episode holds it.
      */
-    record EvidenceJob(String job) implements Kept {
+    record Holds(Held held) implements Kept {
       @Override
       public Episode applyTo(Episode e, String stepKey) {
-        return e.withEvidence(stepKey, job);
+        return e.withHeld(stepKey, held);
       }
     }
 
-    /** A GPU the step fenced: counted in the GPU budget, and unfenced by the episode's release. */
-    record Fenced(FencedGpu gpu) implements Kept {
+    /** The step gave back every thing of {@code kind} the episode held (an unfence deleted its rules). */
+    record GaveBack(String kind) implements Kept {
       @Override
       public Episode applyTo(Episode e, String stepKey) {
-        return e.withFenced(stepKey, gpu);
-      }
-    }
-
-    /** The episode's GPUs are no longer fenced. */
-    record Unfenced() implements Kept {
-      @Override
-      public Episode applyTo(Episode e, String stepKey) {
-        return e.withoutFenced();
+        return e.withoutKind(kind);
       }
     }
   }

@@ -57,13 +57,13 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
   public StepResult look(LongStepRun<UnfenceGpuSpec> run) throws ClusterException {
     List<FencedGpu> fenced = run.episode().fenced();
     if (fenced.isEmpty()) {
-      return new StepResult.Succeeded("no GPU of " + run.node() + " is fenced by this episode", new StepResult.Kept.Unfenced());
+      return new StepResult.Succeeded("no GPU of " + run.node() + " is fenced by this episode", new StepResult.Kept.GaveBack(FencedGpu.KIND));
     }
     List<String> remains = giveBack(run.node(), run.episode(), run.ports());
     remains.forEach(r -> run.warn().accept("DriverTaintRemains", r));
     return new StepResult.Succeeded("GPU " + String.join(", ", fenced.stream().map(FencedGpu::uuid).toList()) + " of "
         + run.node() + " unfenced (DeviceTaintRule " + String.join(", ", fenced.stream().map(FencedGpu::rule).toList())
-        + " deleted)" + (remains.isEmpty() ? "" : "; " + String.join("; ", remains)), new StepResult.Kept.Unfenced());
+        + " deleted)" + (remains.isEmpty() ? "" : "; " + String.join("; ", remains)), new StepResult.Kept.GaveBack(FencedGpu.KIND));
   }
 
   /**
@@ -104,6 +104,22 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
       }
     }
     return remains;
+  }
+
+  /**
+   * Gives back one DeviceTaintRule no episode holds any more (the give-back loop's row of {@code gpu_fence}): deleted
+   * when it is still there and one we wrote for the node; says which.
+   */
+  static String giveBackRule(String node, String rule, StepPorts ports) throws ClusterException {
+    Optional<FenceRule> found = ports.devices().rule(rule);
+    if (found.isEmpty()) {
+      return "DeviceTaintRule " + rule + " is gone";
+    }
+    if (!ours(node, found.get())) {
+      return "DeviceTaintRule " + rule + " is not one we wrote for " + node + ": not deleted";
+    }
+    ports.devices().unfence(rule);
+    return "DeviceTaintRule " + rule + " deleted";
   }
 
   private static boolean ours(String node, FenceRule rule) {

@@ -16,6 +16,7 @@ import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
@@ -190,7 +191,7 @@ final class AlertWrite {
     for (Episode ended : overridden.keySet()) { // the GPUs it fenced stay fenced, held by this alert's episode
       Episode mine = draft.ledger().episodes().get(alert.fingerprint());
       if (!ended.fenced().isEmpty() && mine != null) {
-        draft.ledger(draft.ledger().withEpisode(mine.holdingFencesOf(ended)));
+        draft.ledger(draft.ledger().withEpisode(mine.handedOver(ended, FencedGpu.KIND)));
       }
     }
     String background = loopFrom < specs.size()
@@ -249,9 +250,8 @@ final class AlertWrite {
         : ledger;
     // The old one's fenced GPUs stay fenced, held by the new one: it gives them back, or fences them again (found).
     Episode opened = new Episode(alert.fingerprint(), alert.alertname(), playbook.name(), alert.startsAt(), now,
-        progress, later ? alert.labels() : Map.of(), later ? LedgerLimits.kept(alert.annotations()) : Map.of(), Map.of(),
-        matched);
-    NodeLedger kept = base.withEpisode(known == null ? opened : opened.holdingFencesOf(known));
+        progress, later ? alert.labels() : Map.of(), later ? LedgerLimits.kept(alert.annotations()) : Map.of(), matched);
+    NodeLedger kept = base.withEpisode(known == null ? opened : opened.handedOver(known, FencedGpu.KIND));
     // Past its limit, the oldest ended episodes go first.
     while (LedgerLimits.bytes(kept) > limits.maxBytes() && !kept.history().isEmpty()) {
       kept = kept.withoutOldestPastEpisode();

@@ -105,7 +105,8 @@ public final class EpisodeLoop implements AutoCloseable {
         settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra(),
         settings.evidenceStore());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
-    this.upkeep = new NodeUpkeep(cluster, outbound, moves, gone, leading);
+    this.upkeep = new NodeUpkeep(cluster, outbound, new GiveBacks(HoldingKinds.of(ports, List.of()), writer), moves, gone,
+        leading);
   }
 
   /** Starts the timer, the worker threads, and the watches of what episodes hold outside their nodes (Jobs, rules). */
@@ -170,7 +171,7 @@ public final class EpisodeLoop implements AutoCloseable {
     }
     for (NodeInfo n : cluster.nodes()) {
       seen.add(n.name());
-      boolean work = outbound.expiryDue(n, now) || newcomers.contains(n.name());
+      boolean work = upkeep.giveBackDue(n, now) || newcomers.contains(n.name());
       for (Episode e : n.ledger().episodes().values()) {
         counts.merge(e.progress().stage(), 1, Integer::sum);
         fenced += e.fenced().size();

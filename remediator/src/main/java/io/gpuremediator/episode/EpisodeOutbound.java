@@ -7,7 +7,6 @@ import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.SilenceAction.SilenceSpec;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundException;
@@ -30,11 +29,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What an episode does outside Kubernetes once its cursor has passed a step: the silences it holds (created,
- * renewed before they end, expired when the episode ends) and the notifications it sends. Never a gate: a failure
+ * What an episode does outside Kubernetes once its cursor has passed a step: the silences it holds (created, and
+ * renewed before they end; once no episode holds one, {@link GiveBacks} expires it) and the notifications it sends. Never a gate: a failure
  * is retried with backoff on later looks while the episode goes on.
  *
- * <p>Each is recorded in the episode's ledger ({@code outbound}), so a restart or a new leader neither loses nor
+ * <p>Each is recorded in the episode's ledger (a holding, a notified step), so a restart or a new leader neither loses nor
  * repeats it. A silence is recorded after Alertmanager answered, and found again by the marker at the end of its
  * comment when that record was lost; a notification is recorded before it is queued (sent at most once).
  */
@@ -234,54 +233,6 @@ final class EpisodeOutbound {
     Notifier.Queued q = ports.notifier().send(n);
     if (q != Notifier.Queued.QUEUED) {
       LOGGER.warn("notification to {} about node {} not queued: {}", n.receiver(), n.node(), q);
-    }
-  }
-
-  /**
-   * Expires the silences of the node's ended episodes and forgets those Alertmanager no longer holds; one still
-   * unreachable is tried again on a later look.
-   */
-  void expireEnded(NodeInfo n) throws ClusterException {
-    List<String> done = new ArrayList<>();
-    Instant now = writer.now();
-    for (String id : n.ledger().expiring()) {
-      String retryKey = "expire/" + id;
-      if (backoffs.waiting(retryKey, now)) {
-        continue;
-      }
-      try {
-        ports.silences().expire(id);
-        done.add(id);
-        backoffs.succeeded(retryKey);
-        LOGGER.info("Alertmanager silence {} of an ended episode on node {} expired", id, n.name());
-      } catch (OutboundException ex) {
-        if (!ex.retriable()) {
-          done.add(id);
-          LOGGER.warn("silence {} on node {} cannot be expired: {}; forgotten", id, n.name(), ex.getMessage());
-          continue;
-        }
-        RetryBackoff.State b = backoffs.failed(retryKey, now);
-        LOGGER.warn("silence {} on node {} not expired yet: {} (attempt {})", id, n.name(), ex.getMessage(), b.failures());
-      }
-    }
-    if (!done.isEmpty()) {
-      writer.dropExpiring(n.name(), done);
-    }
-  }
-
-  /** Whether the node has silences of ended episodes to expire now. */
-  boolean expiryDue(NodeInfo n, Instant now) {
-    return n.ledger().expiring().stream().anyMatch(id -> !backoffs.waiting("expire/" + id, now));
-  }
-
-  /** Expires silences of a node that is gone (replaced), once each; what fails is left to end on its own. */
-  void expireNow(String node, List<String> ids) {
-    for (String id : ids) {
-      try {
-        ports.silences().expire(id);
-      } catch (OutboundException ex) {
-        LOGGER.warn("silence {} of replaced node {} not expired ({}); it ends on its own", id, node, ex.getMessage());
-      }
     }
   }
 }

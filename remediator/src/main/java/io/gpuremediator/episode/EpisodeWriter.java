@@ -106,14 +106,14 @@ final class EpisodeWriter {
     });
   }
 
-  /** Forgets the silence ids of ended episodes that were expired; nothing when this instance no longer leads. */
-  void dropExpiring(String node, List<String> ids) throws ClusterException {
+  /** Forgets what was given back of ended episodes' holdings, by key; nothing when this instance no longer leads. */
+  void dropUnheld(String node, List<String> keys) throws ClusterException {
     cluster.modifyNode(node, fresh -> {
       if (!leading.getAsBoolean()) {
         return new Edited<>(fresh, Boolean.FALSE);
       }
       NodeDraft draft = new NodeDraft(fresh, "", Phase.FIRING, clock.instant());
-      draft.ledger(fresh.ledger().withoutExpiring(ids));
+      draft.ledger(fresh.ledger().withoutUnheld(keys));
       return new Edited<>(draft.toNode(), Boolean.TRUE);
     });
   }

@@ -8,52 +8,61 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.Holding;
 import io.gpuremediator.state.Progress.Task;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the loop does for a node besides advancing its steps: the silences and notifications its episodes are due, and
- * the end of an episode whose Node object is gone under a step that ends with it.
+ * What the loop does for a node besides advancing its steps: the silences and notifications its episodes are due, what
+ * its ended episodes held to give back, and the end of an episode whose Node object is gone under a step that ends with
+ * it.
  */
 final class NodeUpkeep {
   private static final Logger LOGGER = LoggerFactory.getLogger(NodeUpkeep.class);
 
   private final Cluster cluster;
   private final EpisodeOutbound outbound;
+  private final GiveBacks giveBacks;
   private final EpisodeMoves moves;
   private final GoneNodes gone;
   private final BooleanSupplier leading;
 
-  NodeUpkeep(Cluster cluster, EpisodeOutbound outbound, EpisodeMoves moves, GoneNodes gone, BooleanSupplier leading) {
+  NodeUpkeep(Cluster cluster, EpisodeOutbound outbound, GiveBacks giveBacks, EpisodeMoves moves, GoneNodes gone,
+      BooleanSupplier leading) {
     this.cluster = cluster;
     this.outbound = outbound;
+    this.giveBacks = giveBacks;
     this.moves = moves;
     this.gone = gone;
     this.leading = leading;
+  }
+
+  /** Whether the node has something its ended episodes held to give back now. */
+  boolean giveBackDue(NodeInfo n, Instant now) {
+    return giveBacks.due(n, now);
   }
 
   void keepOutboundQuietly(String node, PlaybookSet set) {
     try {
       keepOutbound(node, set);
     } catch (ClusterException ex) {
-      LOGGER.warn("silences and notifications of node {}: {} (retried on the next look)", node, ex.getMessage());
+      LOGGER.warn("silences, notifications and give-backs of node {}: {} (retried on the next look)", node,
+          ex.getMessage());
     }
   }
 
   /**
    * Creates or renews the silences and sends the notifications the node's episodes are due, on the node read fresh
-   * (the cache may not have our own last write yet); expires the silences of its ended episodes.
+   * (the cache may not have our own last write yet); gives back what its ended episodes held.
    */
   private void keepOutbound(String node, PlaybookSet set) throws ClusterException {
     Optional<NodeInfo> cached = cluster.node(node);
     Instant now = moves.now();
-    boolean due = cached.isPresent() && (outbound.expiryDue(cached.get(), now) || cached.get().ledger().episodes().values()
+    boolean due = cached.isPresent() && (giveBacks.due(cached.get(), now) || cached.get().ledger().episodes().values()
         .stream().anyMatch(e -> set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)));
     if (!due) {
       return;
@@ -68,8 +77,8 @@ final class NodeUpkeep {
         outbound.keep(node, e, pb.get());
       }
     }
-    if (!fresh.get().ledger().expiring().isEmpty()) {
-      outbound.expireEnded(fresh.get());
+    if (!fresh.get().ledger().unheld().isEmpty()) {
+      giveBacks.giveBack(fresh.get());
     }
   }
 
@@ -91,9 +100,7 @@ final class NodeUpkeep {
       return;
     }
     gone.forget(node);
-    List<String> silences = new ArrayList<>(last.ledger().expiring());
-    last.ledger().episodes().values().forEach(e -> silences.addAll(e.silenceIds()));
-    outbound.expireNow(node, silences);
+    giveBacks.giveBackNow(node, last.ledger().holdings().values().stream().map(Holding::held).toList());
     if (last.means() == LongStep.WhenNodeGone.PASSES) {
       moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: " + ReplaceAction.named(last.handle())
           + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));

@@ -78,7 +78,7 @@ final class PreflightGate {
       }
       Progress p = Progress.startingIn(Stage.PREFLIGHT, now, 0, "registered with "
           + settings.get().taint() + ": it proves itself before it takes work");
-      Episode e = new Episode(fp, ALERTNAME, PLAYBOOK, now, now, p, Map.of("node", node), Map.of(), Map.of(), PLAYBOOK);
+      Episode e = new Episode(fp, ALERTNAME, PLAYBOOK, now, now, p, Map.of("node", node), Map.of(), PLAYBOOK);
       return Optional.of(ledger.withEpisode(e));
     }, PreflightGate::fingerprint);
   }

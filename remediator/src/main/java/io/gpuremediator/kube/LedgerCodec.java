@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuremediator.bounded.BoundedMap;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.Held;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.NodeLedger.Claim;
 import io.gpuremediator.state.Progress;
@@ -21,12 +22,17 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
-/** The JSON form of a node ledger, as stored in the {@code gpu-remediator.io/state} annotation. */
+/**
+ * The JSON form of a node ledger, as stored in the {@code gpu-remediator.io/state} annotation. Version 2 keeps what
+ * episodes hold off the node as {@code holdings}, each under its key with its value and its holders (fingerprint: step
+ * key; none: to be given back); version 1, which releases before it wrote, is read too ({@link LedgerV1}).
+ */
 final class LedgerCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
   /** About the ledgers of the writes in flight and of the watch events that follow them. */
   private static final int REMEMBERED = 512;
   /**
@@ -71,13 +77,7 @@ final class LedgerCodec {
         episode(g, e.getKey(), e.getValue());
       }
       g.writeEndObject();
-      if (!ledger.expiring().isEmpty()) {
-        g.writeArrayFieldStart("expiring_silences");
-        for (String id : ledger.expiring()) {
-          g.writeString(id);
-        }
-        g.writeEndArray();
-      }
+      LedgerHolds.write(g, ledger);
       g.writeArrayFieldStart("history");
       for (NodeLedger.PastEpisode p : ledger.history()) {
         g.writeStartObject();
@@ -112,20 +112,14 @@ final class LedgerCodec {
       g.writeFieldName("progress");
       progress(g, e.progress());
     }
-    strings(g, "labels", e.labels());
-    strings(g, "annotations", e.annotations());
-    strings(g, "outbound", e.outbound());
-    g.writeEndObject();
-  }
-
-  /** A map of strings as an object, left out when empty. */
-  private static void strings(JsonGenerator g, String name, Map<String, String> values) throws IOException {
-    if (values.isEmpty()) {
-      return;
-    }
-    g.writeObjectFieldStart(name);
-    for (Map.Entry<String, String> e : values.entrySet()) {
-      g.writeStringField(e.getKey(), e.getValue());
+    JsonStrings.strings(g, "labels", e.labels());
+    JsonStrings.strings(g, "annotations", e.annotations());
+    if (!e.notified().isEmpty()) {
+      g.writeArrayFieldStart("notified");
+      for (String step : e.notified()) {
+        g.writeString(step);
+      }
+      g.writeEndArray();
     }
     g.writeEndObject();
   }
@@ -149,8 +143,9 @@ final class LedgerCodec {
     } catch (IOException e) {
       throw new IllegalArgumentException("not JSON");
     }
-    if (root == null || !root.isObject() || root.path("v").asInt() != VERSION) {
-      throw new IllegalArgumentException("not a version " + VERSION + " ledger");
+    int version = root == null || !root.isObject() ? 0 : root.path("v").asInt();
+    if (version != VERSION && version != LedgerV1.VERSION) {
+      throw new IllegalArgumentException("not a version " + LedgerV1.VERSION + " or " + VERSION + " ledger");
     }
     Map<String, Claim> claims = new HashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = root.path("claims").fields(); it.hasNext(); ) {
@@ -163,6 +158,7 @@ final class LedgerCodec {
       list.forEach(h -> holders.add(h.asText()));
       claims.put(e.getKey(), new Claim(holders, e.getValue().path("preexisting").asBoolean(false)));
     }
+    LedgerHolds holds = version == VERSION ? LedgerHolds.read(root.path("holdings")) : LedgerV1.holds(root);
     Map<String, Episode> episodes = new HashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = root.path("episodes").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
@@ -170,9 +166,13 @@ final class LedgerCodec {
       try {
         Instant since = Instant.parse(o.path("since").asText());
         Progress progress = o.has("progress") ? decodeProgress(e.getKey(), o.path("progress")) : Progress.settled(since);
+        TreeSet<String> notified = new TreeSet<>();
+        o.path("notified").forEach(step -> notified.add(step.asText()));
+        notified.addAll(holds.notifiedBy(e.getKey()));
         episodes.put(e.getKey(), new Episode(e.getKey(), o.path("alertname").asText(), o.path("playbook").asText(),
-            Instant.parse(o.path("starts_at").asText()), since, progress, strings(o.path("labels")),
-            strings(o.path("annotations")), strings(o.path("outbound")), o.path("matched").asText("")));
+            Instant.parse(o.path("starts_at").asText()), since, progress, new TreeMap<>(JsonStrings.strings(o.path("labels"))),
+            new TreeMap<>(JsonStrings.strings(o.path("annotations"))), holds.byEpisode().getOrDefault(e.getKey(), new TreeMap<>()),
+            notified, o.path("matched").asText("")));
       } catch (DateTimeParseException ex) {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
@@ -187,9 +187,14 @@ final class LedgerCodec {
         throw new IllegalArgumentException("a past episode has a bad time");
       }
     }
-    List<String> expiring = new ArrayList<>();
-    root.path("expiring_silences").forEach(id -> expiring.add(id.asText()));
-    return NodeLedger.of(claims, episodes, history, expiring);
+    List<Held> unheld = new ArrayList<>(holds.unheld());
+    // One whose holders are none of the active episodes (a hand-edited ledger) is no longer held: it is given back.
+    holds.byEpisode().forEach((fp, held) -> {
+      if (!episodes.containsKey(fp)) {
+        unheld.addAll(held.values());
+      }
+    });
+    return NodeLedger.of(claims, episodes, history, unheld);
   }
 
   private static void progress(JsonGenerator g, Progress p) throws IOException {
@@ -242,14 +247,5 @@ final class LedgerCodec {
     }
     return new Progress(stage, Instant.parse(o.path("stage_since").asText()), o.path("resolved").asBoolean(false),
         o.path("releasing").asBoolean(false), next, task, o.path("note").asText(""));
-  }
-
-  private static Map<String, String> strings(JsonNode o) {
-    Map<String, String> out = new HashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      out.put(e.getKey(), e.getValue().asText());
-    }
-    return out;
   }
 }

@@ -61,7 +61,7 @@ final class NodeCache {
           .forEach(ip -> nameByIp.remove(ip, info.name()));
     }
     info.internalIps().forEach(ip -> nameByIp.put(ip, info.name()));
-    boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().expiring().isEmpty(); // silences to expire
+    boolean owes = !info.ledger().episodes().isEmpty() || !info.ledger().unheld().isEmpty(); // held things to give back
     if (owes && (previous == null || !previous.ledger().equals(info.ledger()) || rebootMoved(previous, info)
         || takenBack(previous, info)) || arrivedWithOwnTaint(previous, info)) {
       episodesChanged.accept(info.name());

@@ -1,14 +1,16 @@
 package io.gpuremediator.state;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * An alert episode being remediated on the node.
@@ -16,24 +18,17 @@ import java.util.TreeMap;
  * @param progress where it is in the closed loop
  * @param labels the alert's labels, kept (capped) so steps run later render the same templates
  * @param annotations the alert's annotations, likewise
- * @param outbound what the episode did outside Kubernetes, by step key, as the ledger keeps it: read and written
- *     through {@link #silence} and {@link #notified} ({@code silence/<key>} holds a {@link HeldSilence},
- *     {@code notify/<key>} marks a notification sent, {@code evidence/<key>} names an evidence Job,
- *     {@code fenced/<key>} holds a {@link FencedGpu})
+ * @param holds what the episode holds off its node (a silence, a GPU fence, an evidence Job), by the key of the step
+ *     that took it ({@code handed_over/<key>}: one an earlier episode of the same node handed over); the ledger sees
+ *     each as a holding with its holders ({@link NodeLedger#holdings})
+ * @param notified the keys of the steps whose notification was sent (recorded before it is queued)
  * @param matched the playbook the alert matched; {@code playbook} runs it (another after an escalation)
  */
 public record Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
     Progress progress, SortedMap<String, String> labels, SortedMap<String, String> annotations,
-    SortedMap<String, String> outbound, String matched) {
-  /** The key prefix of a held silence. */
-  static final String SILENCE_PREFIX = "silence/";
-  /** The key prefix of a notification sent. */
-  static final String NOTIFY_PREFIX = "notify/";
-  /** The key prefix of an evidence Job a {@code collect} step created. */
-  static final String EVIDENCE_PREFIX = "evidence/";
-  /** The key prefix of a GPU a {@code fence_gpu} step fenced. */
-  static final String FENCED_PREFIX = "fenced/";
-  private static final String SENT = "sent";
+    SortedMap<String, Held> holds, SortedSet<String> notified, String matched) {
+  /** The step key prefix of a holding handed over by an earlier episode. */
+  public static final String HANDED_OVER = "handed_over/";
   /** The most labels or annotations an episode keeps, and the most characters of each value. */
   public static final int CONTEXT_ENTRIES = 64;
   /** The most characters of a kept label or annotation value. */
@@ -49,7 +44,8 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
     Objects.requireNonNull(progress, "progress");
     labels = capped(labels);
     annotations = capped(annotations);
-    outbound = Collections.unmodifiableSortedMap(new TreeMap<>(outbound == null ? Map.of() : outbound));
+    holds = Collections.unmodifiableSortedMap(once(holds == null ? Map.of() : holds));
+    notified = Collections.unmodifiableSortedSet(new TreeSet<>(notified == null ? Set.of() : notified));
     matched = matched == null || matched.isEmpty() ? playbook : matched;
   }
 
@@ -58,115 +54,124 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
     this(fingerprint, alertname, playbook, startsAt, since, Progress.settled(since), Map.of(), Map.of());
   }
 
-  /** Builds from any maps, with nothing done outside Kubernetes yet. */
+  /** Builds from any maps, holding nothing yet. */
   public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
       Progress progress, Map<String, String> labels, Map<String, String> annotations) {
-    this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, Map.of(), null);
+    this(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, null);
   }
 
-  /** Builds from any maps (capped and copied), for an alert that matched {@code matched} (null: {@code playbook}). */
+  /** Builds from any maps (capped and copied), holding nothing yet, for an alert that matched {@code matched}. */
   public Episode(String fingerprint, String alertname, String playbook, Instant startsAt, Instant since,
-      Progress progress, Map<String, String> labels, Map<String, String> annotations, Map<String, String> outbound,
-      String matched) {
+      Progress progress, Map<String, String> labels, Map<String, String> annotations, String matched) {
     this(fingerprint, alertname, playbook, startsAt, since, progress, new TreeMap<>(labels), new TreeMap<>(annotations),
-        new TreeMap<>(outbound), matched);
+        new TreeMap<>(), new TreeSet<>(), matched);
   }
 
   /** The same episode at another point of its progress. */
   public Episode with(Progress p) {
-    return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations, outbound, matched);
-  }
-
-  /** The same episode run by another playbook (an escalation), from its first step; what it holds outside stays. */
-  public Episode escalatedTo(String other, Progress p) {
-    return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations, outbound, matched);
-  }
-
-  /** The same episode with an outbound entry set (a value) or removed (null). */
-  private Episode withOutbound(String key, String value) {
-    TreeMap<String, String> next = new TreeMap<>(outbound);
-    if (value == null) {
-      next.remove(key);
-    } else {
-      next.put(key, value);
-    }
-    return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, next,
+    return new Episode(fingerprint, alertname, playbook, startsAt, since, p, labels, annotations, holds, notified,
         matched);
+  }
+
+  /** The same episode run by another playbook (an escalation), from its first step; what it holds stays. */
+  public Episode escalatedTo(String other, Progress p) {
+    return new Episode(fingerprint, alertname, other, startsAt, since, p, labels, annotations, holds, notified,
+        matched);
+  }
+
+  private Episode holding(SortedMap<String, Held> next) {
+    return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, next, notified,
+        matched);
+  }
+
+  /** The same episode holding {@code held} for its step {@code stepKey} (replacing what that step held). */
+  public Episode withHeld(String stepKey, Held held) {
+    TreeMap<String, Held> next = new TreeMap<>(holds);
+    next.put(stepKey, held);
+    return holding(next);
+  }
+
+  /** The same episode no longer holding what its step {@code stepKey} held (it was lost, or given back). */
+  public Episode withoutHeld(String stepKey) {
+    TreeMap<String, Held> next = new TreeMap<>(holds);
+    next.remove(stepKey);
+    return holding(next);
+  }
+
+  /** The same episode holding nothing of {@code kind} any more (given back by a step). */
+  public Episode withoutKind(String kind) {
+    TreeMap<String, Held> next = new TreeMap<>(holds);
+    next.values().removeIf(h -> h.kind().equals(kind));
+    return holding(next);
+  }
+
+  /**
+   * The same episode holding, besides its own, what {@code earlier} (an episode it replaces on the node) holds of
+   * {@code kind}: an added holder, so the thing is never given back between the two.
+   */
+  public Episode handedOver(Episode earlier, String kind) {
+    TreeMap<String, Held> next = new TreeMap<>(holds);
+    earlier.holds.forEach((key, h) -> {
+      if (h.kind().equals(kind)) {
+        next.put(key.startsWith(HANDED_OVER) ? key : HANDED_OVER + key, h);
+      }
+    });
+    return holding(next);
+  }
+
+  /** What the episode holds of {@code kind}, in step order. */
+  public List<Held> held(String kind) {
+    return holds.values().stream().filter(h -> h.kind().equals(kind)).toList();
   }
 
   /** The silence the episode's step {@code stepKey} holds, if any. */
   public Optional<HeldSilence> silence(String stepKey) {
-    return Optional.ofNullable(outbound.get(SILENCE_PREFIX + stepKey)).map(HeldSilence::parse);
+    return Optional.ofNullable(holds.get(stepKey)).flatMap(HeldSilence::of);
   }
 
   /** The same episode holding this silence for its step {@code stepKey}, or none (null: it was lost). */
   public Episode withSilence(String stepKey, HeldSilence held) {
-    return withOutbound(SILENCE_PREFIX + stepKey, held == null ? null : held.value());
+    return held == null ? withoutHeld(stepKey) : withHeld(stepKey, held.held());
   }
 
   /** Whether the notification of the episode's step {@code stepKey} was sent (recorded before it is queued). */
   public boolean notified(String stepKey) {
-    return outbound.containsKey(NOTIFY_PREFIX + stepKey);
+    return notified.contains(stepKey);
   }
 
   /** The same episode with its step {@code stepKey}'s notification recorded as sent. */
   public Episode withNotified(String stepKey) {
-    return withOutbound(NOTIFY_PREFIX + stepKey, SENT);
+    TreeSet<String> next = new TreeSet<>(notified);
+    next.add(stepKey);
+    return new Episode(fingerprint, alertname, playbook, startsAt, since, progress, labels, annotations, holds, next,
+        matched);
   }
 
-  /** The same episode with the evidence Job ({@code namespace/name}) its step {@code stepKey} created. */
-  public Episode withEvidence(String stepKey, String job) {
-    return withOutbound(EVIDENCE_PREFIX + stepKey, job);
-  }
-
-  /** The evidence Jobs the episode's collect steps created ({@code namespace/name}), by their steps' keys. */
+  /** The evidence Jobs the episode's collect steps created, as people read them ({@link EvidenceJob#toString}). */
   public List<String> evidence() {
-    return outbound.entrySet().stream().filter(o -> o.getKey().startsWith(EVIDENCE_PREFIX)).map(Map.Entry::getValue)
-        .toList();
+    return holds.values().stream().flatMap(h -> EvidenceJob.of(h).stream()).map(EvidenceJob::toString).toList();
   }
 
-  /** The same episode with the GPU its step {@code stepKey} fenced. */
-  public Episode withFenced(String stepKey, FencedGpu gpu) {
-    return withOutbound(FENCED_PREFIX + stepKey, gpu.value());
-  }
-
-  /** The same episode with none of its GPUs fenced any more (its rules were deleted). */
-  public Episode withoutFenced() {
-    Episode out = this;
-    for (String key : outbound.keySet()) {
-      if (key.startsWith(FENCED_PREFIX)) {
-        out = out.withOutbound(key, null);
-      }
-    }
-    return out;
-  }
-
-  /** The same episode holding the GPUs {@code earlier} (an episode of the same alert it replaces) fenced. */
-  public Episode holdingFencesOf(Episode earlier) {
-    Episode out = this;
-    for (Map.Entry<String, String> o : earlier.outbound.entrySet()) {
-      if (o.getKey().startsWith(FENCED_PREFIX)) {
-        out = out.withOutbound(FENCED_PREFIX + "inherited/" + o.getKey().substring(FENCED_PREFIX.length()), o.getValue());
-      }
-    }
-    return out;
-  }
-
-  /** The GPUs the episode's fence_gpu steps fenced, in step order. */
+  /** The GPUs the episode's fence_gpu steps fenced (and those handed over to it), in step order. */
   public List<FencedGpu> fenced() {
-    return outbound.entrySet().stream().filter(o -> o.getKey().startsWith(FENCED_PREFIX))
-        .flatMap(o -> FencedGpu.parse(o.getValue()).stream()).toList();
+    return holds.values().stream().flatMap(h -> FencedGpu.of(h).stream()).toList();
   }
 
   /** The ids of the silences the episode holds. */
   public List<String> silenceIds() {
-    List<String> ids = new ArrayList<>();
-    outbound.forEach((k, v) -> {
-      if (k.startsWith(SILENCE_PREFIX) && !v.isBlank()) {
-        ids.add(v.split(" ", 2)[0]);
+    return held(HeldSilence.KIND).stream().map(Held::name).toList();
+  }
+
+  /** Each held thing once, under the first step key (in order) that holds it: the ledger keeps one holder per episode. */
+  private static TreeMap<String, Held> once(Map<String, Held> holds) {
+    TreeMap<String, Held> out = new TreeMap<>();
+    Set<String> seen = new TreeSet<>();
+    new TreeMap<>(holds).forEach((step, h) -> {
+      if (seen.add(h.key())) {
+        out.put(step, h);
       }
     });
-    return ids;
+    return out;
   }
 
   private static SortedMap<String, String> capped(Map<String, String> in) {

@@ -59,13 +59,18 @@ public record LedgerLimits(int maxBytes, int maxEpisodesPerNode) {
 
   /** The ledger's stored size, about: what the limits count. */
   public static long bytes(NodeLedger ledger) {
-    long n = 64L + (long) ledger.history().size() * PAST_EPISODE + ledger.expiring().size() * 48L;
+    long n = 64L + (long) ledger.history().size() * PAST_EPISODE;
+    for (Held h : ledger.unheld()) {
+      n += h.key().length() + h.value().length() + 24;
+    }
     for (Map.Entry<String, NodeLedger.Claim> c : ledger.claims().entrySet()) {
       n += c.getKey().length() + 32 + c.getValue().holders().stream().mapToLong(h -> h.length() + 3).sum();
     }
     for (Episode e : ledger.episodes().values()) {
       n += episodeBytes(e.labels(), e.annotations());
-      n += e.outbound().entrySet().stream().mapToLong(o -> o.getKey().length() + o.getValue().length() + 6).sum();
+      n += e.holds().entrySet().stream().mapToLong(o -> o.getKey().length() + o.getValue().key().length()
+          + o.getValue().value().length() + 30).sum();
+      n += e.notified().stream().mapToLong(step -> step.length() + 3).sum();
     }
     return n;
   }

@@ -44,7 +44,7 @@ final class Runs {
       List<String> warnings) {
     Task task = new Task(spec.kind(), 2, T, 1, handle, Optional.empty());
     Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-repair", T.minusSeconds(60), T,
-        Progress.startingIn(Stage.REPAIRING, T, 2, "").running(task), Map.of(), Map.of(), Map.of(), "gpu-repair");
+        Progress.startingIn(Stage.REPAIRING, T, 2, "").running(task), Map.of(), Map.of(), "gpu-repair");
     Playbook playbook = new Playbook("gpu-repair", "", List.of(), List.of(), false, Optional.empty(), Optional.empty(),
         List.of(spec), List.of(), Optional.empty(), "");
     return new LongStepRun<>(node, e, playbook, spec, task, now, ports, (reason, message) -> warnings.add(reason));

@@ -12,6 +12,7 @@ import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.HeldSilence;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.LocalAlertmanager;
@@ -163,8 +164,8 @@ class AlertmanagerSilencesTest {
 
     // The ledger lost its record (a write that failed after Alertmanager answered): found by its marker, not doubled.
     Episode e = restarted.episode(NODE);
-    String key = e.outbound().keySet().stream().filter(k -> k.startsWith("silence/")).findFirst().orElseThrow()
-        .substring("silence/".length());
+    String key = e.holds().entrySet().stream().filter(held -> held.getValue().kind().equals(HeldSilence.KIND))
+        .map(Map.Entry::getKey).findFirst().orElseThrow();
     assertThat(e.silence(key)).isPresent();
     new EpisodeWriter(restarted.cluster, () -> true, restarted.clock).replace(NODE, e, e.withSilence(key, null));
     restarted.look(NODE);
@@ -184,7 +185,7 @@ class AlertmanagerSilencesTest {
     restarted.fire(Alerts.resolved(xid()));
     restarted.look(NODE);
     assertThat(silences(am, "active")).isEmpty();
-    assertThat(restarted.node(NODE).ledger().expiring()).isEmpty();
+    assertThat(restarted.node(NODE).ledger().unheld()).isEmpty();
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(state(am, "GpuThermal", NODE)).isEqualTo("active"));
     restarted.look(NODE);
     assertThat(silences(am, "active")).isEmpty();
@@ -231,10 +232,10 @@ class AlertmanagerSilencesTest {
           "{\"v\":1,\"claims\":{},\"episodes\":{},\"expiring_silences\":[\"" + id + "\"]}"));
       return n;
     });
-    await().atMost(Duration.ofSeconds(10)).until(() -> !h.node(NODE).ledger().expiring().isEmpty());
+    await().atMost(Duration.ofSeconds(10)).until(() -> !h.node(NODE).ledger().unheld().isEmpty());
     h.look(NODE);
     assertThat(silences(am, "active")).extracting(x -> x.getString("id")).as("theirs, still active").containsExactly(id);
-    assertThat(h.node(NODE).ledger().expiring()).as("not ours: forgotten").isEmpty();
+    assertThat(h.node(NODE).ledger().unheld()).as("not ours: forgotten").isEmpty();
   }
 
   @Test

@@ -32,8 +32,8 @@ class OutsideWatchesTest {
   @SuppressWarnings("unchecked")
   void aDeletedRuleLooksAtTheNodeWhoseEpisodeFencedWithIt() throws Exception {
     Instant t = Instant.parse("2026-11-22T10:00:00Z");
-    Episode fenced = new Episode("fp1", "GpuXidHardwareError", "gpu-dra-xid-reset", t, t).withFenced(
-        "gpu-dra-xid-reset/actions/1", new FencedGpu("gpu.nvidia.com", "gpu-node-1", "gpu-3", "GPU-1", "rule-1"));
+    Episode fenced = new Episode("fp1", "GpuXidHardwareError", "gpu-dra-xid-reset", t, t).withHeld(
+        "gpu-dra-xid-reset/actions/1", new FencedGpu("gpu.nvidia.com", "gpu-node-1", "gpu-3", "GPU-1", "rule-1").held());
     InMemoryCluster cluster = new InMemoryCluster(List.of(NodeInfo.named("gpu-node-0", Map.of()), withEpisode(
         NodeInfo.named("gpu-node-1", Map.of()), fenced)));
     AtomicReference<Consumer<String>> told = new AtomicReference<>();

@@ -136,7 +136,7 @@ class LedgerTrustMockTest {
     }
     // What today's release left: the same ledger, unsigned, and no record of a re-signing.
     String unsigned = SignedLedgers.ledger(annotation("gpu-node-1"));
-    assertThat(unsigned).startsWith("{\"v\":1,").contains(xid.fingerprint());
+    assertThat(unsigned).startsWith("{\"v\":2,\"claims\"").contains(xid.fingerprint());
     writeLedger("gpu-node-1", unsigned);
     client.configMaps().inNamespace("gpu-remediator").withName(STATE).edit(cm -> {
       cm.getData().remove("ledgers-signed-since");
