@@ -8,7 +8,8 @@ import java.util.function.Consumer;
 
 /**
  * The port to DRA for fencing one GPU. Reads go to the API server (a fence is rare; its correctness matters more than
- * a cache). Synchronous, thread-safe; every failure is a {@link ClusterException}.
+ * a cache), except a rule of ours while {@link #watchRules} runs: a fenced episode reads its rule at every look, and
+ * the watch already holds it. Synchronous, thread-safe; every failure is a {@link ClusterException}.
  */
 public interface Devices {
   /** A cluster without DRA: no node publishes a device, and nothing can be fenced. */
@@ -44,8 +45,8 @@ public interface Devices {
 
   /**
    * Watches our DeviceTaintRules (labelled managed by us) and tells {@code deleted} the name of each one deleted, on the
-   * watch's thread (keep it quick). Closing the result stops the watch. Without a watch (the default), a deleted rule is
-   * found at the episode's next look.
+   * watch's thread (keep it quick); while it runs, {@link #rule} reads from it. Closing the result stops the watch.
+   * Without a watch (the default), a deleted rule is found at the episode's next look.
    */
   default AutoCloseable watchRules(Consumer<String> deleted) {
     return () -> { };
@@ -75,7 +76,10 @@ public interface Devices {
   /** Creates the rule; one already there under its name is left as it is (the call is idempotent). */
   void fence(FenceRule rule) throws ClusterException;
 
-  /** The rule of this name, or empty when there is none (never written, or deleted by a human). */
+  /**
+   * The rule of this name, or empty when there is none (never written, or deleted by a human): from the watch of our
+   * rules where it holds the rule, else from the API server.
+   */
   Optional<FenceRule> rule(String name) throws ClusterException;
 
   /**

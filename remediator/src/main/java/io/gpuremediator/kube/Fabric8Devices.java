@@ -10,8 +10,6 @@ import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuremediator.device.Device;
 import io.gpuremediator.device.DeviceRef;
@@ -19,7 +17,6 @@ import io.gpuremediator.device.DeviceTaint;
 import io.gpuremediator.device.Devices;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,8 +33,9 @@ import java.util.function.Consumer;
  * ResourceSlices are listed by the fields the API server supports for them ({@code spec.nodeName}, {@code spec.driver});
  * a device's holders are found through the node's pods (by {@code spec.nodeName}) and the claims they name, each read
  * for its allocation and {@code status.reservedFor} (no field selects claims by device, and listing every claim of a
- * large cluster at each look would cost the API server more than the node's few). Every call takes its place in the API budget the other adapters share; our rules are also
- * watched (list and watch, by our label), so a human's delete is looked at when it happens.
+ * large cluster at each look would cost the API server more than the node's few). Every call takes its place in the
+ * API budget the other adapters share. Our rules are also watched (list and watch, by our label): a human's delete is
+ * looked at when it happens, and a look reads a rule from the watch's store.
  */
 final class Fabric8Devices implements Devices {
   private static final ObjectMapper JSON = Serialization.jsonMapper();
@@ -50,6 +48,8 @@ final class Fabric8Devices implements Devices {
   private final KubernetesClient client;
   private final ApiBudget budget;
   private final PublishedWatches published;
+  /** The watch of our rules while one runs: the cache {@link #rule} reads first. */
+  private volatile RuleWatch rules;
 
   Fabric8Devices(KubernetesClient client, ApiBudget budget) {
     this.client = client;
@@ -134,12 +134,19 @@ final class Fabric8Devices implements Devices {
 
   @Override
   public Optional<FenceRule> rule(String name) throws ClusterException {
-    GenericKubernetesResource found;
+    RuleWatch watch = rules;
+    Optional<GenericKubernetesResource> cached = watch == null ? Optional.empty() : watch.cached(name);
+    if (cached.isPresent()) {
+      return fenceRule(name, cached.get());
+    }
     try {
-      found = budget.read(() -> client.genericKubernetesResources(RULES).withName(name).get());
+      return fenceRule(name, budget.read(() -> client.genericKubernetesResources(RULES).withName(name).get()));
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("read DeviceTaintRule " + name, e);
     }
+  }
+
+  private static Optional<FenceRule> fenceRule(String name, GenericKubernetesResource found) {
     if (found == null || found.getMetadata().getDeletionTimestamp() != null) {
       return Optional.empty();
     }
@@ -253,23 +260,14 @@ final class Fabric8Devices implements Devices {
 
   @Override
   public AutoCloseable watchRules(Consumer<String> deleted) {
-    SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(RULES)
-        .withLabel(NodeKeys.MANAGED_LABEL, "true").runnableInformer(0);
-    informer.exceptionHandler((started, t) -> true);
-    informer.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(GenericKubernetesResource rule) {}
-
-      @Override
-      public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource rule) {}
-
-      @Override
-      public void onDelete(GenericKubernetesResource rule, boolean finalStateUnknown) {
-        deleted.accept(rule.getMetadata().getName());
+    RuleWatch watch = RuleWatch.start(client, RULES, deleted);
+    rules = watch;
+    return () -> {
+      if (rules == watch) {
+        rules = null;
       }
-    });
-    informer.start();
-    return informer::stop;
+      watch.close();
+    };
   }
 
   private static DeviceTaint taint(JsonNode t) {

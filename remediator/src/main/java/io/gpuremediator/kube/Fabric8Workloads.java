@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
-import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watcher;
@@ -21,13 +20,11 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobRun;
-import io.gpuremediator.workload.JobState;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +44,8 @@ final class Fabric8Workloads implements Workloads {
 
   private final KubernetesClient client;
   private final ApiBudget budget;
+  /** The watch of our Jobs while one runs: the cache {@link #job} reads first. */
+  private volatile JobWatch jobs;
 
   Fabric8Workloads(KubernetesClient client, ApiBudget budget) {
     this.client = client;
@@ -202,29 +201,17 @@ final class Fabric8Workloads implements Workloads {
 
   @Override
   public Optional<JobRun> job(String namespace, String name) throws ClusterException {
-    Job job;
+    JobWatch watch = jobs;
+    Optional<Job> cached = watch == null || !watch.namespace().equals(namespace) ? Optional.empty()
+        : watch.cached(name);
+    if (cached.isPresent()) {
+      return JobWatch.runOf(cached.get());
+    }
     try {
-      job = budget.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get());
+      return JobWatch.runOf(budget.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get()));
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("read job " + namespace + "/" + name, e);
     }
-    if (job == null || job.getMetadata().getDeletionTimestamp() != null) {
-      return Optional.empty();
-    }
-    String stamped = job.getMetadata().getCreationTimestamp(); // every API server stamps it; none: old, a wait is over
-    Instant created = stamped == null ? Instant.EPOCH : Instant.parse(stamped);
-    List<JobCondition> conditions = job.getStatus() == null || job.getStatus().getConditions() == null ? List.of()
-        : job.getStatus().getConditions();
-    for (JobCondition c : conditions) {
-      if ("True".equals(c.getStatus()) && "Complete".equals(c.getType())) {
-        return Optional.of(new JobRun(JobState.SUCCEEDED, created));
-      }
-      if ("True".equals(c.getStatus()) && "Failed".equals(c.getType())) {
-        return Optional.of(new JobRun("DeadlineExceeded".equals(c.getReason()) ? JobState.TIMED_OUT : JobState.FAILED,
-            created));
-      }
-    }
-    return Optional.of(new JobRun(JobState.RUNNING, created));
   }
 
   /** Read raw: fabric8's getLog() may first watch the pod until it is ready, a call (and a grant) we do not want. */
@@ -276,6 +263,13 @@ final class Fabric8Workloads implements Workloads {
 
   @Override
   public AutoCloseable watchJobs(String namespace, String label, Consumer<String> node) {
-    return JobWatch.start(client, namespace, label, node);
+    JobWatch watch = JobWatch.start(client, namespace, label, node);
+    jobs = watch;
+    return () -> {
+      if (jobs == watch) {
+        jobs = null;
+      }
+      watch.close();
+    };
   }
 }

@@ -19,7 +19,10 @@ public interface Workloads {
   /** Creates the Job; one that already exists under this name is left as it is (the call is idempotent). */
   void createJob(NodeJob job) throws ClusterException;
 
-  /** The Job's state and age, or empty when no Job of this name exists (lost or deleted). */
+  /**
+   * The Job's state and age, or empty when no Job of this name exists (lost or deleted): from the watch of
+   * {@link #watchJobs} where it holds the Job, else from the API server.
+   */
   Optional<JobRun> job(String namespace, String name) throws ClusterException;
 
   /** The last {@code lines} lines of the log of the Job's pod, or empty when there is none to read. */
@@ -30,7 +33,8 @@ public interface Workloads {
 
   /**
    * Watches the Jobs of {@code namespace} that carry {@code label}, and tells {@code node} the node a Job is pinned to
-   * whenever one changes or goes (on the watch's thread: keep it quick). Closing the result stops the watch.
+   * whenever one changes or goes (on the watch's thread: keep it quick); while it runs, {@link #job} reads from it.
+   * Closing the result stops the watch.
    */
   AutoCloseable watchJobs(String namespace, String label, Consumer<String> node);
 

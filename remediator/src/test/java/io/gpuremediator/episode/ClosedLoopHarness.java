@@ -31,6 +31,7 @@ import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.Tokens;
 import io.gpuremediator.value.Budget;
+import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -105,6 +106,8 @@ final class ClosedLoopHarness implements AutoCloseable {
   final EpisodeLoop loop;
   /** The devices the loop reads (its ResourceSlice watch). */
   final Devices devices;
+  /** The pods and Jobs the loop reads. */
+  final Workloads workloads;
   final HumanControls controls;
   final PlaybookSet playbooks;
   private final Set<String> replaceProviders;
@@ -205,7 +208,8 @@ final class ClosedLoopHarness implements AutoCloseable {
     await().atMost(Duration.ofSeconds(20)).until(() -> cluster.isReady() && cluster.nodes().size() == nodes);
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
     devices = KubeApi.of(client).devices();
-    loop = new EpisodeLoop(cluster, KubeApi.of(client).workloads(), devices, () -> playbooks,
+    workloads = KubeApi.of(client).workloads();
+    loop = new EpisodeLoop(cluster, workloads, devices, () -> playbooks,
         () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2, deferTo, fencing),
