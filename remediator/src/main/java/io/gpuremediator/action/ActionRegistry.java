@@ -2,6 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.action.NotifyAction.NotifySpec;
 import io.gpuremediator.action.SilenceAction.SilenceSpec;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.TaintEffect;
 import io.gpuremediator.outbound.SilenceRequest;
@@ -114,7 +115,7 @@ public final class ActionRegistry {
    * Takes the place the GPU a fence step fences needs in the GPU limits, asked when its episode is admitted: empty when
    * the step fences nothing, its GPU cannot be rendered yet (the step says so when it runs), or there is room.
    */
-  public static Optional<GpuBudget.Refusal> gpuRoom(ActionSpec spec, TemplateContext ctx, GpuBudget gpus, String node,
+  public static Optional<Refusal> gpuRoom(ActionSpec spec, TemplateContext ctx, GpuBudget gpus, String node,
       Instant now) {
     return spec instanceof FenceGpuAction.FenceGpuSpec f ? FenceGpuAction.room(f, ctx, gpus, node, now) : Optional.empty();
   }

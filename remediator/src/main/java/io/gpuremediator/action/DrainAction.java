@@ -2,6 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.LongStepSpec;
@@ -114,9 +115,9 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
   @Override
   public StepStart start(LongStepRun<DrainSpec> run) {
     StepPorts ports = run.ports();
-    Optional<String> full = ports.limits().drains().take(run.node(), run.now(), ports.cluster());
+    Optional<Refusal> full = ports.limits().drains().take(run.node(), "", run.now());
     if (full.isPresent()) {
-      return new StepStart.Wait(Reason.MAX_DRAINING, "waiting for a drain slot: " + full.get(), true);
+      return new StepStart.Wait(full.get().reason(), "waiting for a drain slot: " + full.get().detail(), true);
     }
     return new StepStart.Go("drain started", Optional.of("drain started (" + run.spec().mode().code() + ", timeout "
         + Durations.format(run.spec().timeout()) + ")"));

@@ -2,6 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.device.Device;
 import io.gpuremediator.device.DeviceRef;
@@ -110,7 +111,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
     } catch (RenderException e) {
       return new StepStart.Impossible(Reason.TEMPLATE_INVALID, "fence_gpu on " + run.node() + ": " + e.getMessage());
     }
-    Optional<GpuBudget.Refusal> refused = run.ports().limits().gpus().take(run.node(), gpu, run.now());
+    Optional<Refusal> refused = run.ports().limits().gpus().take(run.node(), gpu, run.now());
     if (refused.isPresent() && refused.get().reason() == Reason.FENCED_PER_NODE) {
       return new StepStart.Failed(Reason.FENCED_PER_NODE, "GPU " + gpu + " of " + run.node() + " not fenced: "
           + refused.get().detail());
@@ -125,7 +126,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
   }
 
   /** The fence's GPU place, taken as {@link #start} takes it (a place taken twice is one); empty when it renders nothing. */
-  static Optional<GpuBudget.Refusal> room(FenceGpuSpec spec, TemplateContext ctx, GpuBudget gpus, String node,
+  static Optional<Refusal> room(FenceGpuSpec spec, TemplateContext ctx, GpuBudget gpus, String node,
       Instant now) {
     try {
       return gpus.take(node, gpu(spec, ctx), now);

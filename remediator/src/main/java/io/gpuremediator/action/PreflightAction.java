@@ -1,6 +1,7 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Phase;
@@ -81,9 +82,9 @@ public final class PreflightAction extends BackgroundKind<PreflightAction.Prefli
   @Override
   public StepStart start(LongStepRun<PreflightSpec> run) {
     StepPorts ports = run.ports();
-    Optional<String> full = ports.limits().preflights().take(run.node(), run.now(), ports.cluster());
+    Optional<Refusal> full = ports.limits().preflights().take(run.node(), "", run.now());
     if (full.isPresent()) {
-      return new StepStart.Wait(Reason.PREFLIGHT_WAITING, "waiting for a pre-flight slot: " + full.get(), false);
+      return new StepStart.Wait(full.get().reason(), "waiting for a pre-flight slot: " + full.get().detail(), false);
     }
     return new StepStart.Go("creating the pre-flight job", Optional.empty());
   }

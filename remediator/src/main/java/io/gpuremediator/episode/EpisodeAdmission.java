@@ -76,7 +76,7 @@ final class EpisodeAdmission {
   }
 
   /** The GPU place of the first long step when it fences a GPU; one a node cannot take more of is the step's to fail. */
-  private Optional<GpuBudget.Refusal> gpuRoom(Alert alert, String node, List<ActionSpec> specs) {
+  private Optional<Refusal> gpuRoom(Alert alert, String node, List<ActionSpec> specs) {
     TemplateContext ctx = new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(),
         alert.fingerprint());
     return specs.stream().filter(ActionSpec::isLongStep).findFirst()
@@ -102,7 +102,7 @@ final class EpisodeAdmission {
     if (isDuplicate(node, alert)) {
       return decisions.duplicate(alert, nodeName, playbook.name());
     }
-    Optional<GpuBudget.Refusal> noGpu = gpuRoom(alert, nodeName, specs);
+    Optional<Refusal> noGpu = gpuRoom(alert, nodeName, specs);
     if (noGpu.isPresent()) {
       return decisions.decision(alert, nodeName, playbook.name(), noGpu.get().reason(), note + noGpu.get().detail(), List.of());
     }

@@ -8,6 +8,7 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.threads.DaemonThreads;
@@ -101,7 +102,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     // The ResourceSlice watch lists here, never on a webhook's or page's thread; it is stopped with us.
     this.published = devices.watchPublished(settings.fencing().dra().driver());
-    this.ports = new StepPorts(cluster, workloads, devices, outside, LoopLimits.of(settings, selected, devices, replacements),
+    this.ports = new StepPorts(cluster, workloads, devices, outside, LoopLimits.of(settings, cluster, selected, devices, replacements),
         settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra(),
         settings.evidenceStore());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
@@ -261,6 +262,11 @@ public final class EpisodeLoop implements AutoCloseable {
   /** The episodes' moves, for the human controls. */
   EpisodeMoves moves() {
     return moves;
+  }
+
+  /** The limits the loop's steps take a place in, for the safety gate to show beside its own. */
+  public StepLimits limits() {
+    return ports.limits();
   }
 
   /** What the steps act through, for the human controls (a release gives back what a step holds). */

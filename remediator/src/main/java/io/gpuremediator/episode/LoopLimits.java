@@ -2,6 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.PreflightAction;
 import io.gpuremediator.device.Devices;
+import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.GpuCounts;
@@ -22,15 +23,15 @@ final class LoopLimits {
   private LoopLimits() {}
 
   /** The limits of a loop with these settings over the {@code selected} nodes. */
-  static StepLimits of(LoopSettings settings, Supplier<List<NodeInfo>> selected, Devices devices,
+  static StepLimits of(LoopSettings settings, Cluster cluster, Supplier<List<NodeInfo>> selected, Devices devices,
       ReplaceBudget replacements) {
     Duration settle = settings.interval().multipliedBy(3);
     String driver = settings.fencing().dra().driver();
     return new StepLimits(
-        new Slots(settle, e -> e.progress().stage() == Stage.DRAINING, "are draining (safety.max_draining)",
-            () -> settings.maxDraining().of(selected.get().size())),
-        new Slots(settle, PreflightAction::holdsSlot, "run a pre-flight job (preflight.max_concurrent)",
-            () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0)),
+        new Slots(StepLimits.DRAINS, settle, e -> e.progress().stage() == Stage.DRAINING,
+            () -> settings.maxDraining().of(selected.get().size()), cluster::nodes),
+        new Slots(StepLimits.PREFLIGHTS, settle, PreflightAction::holdsSlot,
+            () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0), cluster::nodes),
         replacements, new GpuBudget(settle, settings.fencing().maxUnavailableGpus(),
             settings.fencing().maxFencedPerNode(), selected, GpuCounts.publishedFirst(n -> devices.publishedGpus(n, driver))));
   }

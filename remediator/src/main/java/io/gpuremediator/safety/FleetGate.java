@@ -36,6 +36,8 @@ public final class FleetGate implements SafetyGate {
   private final DomainIncidents incidents;
   private final FleetAdmission admission;
   private final ReplaceRateLimit replacements;
+  /** The loop's step limits, shown beside the admission's rows once the loop is built. */
+  private volatile StepLimits steps = StepLimits.onlyReplacing(ReplaceBudget.NONE);
 
   /**
    * Creates the gate, storing on the caller's thread.
@@ -186,6 +188,11 @@ public final class FleetGate implements SafetyGate {
     return incidents.reset(label, value, valueNodes, by);
   }
 
+  /** Shows what the loop's step limits (its drain and pre-flight slots) have used, in {@link #snapshot}'s rows. */
+  public void showing(StepLimits loopLimits) {
+    steps = loopLimits;
+  }
+
   /** Budgets used and left, the breaker, the pause and the open incidents. */
   public SafetySnapshot snapshot() {
     // Without the lock (the status page reads this every second): the state is immutable and published
@@ -204,6 +211,7 @@ public final class FleetGate implements SafetyGate {
     FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
     usage.addAll(ReplaceRateLimit.usage(fleet));
     usage.add(GpuBudget.usage(nodes, limits.maxUnavailableGpus(), selected.gpuCounts()));
+    usage.addAll(steps.slotUsage(at));
     return new SafetySnapshot(g.loaded, nodes.size(), unavailable.size(), limits.maxUnavailable().of(nodes.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),

@@ -1,6 +1,7 @@
 package io.gpuremediator.safety;
 
 import io.gpuremediator.decision.Reason;
+import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
@@ -26,7 +27,7 @@ import java.util.function.Supplier;
  * whose count cannot be read is never guessed: a fence that needs it (every selected node's, for a percentage; an
  * unavailable node's, always) waits, {@code gpu_count_unknown}.
  */
-public final class GpuBudget {
+public final class GpuBudget implements StepLimit {
   /** The label GPU Feature Discovery writes with the node's GPU count. */
   public static final String COUNT_LABEL = GpuCounts.COUNT_LABEL;
   /** How many nodes a refusal names of those it cannot count. */
@@ -38,9 +39,6 @@ public final class GpuBudget {
   private final int maxFencedPerNode;
   private final Supplier<List<NodeInfo>> selected;
   private final GpuCounts counts;
-
-  /** Why a fence may not take a place: the reason code, and what was counted. */
-  public record Refusal(Reason reason, String detail) {}
 
   /**
    * @param settle how long a place counts on its own before the cache must show the fence
@@ -70,6 +68,7 @@ public final class GpuBudget {
    * when the node already has {@code max_fenced_per_node} GPUs fenced (by other episodes), {@code gpu_budget_exhausted}
    * when the fleet has no GPU to spare. A GPU already fenced, or already given a place, takes none again.
    */
+  @Override
   public Optional<Refusal> take(String node, String gpu, Instant now) {
     return place(node, gpu, now, true);
   }
@@ -123,6 +122,11 @@ public final class GpuBudget {
     return Optional.empty();
   }
 
+  @Override
+  public List<LimitUsage> usage(Instant now) {
+    return List.of(usage(selected.get(), maxUnavailableGpus, counts));
+  }
+
   /** What {@code safety.max_unavailable_gpus} has used of what it allows, for the page, the API and the metrics. */
   static LimitUsage usage(List<NodeInfo> selected, Budget maxUnavailableGpus, GpuCounts counts) {
     Count c = count(selected, counts);
@@ -169,6 +173,7 @@ public final class GpuBudget {
   }
 
   /** The node's fence was written (the cache shows it), failed, or was never written: its places are given back. */
+  @Override
   public void release(String node) {
     admitted.keySet().removeIf(k -> k.startsWith(node + "/"));
   }

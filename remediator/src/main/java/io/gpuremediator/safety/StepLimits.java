@@ -1,5 +1,9 @@
 package io.gpuremediator.safety;
 
+import io.gpuremediator.decision.Reason;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,8 +21,30 @@ public record StepLimits(Slots drains, Slots preflights, ReplaceBudget replaceme
     Objects.requireNonNull(gpus, "gpus");
   }
 
+  /** How the drain slots are named. */
+  public static final Slots.Key DRAINS = new Slots.Key("max_draining", Reason.MAX_DRAINING,
+      "are draining (safety.max_draining)");
+  /** How the pre-flight slots are named. */
+  public static final Slots.Key PREFLIGHTS = new Slots.Key("preflight.max_concurrent", Reason.PREFLIGHT_WAITING,
+      "run a pre-flight job (preflight.max_concurrent)");
+
   /** Limits with no GPU to fence. */
   public StepLimits(Slots drains, Slots preflights, ReplaceBudget replacements) {
     this(drains, preflights, replacements, GpuBudget.none());
+  }
+
+  /** Limits where no step may take a place but a replacement, as {@code replacements} admits it: for a test's loop. */
+  public static StepLimits onlyReplacing(ReplaceBudget replacements) {
+    return new StepLimits(Slots.none(DRAINS), Slots.none(PREFLIGHTS), replacements);
+  }
+
+  /**
+   * What the node-slot limits have used now (drains, pre-flight Jobs); the replacements and the GPUs fenced are counted
+   * by the safety gate from the fleet state and its limits, beside the admission's rows.
+   */
+  public List<LimitUsage> slotUsage(Instant now) {
+    List<LimitUsage> out = new ArrayList<>(drains.usage(now));
+    out.addAll(preflights.usage(now));
+    return out;
   }
 }

@@ -189,6 +189,7 @@ public final class RemediatorService implements AutoCloseable {
                 config.safety().maxFencedPerNode()), config.evidenceStore()),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.replacements());
+    gate.showing(loop.limits());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
     unwatched = UnwatchedNodes.background(cluster, config.nodeSelector(), clock);
     RemediationEngine engine = EngineBuilder.of(reloader::current, cluster,

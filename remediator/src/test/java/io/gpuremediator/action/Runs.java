@@ -5,7 +5,6 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.safety.ReplaceBudget;
-import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
@@ -35,7 +34,7 @@ final class Runs {
 
   /** The ports of these tests: the cluster given, no workloads, the outside given, slots for one node each. */
   static StepPorts ports(Cluster cluster, OutsidePorts outside, ReplaceBudget replacements, Set<String> providers) {
-    StepLimits limits = new StepLimits(Slots.none("are draining"), Slots.none("run a pre-flight job"), replacements);
+    StepLimits limits = StepLimits.onlyReplacing(replacements);
     return new StepPorts(cluster, NO_WORKLOADS, outside, limits, Duration.ofSeconds(5), "gpu-remediator", providers);
   }
 

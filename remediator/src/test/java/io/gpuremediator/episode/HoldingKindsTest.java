@@ -10,7 +10,6 @@ import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.safety.ReplaceBudget;
-import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Held;
@@ -121,7 +120,7 @@ class HoldingKindsTest {
 
   private static StepPorts ports(InMemoryCluster cluster) {
     return new StepPorts(cluster, new InMemoryWorkloads(), Devices.NONE, OutsidePorts.NONE,
-        new StepLimits(Slots.none("d"), Slots.none("p"), ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
+        StepLimits.onlyReplacing(ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
         Set.of(), DraScope.DEFAULT);
   }
 

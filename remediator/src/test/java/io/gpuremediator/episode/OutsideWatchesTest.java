@@ -9,7 +9,6 @@ import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.safety.ReplaceBudget;
-import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
@@ -46,7 +45,7 @@ class OutsideWatchesTest {
           throw new UnsupportedOperationException(method.getName());
         });
     StepPorts ports = new StepPorts(cluster, new InMemoryWorkloads(), devices, OutsidePorts.NONE,
-        new StepLimits(Slots.none("d"), Slots.none("p"), ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
+        StepLimits.onlyReplacing(ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
         Set.of(), DraScope.DEFAULT);
     List<String> looked = new ArrayList<>();
     try (OutsideWatches watches = OutsideWatches.start(ports, cluster, looked::add, () -> { })) {

@@ -14,6 +14,7 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,9 +59,9 @@ class FenceServiceMockTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(client).size() == 1);
       await().atMost(Duration.ofSeconds(20)).until(() -> server.evictionsGranted("ml", "server-2") == 1);
       assertThat(client.nodes().withName(NODE).get().getSpec().getUnschedulable()).isNull();
-      JsonObject node = new JsonObject(service.get("/api/v1/nodes").body()).getJsonArray("nodes").stream()
-          .map(JsonObject.class::cast).filter(n -> n.getString("node").equals(NODE)).findFirst().orElseThrow();
-      assertThat(node.getJsonArray("fenced_gpus").getJsonObject(0).getString("uuid")).isEqualTo(DraObjects.uuid(NODE, 2));
+      // The eviction comes first; the fence is recorded in the ledger write of the same look, just after it.
+      await().atMost(Duration.ofSeconds(20)).until(() -> !fencedGpus(service).isEmpty());
+      assertThat(fencedGpus(service).getJsonObject(0).getString("uuid")).isEqualTo(DraObjects.uuid(NODE, 2));
       JsonObject gpus = new JsonObject(service.get("/api/v1/safety").body()).getJsonArray("limits").stream()
           .map(JsonObject.class::cast).filter(l -> l.getString("limit").equals("max_unavailable_gpus")).findFirst()
           .orElseThrow();
@@ -75,5 +76,11 @@ class FenceServiceMockTest {
           + ".gpu-2 fencing GPU " + DraObjects.uuid(NODE, 2) + " was deleted");
       assertThat(DraObjects.rules(client)).as("nothing is put back").isEmpty();
     }
+  }
+
+  private static JsonArray fencedGpus(RunningService service) throws Exception {
+    return new JsonObject(service.get("/api/v1/nodes").body()).getJsonArray("nodes").stream()
+        .map(JsonObject.class::cast).filter(n -> n.getString("node").equals(NODE)).findFirst().orElseThrow()
+        .getJsonArray("fenced_gpus");
   }
 }

@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
+import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
@@ -43,6 +44,12 @@ class WatchDrivenHandoffMockTest {
     try (RunningService service = new RunningService(config, server, Alerts.liveClock(), "handoff-test-token")) {
       assertThat(service.post(xid)).contains("actions_applied");
       service.awaitStage(NODE, "draining", n -> n.getString("progress").contains("waiting on PDB ml-training/llm-pdb"));
+      JsonObject draining = new JsonObject(service.get("/api/v1/safety").body()).getJsonArray("limits").stream()
+          .map(JsonObject.class::cast).filter(l -> l.getString("limit").equals("max_draining")).findFirst()
+          .orElseThrow();
+      assertThat(draining.getInteger("used")).as("the drain holds its slot").isEqualTo(1);
+      assertThat(draining.getInteger("allowed")).as("max_draining's default: 2").isEqualTo(2);
+      assertThat(service.get("/metrics").body()).contains("remediator_limit_used{limit=\"max_draining\",} 1.0");
 
       // The job moves its pod away by itself (a checkpoint, then exit): the drain is over, minutes before any timer.
       client.pods().inNamespace("ml-training").withName("trainer-0").withGracePeriod(0).delete();
