@@ -48,7 +48,8 @@ import org.yaml.snakeyaml.Yaml;
  * runs against the emulated API server through every path that calls Kubernetes (leader election, the node
  * informer, a quarantine through a write conflict, a drain blocked by a budget until its timeout deletes the
  * pod, failed diagnostics with their log read, a human's release, a GPU reset and a reboot by Job each diagnosed and
- * returned to service, one GPU of a DRA node fenced, reset, diagnosed and unfenced, a storm that opens the breaker, refusal
+ * returned to service, one GPU of a DRA node fenced, reset, diagnosed and unfenced, a reset Job and a fence rule deleted by a
+ * human (each then read from the API server: the watches no longer hold them), a storm that opens the breaker, refusal
  * Events, shutdown), every
  * request it sends is recorded and turned into an RBAC (apiGroup, resource, verb, namespace), and the two
  * must be equal: a call the roles do not grant fails, and so does a grant no call uses. The provider overlays' roles are
@@ -97,6 +98,18 @@ class ClusterRoleTest {
     public int compareTo(Call o) {
       return toString().compareTo(o.toString());
     }
+  }
+
+  /** A human deletes the step's Job on the node, once the service has created it. */
+  private static void deleteJobOn(KubernetesClient client, String step, String node) {
+    Job[] found = new Job[1];
+    await().atMost(Duration.ofSeconds(20)).until(() -> {
+      found[0] = client.batch().v1().jobs().inNamespace(NAMESPACE).withLabel("gpu-remediator.io/step", step).list()
+          .getItems().stream().filter(j -> node.equals(j.getSpec().getTemplate().getSpec().getNodeName())).findFirst()
+          .orElse(null);
+      return found[0] != null;
+    });
+    client.batch().v1().jobs().inNamespace(NAMESPACE).resource(found[0]).delete();
   }
 
   @AfterEach
@@ -169,20 +182,33 @@ class ClusterRoleTest {
       assertThat(service.post(Alerts.xid("gpu-node-3", "48", "reset_gpu"), Alerts.xid("gpu-node-4", "79", "reboot"), fenced))
           .contains("actions_applied");
       await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(setup).size() == 1);
+      // A human deletes gpu-node-3's reset Job: the loop's watch no longer has it, so the look reads it from the API
+      // server (a get), finds it gone and fails the reset over to gpu-xid-reboot, as gpu-node-4's.
+      deleteJobOn(setup, "gpu_reset", "gpu-node-3");
       Jobs.complete(setup, "gpu_reset");
-      Jobs.complete(setup, "gpu_reset");
-      Jobs.complete(setup, "collect"); // the reboot's evidence first
-      Jobs.complete(setup, "reboot");
-      setup.nodes().withName("gpu-node-4").editStatus(n -> {
-        n.getStatus().getNodeInfo().setBootID("gpu-node-4-boot-2");
-        return n;
-      });
+      for (int i = 0; i < 2; i++) {
+        Jobs.complete(setup, "collect"); // each reboot's evidence first
+        String rebooted = Jobs.complete(setup, "reboot").getSpec().getTemplate().getSpec().getNodeName();
+        Nodes.booted(setup, rebooted, rebooted + "-boot-2", true);
+      }
       Jobs.complete(setup, "diagnose");
       Jobs.complete(setup, "diagnose");
       Jobs.complete(setup, "diagnose");
       await().atMost(Duration.ofSeconds(20)).until(() -> Stream.of("gpu-node-3", "gpu-node-4")
           .noneMatch(n -> Boolean.TRUE.equals(setup.nodes().withName(n).get().getSpec().getUnschedulable()))
           && DraObjects.rules(setup).isEmpty());
+      // Another GPU of gpu-node-5 fenced (by the driver's recovery action: the XID playbook is in its cooldown there),
+      // and its rule deleted by a human: the watch no longer has it, so the look reads it from the API server (a get)
+      // and ends the episode as a human override.
+      Alert again = Alerts.alert(AlertStatus.FIRING, "GpuRecoveryActionRequired", "fd5-3", Map.of("node", "gpu-node-5",
+          "gpu", "3", "UUID", DraObjects.uuid("gpu-node-5", 3), "action_code", "2", "source", "dcgm",
+          "recommended_action", "reset_gpu",
+          "severity", "critical", "remediate", "true"));
+      assertThat(service.post(again)).contains("actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(setup).size() == 1);
+      setup.genericKubernetesResources(DraObjects.RULES).withName("gpu-remediator.gpu-node-5.gpu-3").delete();
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/api/v1/decisions?limit=1000").body()
+          .contains("DeviceTaintRule gpu-remediator.gpu-node-5.gpu-3 fencing GPU"));
       Alert[] storm = IntStream.range(0, 5).mapToObj(i -> Alerts.xid("gpu-node-" + i, "48")).toArray(Alert[]::new);
       assertThat(service.post(storm)).contains("breaker_open");
       // Refusal Events and the breaker's announcement are written off the webhook path: wait until both were sent.

@@ -1,5 +1,7 @@
 package io.gpuremediator.testing;
 
+import static org.awaitility.Awaitility.await;
+
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -7,7 +9,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.simapi.EmulatedApiServer;
+import java.time.Duration;
 import java.util.Map;
 
 /** Kubernetes Node objects as a GPU cluster has them, and clients for tests. */
@@ -36,14 +40,24 @@ public final class Nodes {
         .build();
   }
 
-  /** The kubelet after a reboot, as the API shows it: the node's bootID is {@code bootId}, and it is Ready or not. */
+  /**
+   * The kubelet after a reboot, as the API shows it: the node's bootID is {@code bootId}, and it is Ready or not; a
+   * write that meets the service's own (409) is made again on the node read fresh, as the kubelet's is.
+   */
   public static void booted(KubernetesClient client, String name, String bootId, boolean ready) {
-    client.nodes().withName(name).editStatus(n -> {
-      n.getStatus().getNodeInfo().setBootID(bootId);
-      n.getStatus().getConditions().stream().filter(c -> c.getType().equals("Ready"))
-          .forEach(c -> c.setStatus(ready ? "True" : "Unknown"));
-      return n;
+    await().atMost(Duration.ofSeconds(20)).ignoreExceptionsMatching(Nodes::conflict).until(() -> {
+      client.nodes().withName(name).editStatus(n -> {
+        n.getStatus().getNodeInfo().setBootID(bootId);
+        n.getStatus().getConditions().stream().filter(c -> c.getType().equals("Ready"))
+            .forEach(c -> c.setStatus(ready ? "True" : "Unknown"));
+        return n;
+      });
+      return true;
     });
+  }
+
+  private static boolean conflict(Throwable t) {
+    return t instanceof KubernetesClientException e && e.getCode() == 409;
   }
 
   /** Creates GPU nodes gpu-node-0 .. gpu-node-(count-1), at 10.0.0.1 on, and one CPU node, cpu-node-1 at 10.0.1.1. */
