@@ -11,6 +11,8 @@ import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Sends notifications off the caller's path: {@link #send} only counts the message in and hands it to the event
  * loop, never waiting. At most {@code capacity} messages are held (queued, in flight or waiting to retry); past
  * that a message is dropped and counted. A receiver that answers 5xx, 429 or nothing is tried again after a backoff
- * that doubles from {@code firstBackoff} (1, 2, 4 and 8 s in the service), then given up (counted). Slack receivers get {@code {"text": ...}}; webhook receivers the whole message.
+ * that doubles from {@code firstBackoff} (1, 2, 4 and 8 s in the service), then given up (counted). Each receiver
+ * gets its messages one at a time, in the order they were sent (a message waits for the one before it, retries
+ * included): a channel never reads "drained" above "draining". Slack receivers get {@code {"text": ...}}; webhook
+ * receivers the whole message.
  */
 public final class WebhookNotifier implements Notifier {
   private static final long TIMEOUT_MILLIS = 5_000;
@@ -30,6 +35,7 @@ public final class WebhookNotifier implements Notifier {
   private final Vertx vertx;
   private final WebClient client;
   private final Map<String, Target> targets;
+  private final Map<Target, Lane> lanes = new HashMap<>();
   private final int capacity;
   private final AtomicInteger held = new AtomicInteger();
   private final OutboundListener listener;
@@ -48,6 +54,7 @@ public final class WebhookNotifier implements Notifier {
     this.client = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(5000).setIdleTimeout(60)
         .setUserAgent("gpu-remediator").setFollowRedirects(false).setMaxPoolSize(4));
     this.targets = Map.copyOf(targets);
+    targets.values().forEach(t -> lanes.put(t, new Lane()));
     this.capacity = capacity;
     this.listener = listener;
     this.clock = clock;
@@ -69,8 +76,36 @@ public final class WebhookNotifier implements Notifier {
     JsonObject body = target.slack() ? new JsonObject().put("text", slackEscaped(n.text()))
         : new JsonObject().put("receiver", n.receiver()).put("text", n.text()).put("node", n.node())
             .put("stage", n.stage()).put("reason", n.reason()).put("time", clock.instant().toString());
+    Lane lane = lanes.get(target);
+    synchronized (lane) {
+      if (lane.sending) {
+        lane.waiting.add(body.toBuffer());
+        return Queued.QUEUED;
+      }
+      lane.sending = true;
+    }
     vertx.runOnContext(v -> attempt(target, body.toBuffer(), 1));
     return Queued.QUEUED;
+  }
+
+  /** A receiver's messages behind the one being sent, oldest first; {@code sending} while one is. */
+  private static final class Lane {
+    private final ArrayDeque<Buffer> waiting = new ArrayDeque<>();
+    private boolean sending;
+  }
+
+  /** The message to the receiver is done with (sent or given up): the next in its lane goes. */
+  private void done(Target target) {
+    held.decrementAndGet();
+    Lane lane = lanes.get(target);
+    Buffer next;
+    synchronized (lane) {
+      next = lane.waiting.poll();
+      lane.sending = next != null;
+    }
+    if (next != null) {
+      attempt(target, next, 1);
+    }
   }
 
   private void attempt(Target target, Buffer body, int attempt) {
@@ -89,7 +124,7 @@ public final class WebhookNotifier implements Notifier {
             if (!outcome.equals("ok")) {
               listener.request("notify:" + target.name(), "gave_up");
             }
-            held.decrementAndGet();
+            done(target);
             return;
           }
           vertx.setTimer(firstBackoffMillis << (attempt - 1), id -> attempt(target, body, attempt + 1));
