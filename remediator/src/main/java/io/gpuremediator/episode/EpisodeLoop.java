@@ -7,7 +7,6 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -70,25 +69,26 @@ public final class EpisodeLoop implements AutoCloseable {
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
       Clock clock) {
-    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutsidePorts.NONE, ReplaceBudget.NONE);
+    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutsidePorts.NONE,
+        StepLimits.Fleet.NONE);
   }
 
   /**
    * Creates the loop with what it calls outside Kubernetes (silences, notifications, instance replacement).
    *
    * @param outside the ports of Alertmanager, the notifier and the cloud
-   * @param replacements the fleet's replacement budget
+   * @param fleet the step limits of the safety gate: the fleet's replacement budget and GPU limits
    */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
-      Clock clock, OutsidePorts outside, ReplaceBudget replacements) {
-    this(cluster, workloads, Devices.NONE, playbooks, selected, settings, leading, listener, clock, outside, replacements);
+      Clock clock, OutsidePorts outside, StepLimits.Fleet fleet) {
+    this(cluster, workloads, Devices.NONE, playbooks, selected, settings, leading, listener, clock, outside, fleet);
   }
 
   /** Creates the loop with the devices DRA publishes (ResourceSlices, ResourceClaims, DeviceTaintRules), to fence one GPU. */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Devices devices, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
-      Clock clock, OutsidePorts outside, ReplaceBudget replacements) {
+      Clock clock, OutsidePorts outside, StepLimits.Fleet fleet) {
     this.cluster = cluster;
     this.preflight = new PreflightGate(settings.preflight());
     this.playbooks = () -> preflight.with(playbooks.get());
@@ -101,9 +101,9 @@ public final class EpisodeLoop implements AutoCloseable {
         detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace(), settings.evidenceStore());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     // The ResourceSlice watch lists here, never on a webhook's or page's thread; it is stopped with us.
-    this.published = devices.watchPublished(settings.fencing().dra().driver());
-    this.ports = new StepPorts(cluster, workloads, devices, outside, LoopLimits.of(settings, cluster, selected, devices, replacements),
-        settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders(), settings.fencing().dra(),
+    this.published = devices.watchPublished(settings.dra().driver());
+    this.ports = new StepPorts(cluster, workloads, devices, outside, LoopLimits.of(settings, cluster, selected, fleet),
+        settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders(), settings.dra(),
         settings.evidenceStore());
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, new GiveBacks(HoldingKinds.of(ports, List.of()), writer), moves, gone,

@@ -3,7 +3,6 @@ package io.gpuremediator.episode;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.playbook.EvidenceStore;
-import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.value.Budget;
 import java.time.Duration;
 import java.util.List;
@@ -26,42 +25,29 @@ import java.util.Set;
  *     the API server far more than it computes, and the API budget, not the workers, paces the calls)
  * @param deferTo signs that another system owns a node's repair ({@code defer_to}): an episode between steps on such a
  *     node stops for a human
- * @param fencing how one GPU is fenced: the DRA driver, and the GPU limits
+ * @param dra the DRA driver a {@code fence_gpu} fences through, and the namespaces whose DaemonSets it keeps
  * @param evidenceStore where the reports of collect steps that name no store of their own go ({@code evidence.store})
  */
 public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
     Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
-    List<DeferRule> deferTo, Fencing fencing, Optional<EvidenceStore> evidenceStore) {
-  /**
-   * How one GPU is fenced ({@code dra}, {@code safety.max_unavailable_gpus}, {@code safety.max_fenced_per_node}).
-   *
-   * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes, fleet-wide
-   * @param maxFencedPerNode GPUs fenced on one node
-   */
-  public record Fencing(DraScope dra, Budget maxUnavailableGpus, int maxFencedPerNode) {
-    /** NVIDIA's DRA driver, keeping the GPU Operator's DaemonSets and ours; 10% of the selected nodes' GPUs; one GPU a node. */
-    public static final Fencing DEFAULT = new Fencing(DraScope.DEFAULT, SafetyLimits.DEFAULT_MAX_UNAVAILABLE_GPUS, 1);
-
-    /** This driver, keeping the default namespaces' DaemonSets. */
-    public Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
-      this(DraScope.of(draDriver), maxUnavailableGpus, maxFencedPerNode);
-    }
-  }
+    List<DeferRule> deferTo, DraScope dra, Optional<EvidenceStore> evidenceStore) {
+  /** How many loop intervals a place a step took counts on its own, before the node cache must show it. */
+  private static final int SETTLE_INTERVALS = 3;
 
   /** Settings whose collect steps store their reports only where they say ({@code collect.store}). */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
       Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
-      List<DeferRule> deferTo, Fencing fencing) {
-    this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo, fencing,
+      List<DeferRule> deferTo, DraScope dra) {
+    this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo, dra,
         Optional.empty());
   }
 
-  /** Settings that fence as {@link Fencing#DEFAULT} does. */
+  /** Settings that fence through NVIDIA's DRA driver ({@link DraScope#DEFAULT}). */
   public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
       Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
       List<DeferRule> deferTo) {
     this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo,
-        Fencing.DEFAULT);
+        DraScope.DEFAULT);
   }
 
   /** Settings that defer to no other repairer. */
@@ -75,6 +61,14 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty(), List.of(), 2);
   }
 
+  /**
+   * How long a place a step took (a drain slot, a GPU) counts on its own at this interval, before the node cache must
+   * show it in the ledger.
+   */
+  public static Duration settle(Duration interval) {
+    return interval.multipliedBy(SETTLE_INTERVALS);
+  }
+
   /** Validates presence. */
   public LoopSettings {
     replaceProviders = Set.copyOf(replaceProviders);
@@ -85,7 +79,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
     Objects.requireNonNull(retryDelay, "retryDelay");
     Objects.requireNonNull(maxDraining, "maxDraining");
     Objects.requireNonNull(jobNamespace, "jobNamespace");
-    Objects.requireNonNull(fencing, "fencing");
+    Objects.requireNonNull(dra, "dra");
     Objects.requireNonNull(evidenceStore, "evidenceStore");
     if (workers < 1) {
       throw new IllegalArgumentException("the loop needs at least one worker");

@@ -188,6 +188,15 @@ public final class FleetGate implements SafetyGate {
     return incidents.reset(label, value, valueNodes, by);
   }
 
+  /**
+   * The step limits this gate's limits set: its replacement budget, and the GPU limits ({@code safety.max_unavailable_gpus},
+   * {@code safety.max_fenced_per_node}) over the selected nodes, a place counting on its own for {@code settle}.
+   */
+  public StepLimits.Fleet stepLimits(Duration settle) {
+    return new StepLimits.Fleet(replacements(), new GpuBudget(settle, g.limits.maxUnavailableGpus(),
+        g.limits.maxFencedPerNode(), selected::nodes, selected.gpuCounts()));
+  }
+
   /** Shows what the loop's step limits (its drain and pre-flight slots) have used, in {@link #snapshot}'s rows. */
   public void showing(StepLimits loopLimits) {
     steps = loopLimits;

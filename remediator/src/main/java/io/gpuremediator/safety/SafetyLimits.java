@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param domains the failure domains' budgets ({@code safety.domains}), checked with the fleet's
  * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes ({@code safety.max_unavailable_gpus}), taken
  *     by a fence's start ({@link GpuBudget}) and shown with the other limits
+ * @param maxFencedPerNode GPUs fenced on one node ({@code safety.max_fenced_per_node})
  */
 public record SafetyLimits(
     Budget maxUnavailable,
@@ -26,7 +27,8 @@ public record SafetyLimits(
     Duration cooldown,
     Rate replaceRate,
     List<DomainBudget> domains,
-    Budget maxUnavailableGpus) {
+    Budget maxUnavailableGpus,
+    int maxFencedPerNode) {
 
   /** The fleet default for instance replacements: 2 a day. */
   public static final Rate DEFAULT_REPLACE_RATE = new Rate(2, Duration.ofHours(24));
@@ -34,9 +36,20 @@ public record SafetyLimits(
   /** The default GPU budget: 10% of the selected nodes' GPUs. */
   public static final Budget DEFAULT_MAX_UNAVAILABLE_GPUS = new Budget(10, true);
 
+  /** The default GPUs fenced on one node: one. */
+  public static final int DEFAULT_MAX_FENCED_PER_NODE = 1;
+
   /** Copies the domains. */
   public SafetyLimits {
     domains = List.copyOf(domains);
+  }
+
+  /** Limits with one GPU fenced on a node at most. */
+  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+      Optional<Duration> autoResetAfter, Duration cooldown, Rate replaceRate, List<DomainBudget> domains,
+      Budget maxUnavailableGpus) {
+    this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, replaceRate, domains,
+        maxUnavailableGpus, DEFAULT_MAX_FENCED_PER_NODE);
   }
 
   /** Limits with the default GPU budget. */
@@ -64,7 +77,8 @@ public record SafetyLimits(
     return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
         s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit(), s.domains().stream()
         .map(d -> new DomainBudget(d.label(), d.maxUnavailable(), d.incident().map(i ->
-        new DomainBudget.IncidentRule(i.nodes(), i.window())))).toList(), s.maxUnavailableGpus());
+        new DomainBudget.IncidentRule(i.nodes(), i.window())))).toList(), s.maxUnavailableGpus(),
+        s.maxFencedPerNode());
   }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */

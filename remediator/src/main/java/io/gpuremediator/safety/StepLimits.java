@@ -21,6 +21,21 @@ public record StepLimits(Slots drains, Slots preflights, ReplaceBudget replaceme
     Objects.requireNonNull(gpus, "gpus");
   }
 
+  /**
+   * The step limits the safety gate builds from its {@link SafetyLimits}: instance replacements and the GPU limits.
+   * The loop adds its node slots.
+   */
+  public record Fleet(ReplaceBudget replacements, GpuBudget gpus) {
+    /** No replacement and no GPU fence admitted: for a loop built without the safety gate. */
+    public static final Fleet NONE = new Fleet(ReplaceBudget.NONE, GpuBudget.none());
+
+    /** Validates presence. */
+    public Fleet {
+      Objects.requireNonNull(replacements, "replacements");
+      Objects.requireNonNull(gpus, "gpus");
+    }
+  }
+
   /** How the drain slots are named. */
   public static final Slots.Key DRAINS = new Slots.Key("max_draining", Reason.MAX_DRAINING,
       "are draining (safety.max_draining)");
@@ -31,6 +46,11 @@ public record StepLimits(Slots drains, Slots preflights, ReplaceBudget replaceme
   /** Limits with no GPU to fence. */
   public StepLimits(Slots drains, Slots preflights, ReplaceBudget replacements) {
     this(drains, preflights, replacements, GpuBudget.none());
+  }
+
+  /** The fleet's limits with the loop's node slots. */
+  public StepLimits(Slots drains, Slots preflights, Fleet fleet) {
+    this(drains, preflights, fleet.replacements(), fleet.gpus());
   }
 
   /** Limits where no step may take a place but a replacement, as {@code replacements} admits it: for a test's loop. */

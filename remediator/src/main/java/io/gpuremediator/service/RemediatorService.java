@@ -185,10 +185,9 @@ public final class RemediatorService implements AutoCloseable {
             config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
             new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
                 p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight(),
-            config.deferTo(), new LoopSettings.Fencing(config.dra(), config.safety().maxUnavailableGpus(),
-                config.safety().maxFencedPerNode()), config.evidenceStore()),
+            config.deferTo(), config.dra(), config.evidenceStore()),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
-        outside.ports(), gate.replacements());
+        outside.ports(), gate.stepLimits(LoopSettings.settle(config.loop().interval())));
     gate.showing(loop.limits());
     fanOut = new NodeFanOut(config.kubernetes().writesInFlight());
     unwatched = UnwatchedNodes.background(cluster, config.nodeSelector(), clock);

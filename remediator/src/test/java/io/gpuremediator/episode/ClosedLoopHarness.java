@@ -12,6 +12,7 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.device.Devices;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.node.DeferRule;
@@ -22,7 +23,11 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
+import io.gpuremediator.safety.GpuBudget;
+import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.SafetyLimits;
+import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -43,6 +48,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * The webhook's engine and the loop over one emulated API server, driven look by look: each
@@ -112,7 +118,28 @@ final class ClosedLoopHarness implements AutoCloseable {
   final PlaybookSet playbooks;
   private final Set<String> replaceProviders;
   private final Optional<PreflightSettings> preflight;
-  private final LoopSettings.Fencing fencing;
+  private final Fencing fencing;
+
+  /**
+   * How the harness fences one GPU: the DRA driver the loop fences through, and the GPU limits the safety gate would
+   * build from {@code safety.max_unavailable_gpus} and {@code safety.max_fenced_per_node}.
+   */
+  record Fencing(DraScope dra, Budget maxUnavailableGpus, int maxFencedPerNode) {
+    /** NVIDIA's DRA driver; 10% of the selected nodes' GPUs; one GPU a node. */
+    static final Fencing DEFAULT = new Fencing(DraScope.DEFAULT, SafetyLimits.DEFAULT_MAX_UNAVAILABLE_GPUS,
+        SafetyLimits.DEFAULT_MAX_FENCED_PER_NODE);
+
+    Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
+      this(DraScope.of(draDriver), maxUnavailableGpus, maxFencedPerNode);
+    }
+
+    /** The fleet's step limits with these GPU limits over {@code selected}, counting GPUs as the service does. */
+    StepLimits.Fleet fleet(ReplaceBudget replacements, Supplier<List<NodeInfo>> selected, Devices devices) {
+      return new StepLimits.Fleet(replacements, new GpuBudget(LoopSettings.settle(Duration.ofSeconds(1)),
+          maxUnavailableGpus, maxFencedPerNode, selected, GpuCounts.publishedFirst(n -> devices.publishedGpus(n,
+          dra.driver()))));
+    }
+  }
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining) {
     this(dir, drainMode, maxDraining, true);
@@ -121,7 +148,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
         EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, ReplaceBudget.NONE,
-        Set.of(), Optional.empty(), List.of(), LoopSettings.Fencing.DEFAULT);
+        Set.of(), Optional.empty(), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
@@ -132,7 +159,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** The same, on this clock (a real Alertmanager needs one near its own). */
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, ReplaceBudget.NONE, Set.of(),
-        Optional.empty(), List.of(), LoopSettings.Fencing.DEFAULT);
+        Optional.empty(), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
@@ -144,23 +171,23 @@ final class ClosedLoopHarness implements AutoCloseable {
   ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements,
       Set<String> replaceProviders) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
-        replacements, replaceProviders, Optional.empty(), List.of(), LoopSettings.Fencing.DEFAULT);
+        replacements, replaceProviders, Optional.empty(), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, with the pre-flight gate. */
   ClosedLoopHarness(Path dir, String playbooksYaml, PreflightSettings preflight) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight), List.of(), LoopSettings.Fencing.DEFAULT);
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, deferring to another repairer on nodes that show these signs ({@code defer_to}). */
   ClosedLoopHarness(Path dir, String playbooksYaml, List<DeferRule> deferTo) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), deferTo, LoopSettings.Fencing.DEFAULT);
+        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), deferTo, Fencing.DEFAULT);
   }
 
   /** These playbooks, fencing GPUs with these limits. */
-  ClosedLoopHarness(Path dir, String playbooksYaml, LoopSettings.Fencing fencing) {
+  ClosedLoopHarness(Path dir, String playbooksYaml, Fencing fencing) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
         OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), List.of(), fencing);
   }
@@ -189,7 +216,7 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
       MutableClock clock, boolean fresh, OutsidePorts outside, ReplaceBudget replacements, Set<String> replaceProviders,
-      Optional<PreflightSettings> preflight, List<DeferRule> deferTo, LoopSettings.Fencing fencing) {
+      Optional<PreflightSettings> preflight, List<DeferRule> deferTo, Fencing fencing) {
     this.server = server;
     this.fencing = fencing;
     this.replaceProviders = replaceProviders;
@@ -209,11 +236,11 @@ final class ClosedLoopHarness implements AutoCloseable {
     LabelSelector selector = LabelSelector.parse("nvidia.com/gpu.present=true").value();
     devices = KubeApi.of(client).devices();
     workloads = KubeApi.of(client).workloads();
-    loop = new EpisodeLoop(cluster, workloads, devices, () -> playbooks,
-        () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList(),
+    Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList();
+    loop = new EpisodeLoop(cluster, workloads, devices, () -> playbooks, selected,
         new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
-            replaceProviders, preflight, List.of(), 2, deferTo, fencing),
-        () -> true, listener, clock, outside, replacements);
+            replaceProviders, preflight, List.of(), 2, deferTo, fencing.dra()),
+        () -> true, listener, clock, outside, fencing.fleet(replacements, selected, devices));
     engine = EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
         .listener(listener).loop(loop).deferTo(deferTo).build();
     controls = new HumanControls(loop, cluster, () -> playbooks);

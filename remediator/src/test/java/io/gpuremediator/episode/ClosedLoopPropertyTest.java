@@ -6,6 +6,7 @@ import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.StepOutcome;
+import io.gpuremediator.device.DraScope;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
@@ -125,8 +126,9 @@ class ClosedLoopPropertyTest {
     private EpisodeLoop newLoop() {
       return new EpisodeLoop(cluster, workloads, devices, () -> SHIPPED, cluster::nodes,
           new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
-              Set.of(), Optional.empty(), List.of(), 2, List.of(), new LoopSettings.Fencing("gpu.nvidia.com",
-              new Budget(maxGpus, false), 1)), () -> true, decided::add, clock, OutsidePorts.NONE, ReplaceBudget.NONE);
+              Set.of(), Optional.empty(), List.of(), 2, List.of(), DraScope.DEFAULT), () -> true, decided::add, clock,
+          OutsidePorts.NONE, new ClosedLoopHarness.Fencing(DraScope.DEFAULT, new Budget(maxGpus, false), 1)
+              .fleet(ReplaceBudget.NONE, cluster::nodes, devices));
     }
 
     void run(Map<String, Integer> seen) {

@@ -52,7 +52,7 @@ class FenceGpuMockTest {
   @AutoClose private ClosedLoopHarness h;
   private ClosedLoopHarness second;
 
-  private void start(String effect, LoopSettings.Fencing fencing) {
+  private void start(String effect, ClosedLoopHarness.Fencing fencing) {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, effect), fencing);
     DraObjects.slice(h.client, NODE, 8);
     for (int gpu = 0; gpu < 8; gpu++) {
@@ -61,7 +61,7 @@ class FenceGpuMockTest {
   }
 
   private void start(String effect) {
-    start(effect, LoopSettings.Fencing.DEFAULT);
+    start(effect, ClosedLoopHarness.Fencing.DEFAULT);
   }
 
   static Alert xidOn(String node, int gpu) {
@@ -188,7 +188,7 @@ class FenceGpuMockTest {
 
   @Test
   void aFenceTheGpuBudgetHasNoRoomForIsRefusedAtTheWebhookAndWritesNothing() {
-    start("NoSchedule", new LoopSettings.Fencing("gpu.nvidia.com", new Budget(1, false), 1));
+    start("NoSchedule", new ClosedLoopHarness.Fencing("gpu.nvidia.com", new Budget(1, false), 1));
     DraObjects.slice(h.client, "gpu-node-1", 8);
     h.fire(xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
@@ -211,7 +211,7 @@ class FenceGpuMockTest {
   @Test
   void aDryRunFenceNamesTheDeviceAndTheRuleItWouldWriteAndWritesNothing() {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "NoExecute").replace("    actions:\n      - fence_gpu",
-        "    dry_run: true\n    actions:\n      - fence_gpu"), LoopSettings.Fencing.DEFAULT);
+        "    dry_run: true\n    actions:\n      - fence_gpu"), ClosedLoopHarness.Fencing.DEFAULT);
     DraObjects.slice(h.client, NODE, 8);
     String version = h.client.nodes().withName(NODE).get().getMetadata().getResourceVersion();
     Decision d = h.fire(xidOn(NODE, 3));
@@ -310,7 +310,7 @@ class FenceGpuMockTest {
   @Test
   void aDryRunFenceWritesNothingToResourceK8sIo() {
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "NoExecute").replace("on_fail: gpu-node-reset}",
-        "on_fail: gpu-node-reset, dry_run: true}"), LoopSettings.Fencing.DEFAULT);
+        "on_fail: gpu-node-reset, dry_run: true}"), ClosedLoopHarness.Fencing.DEFAULT);
     DraObjects.slice(h.client, NODE, 8);
     DraObjects.podHolding(h.client, "ml", "trainer-3", NODE, 3);
     int before = h.server.requestLog().size();

@@ -29,7 +29,7 @@ class FenceRealHoldersMockTest {
   @AutoClose private ClosedLoopHarness h;
 
   private void start(String effect) {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, effect), LoopSettings.Fencing.DEFAULT);
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, effect), ClosedLoopHarness.Fencing.DEFAULT);
     DraObjects.slice(h.client, NODE, 8);
     DraObjects.exporter(h.client, NODE, 8);
   }

@@ -31,7 +31,7 @@ class GpuCountMockTest {
 
   private void start() {
     h = new ClosedLoopHarness(dir, String.format(FenceGpuMockTest.PLAYBOOKS, "NoSchedule"),
-        new LoopSettings.Fencing(DraScope.DEFAULT, new Budget(10, true), 1));
+        new ClosedLoopHarness.Fencing(DraScope.DEFAULT, new Budget(10, true), 1));
     withoutCapacity(NODE); // a DRA node: no device plugin
     DraObjects.slice(h.client, NODE, 8);
     await().atMost(Duration.ofSeconds(20)).until(() -> h.devices.publishedGpus(NODE, DraScope.NVIDIA_DRIVER).isPresent());

@@ -35,7 +35,7 @@ class WatchedLookMockTest {
   @Test
   void aLookReadsTheEpisodesRuleAndJobFromTheWatchesNotTheApiServer() throws Exception {
     h = new ClosedLoopHarness(dir, String.format(FenceGpuMockTest.PLAYBOOKS, "NoExecute"),
-        LoopSettings.Fencing.DEFAULT);
+        ClosedLoopHarness.Fencing.DEFAULT);
     DraObjects.slice(h.client, NODE, 8);
     h.fire(FenceGpuMockTest.xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.REPAIRING, 3);
