@@ -197,7 +197,10 @@ public final class FleetGate implements SafetyGate {
         g.limits.maxFencedPerNode(), selected::nodes, selected.gpuCounts()));
   }
 
-  /** Shows what the loop's step limits (its drain and pre-flight slots) have used, in {@link #snapshot}'s rows. */
+  /**
+   * Shows what the loop's step limits (its rows: the drain and pre-flight slots, any added) have used, in
+   * {@link #snapshot}'s rows.
+   */
   public void showing(StepLimits loopLimits) {
     steps = loopLimits;
   }
@@ -220,7 +223,7 @@ public final class FleetGate implements SafetyGate {
     FleetLimits.ROWS.forEach(limit -> usage.addAll(limit.usage(fleet)));
     usage.addAll(ReplaceRateLimit.usage(fleet));
     usage.add(GpuBudget.usage(nodes, limits.maxUnavailableGpus(), selected.gpuCounts()));
-    usage.addAll(steps.slotUsage(at));
+    usage.addAll(steps.rowUsage(at));
     return new SafetySnapshot(g.loaded, nodes.size(), unavailable.size(), limits.maxUnavailable().of(nodes.size()),
         limits.rate().toString(), FleetState.countWithin(now.starts(), at, limits.rate().window()), perPlaybook,
         now.breaker(), now.pruned(at, limits.retention()).storm(limits.breakerWindow()).size(), limits.breakerNodes(),
