@@ -17,6 +17,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.SignedLedgers;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -43,20 +44,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AlertmanagerSilencesTest {
   private static final String NODE = "gpu-node-0";
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-xid
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-xid", """
             - silence: {matchers: ['node="{{ node }}"', 'remediate!="true"'], duration: 1h,
                         comment: "{{ node }} is quarantined by gpu-xid"}
             - drain: {mode: evict, timeout: 30m}
           on_resolved:
             - untaint: {key: gpu-remediator.io/unhealthy}
             - uncordon: {}
-      """;
+      """);
 
   @TempDir Path dir;
   private final Vertx vertx = Vertx.vertx();

@@ -34,6 +34,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Tokens;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.workload.Workloads;
@@ -56,13 +57,7 @@ import java.util.function.Supplier;
  * the node's episodes once, on the test's thread, with a clock the test moves.
  */
 final class ClosedLoopHarness implements AutoCloseable {
-  static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-xid
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  static final String PLAYBOOKS = Playbooks.quarantining("gpu-xid", """
             - drain: {mode: %s, timeout: 30m, grace_period: 1m}
             - event: {reason: GpuDrained, message: "drained {{ node }} for XID {{ labels.xid }}"}
           on_resolved:
@@ -74,7 +69,7 @@ final class ClosedLoopHarness implements AutoCloseable {
           match: ['alertname="NeverFires"']
           actions:
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
-      """;
+      """);
 
   /** Stands for the shipped playbooks where a test names its playbooks' YAML. */
   private static final String SHIPPED = "# deploy/playbooks";

@@ -15,6 +15,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,13 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CollectMockTest {
   private static final String NODE = "gpu-node-0";
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-reboot
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-reboot", """
             - collect:
                 image: nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04
                 command: [nvidia-bug-report.sh, --safe-mode, --output-file, /dev/stdout]
@@ -50,7 +45,7 @@ class CollectMockTest {
             - diagnose: {image: "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", command: [dcgmi, diag, -r, "2"]}
             - untaint: {key: gpu-remediator.io/unhealthy}
             - uncordon: {}
-      """;
+      """);
   @TempDir Path dir;
   /** Closes the instances restarted over it ({@link #second}) first. */
   @AutoClose private ClosedLoopHarness h;

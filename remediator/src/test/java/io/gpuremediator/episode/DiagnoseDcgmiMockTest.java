@@ -12,6 +12,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.simapi.JobKubelet;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.Playbooks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,13 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DiagnoseDcgmiMockTest {
   private static final String NODE = "gpu-node-0";
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-diagnose
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-diagnose", """
             - diagnose: {image: "%s", command: [dcgmi, diag, -r, "2", -j], timeout: 10m, on_fail: gpu-service}
             - untaint: {key: gpu-remediator.io/unhealthy}
             - uncordon: {}
@@ -48,7 +43,7 @@ class DiagnoseDcgmiMockTest {
           match: ['alertname="NeverFires"']
           actions:
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
-      """;
+      """);
   private static final String DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04";
   @TempDir Path dir;
   private ClosedLoopHarness h;

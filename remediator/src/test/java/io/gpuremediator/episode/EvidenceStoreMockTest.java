@@ -21,6 +21,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.LocalS3;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.Playbooks;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,6 +35,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -52,21 +54,17 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 class EvidenceStoreMockTest {
   private static final String NODE = "gpu-node-0";
   private static final String BUCKET = "gpu-evidence";
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-reboot
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-reboot", """
             - collect: {timeout: 10m, keep: 7d%s}
             - notify: {receiver: oncall, message: "{{ node }} quarantined"}
             - drain: {mode: evict, timeout: 30m, grace_period: 1m}
             - reboot: {method: job, timeout: 30m}
-      """;
+      """);
   @TempDir Path dir;
   private ClosedLoopHarness h;
   private JobKubelet kubelet;
+  /** While set, the kubelet leaves the evidence Job unstarted. */
+  private final AtomicBoolean jobHeld = new AtomicBoolean();
   private LocalS3 s3;
   private S3EvidenceUploads uploads;
   private final List<String> sent = new CopyOnWriteArrayList<>();
@@ -98,7 +96,8 @@ class EvidenceStoreMockTest {
         new OutsidePorts(Silences.NOT_CONFIGURED, notifier, InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED,
             BmcResets.NOT_CONFIGURED, uploads), new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
     kubelet = new JobKubelet(h.server, "gpu-remediator", Path.of("../simapi/node-tools"), Path.of("../tests/real"),
-        dir.resolve("kubelet"), j -> "collect".equals(j.getMetadata().getLabels().get("gpu-remediator.io/step"))).start();
+        dir.resolve("kubelet"), j -> !jobHeld.get()
+        && "collect".equals(j.getMetadata().getLabels().get("gpu-remediator.io/step"))).start();
     return h;
   }
 
@@ -109,10 +108,15 @@ class EvidenceStoreMockTest {
     });
   }
 
-  /** Fires the XID and waits for the evidence Job to end as the kubelet ran it; the drain is over by then. */
+  /**
+   * Fires the XID, sees the drain end while the kubelet holds the evidence Job back (the reboot waits for it), then
+   * lets the kubelet run it and waits for the Job to end as it ran it.
+   */
   private Job collected() {
+    jobHeld.set(true);
     h.fire(Alerts.xid(NODE, "79"));
     h.lookUntil(NODE, Stage.DRAINED, 4);
+    jobHeld.set(false);
     Job job = h.jobs("collect").get(0);
     await().atMost(Duration.ofSeconds(30)).until(() -> !conditions(job).isEmpty());
     return h.client.batch().v1().jobs().inNamespace("gpu-remediator").withName(job.getMetadata().getName()).get();

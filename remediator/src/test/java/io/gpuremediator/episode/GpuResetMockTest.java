@@ -14,6 +14,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Playbooks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,13 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Every gpu_reset outcome, against the emulated API server over HTTP; the test plays the Job controller. */
 class GpuResetMockTest {
   private static final String NODE = "gpu-node-0";
-  static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-reset
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  static final String PLAYBOOKS = Playbooks.quarantining("gpu-reset", """
             - drain: {mode: evict, timeout: 30m, grace_period: 1m}
             - gpu_reset: {timeout: 10m%s}
             - diagnose: {image: "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", command: [dcgmi, diag, -r, "2"]}
@@ -42,7 +37,7 @@ class GpuResetMockTest {
           match: ['alertname="NeverFires"']
           actions:
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
-      """;
+      """);
   @TempDir Path dir;
   @AutoClose private ClosedLoopHarness h;
 

@@ -18,6 +18,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,19 +45,13 @@ import org.yaml.snakeyaml.Yaml;
 class JobPolicyCelTest {
   private static final String NODE = "gpu-node-0";
   private static final Path POLICY = Path.of("../deploy/base/job-policy.yaml");
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: every-job
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("every-job", """
             - collect: %s
             - drain: {mode: evict, timeout: 30m}
             - gpu_reset: {timeout: 10m}
             - reboot: {method: job, timeout: 30m}
             - diagnose: {image: "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", command: [dcgmi, diag, -r, "2", -j]}
-      """;
+      """);
   private static final String SHIPPED_COLLECT = "{image: \"debian:bookworm-slim\", timeout: 10m, keep: 7d, command: [nsenter,"
       + " -t, \"1\", -m, --, journalctl, -k, -b, --no-pager, -o, short-iso]}";
   private static final String SA = "system:serviceaccount:gpu-remediator:gpu-remediator";

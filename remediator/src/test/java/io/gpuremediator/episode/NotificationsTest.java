@@ -13,6 +13,7 @@ import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.Playbooks;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
@@ -41,13 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NotificationsTest {
   private static final String NODE = "gpu-node-0";
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-xid
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-xid", """
             - notify: {receiver: oncall, message: "{{ node }} quarantined: {{ annotations.summary }}", stage_changes: true}
             - notify: {receiver: hangs, message: "{{ node }} quarantined"}
             - notify: {receiver: fails, message: "{{ node }} quarantined"}
@@ -55,7 +50,7 @@ class NotificationsTest {
           on_resolved:
             - untaint: {key: gpu-remediator.io/unhealthy}
             - uncordon: {}
-      """;
+      """);
 
   @TempDir Path dir;
   private final Vertx vertx = Vertx.vertx();

@@ -10,6 +10,7 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
@@ -22,13 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RebootJobMockTest {
   private static final String NODE = "gpu-node-0";
-  static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-reboot
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  static final String PLAYBOOKS = Playbooks.quarantining("gpu-reboot", """
             - drain: {mode: evict, timeout: 30m, grace_period: 1m}
             - reboot: {method: %s, timeout: 30m%s}
             - diagnose: {image: "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", command: [dcgmi, diag, -r, "2"]}
@@ -38,7 +33,7 @@ class RebootJobMockTest {
           match: ['alertname="NeverFires"']
           actions:
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
-      """;
+      """);
   @TempDir Path dir;
   /** Closes the instances restarted over it ({@link #second}) first. */
   @AutoClose private ClosedLoopHarness h;

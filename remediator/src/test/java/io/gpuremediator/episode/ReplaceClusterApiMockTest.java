@@ -12,6 +12,7 @@ import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Provisioners;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
@@ -33,15 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the fleet's replacement budget holds as for every provider.
  */
 class ReplaceClusterApiMockTest {
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-repeat-offender
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: repeat, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-repeat-offender", "repeat", """
             - replace: {provider: cluster-api%s, timeout: 1h}
-      """;
+      """);
   private static final String MACHINES = "/apis/cluster.x-k8s.io/v1beta1/namespaces/";
 
   @TempDir Path dir;

@@ -9,6 +9,7 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.safety.ReplaceBudget;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Provisioners;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,15 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * times out for a human.
  */
 class ReplaceKarpenterMockTest {
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-repeat-offender
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: repeat, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-repeat-offender", "repeat", """
             - replace: {provider: karpenter, timeout: 1h}
-      """;
+      """);
   private static final String CLAIMS = "/apis/karpenter.sh/v1/nodeclaims";
   private static final ReplaceBudget ADMIT_ALL = node -> Optional.empty();
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.RedfishBmcStub;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.Tokens;
@@ -25,15 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * fleet's credentials). An operator's entry that names another machine's BMC is {@code bmc_mismatch}, nothing POSTed.
  */
 class BmcAddressingServiceMockTest {
-  private static final String PLAYBOOKS = """
-      playbooks:
-        - name: gpu-reboot
-          match: ['alertname="GpuXidHardwareError"']
-          actions:
-            - taint: {key: gpu-remediator.io/unhealthy, value: xid, effect: NoSchedule}
-            - cordon: {}
+  private static final String PLAYBOOKS = Playbooks.quarantining("gpu-reboot", """
             - reboot: {method: redfish, timeout: 30m}
-      """;
+      """);
   @TempDir Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;

@@ -22,7 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,14 +38,9 @@ class DomainIncidentMockTest {
   private static final String CLIQUE = "nvidia.com/gpu.clique";
 
   @TempDir Path dir;
-  private OnCallReceiver oncall;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() throws Exception {
-    server.close();
-    oncall.close();
-  }
+  /** Closed after the test, as the server. */
+  @AutoClose private OnCallReceiver oncall;
+  @AutoClose private EmulatedApiServer server;
 
   private static void tray(KubernetesClient client, String name, String clique) {
     var n = Nodes.gpu(name, "10.2." + (name.hashCode() & 0xff) + "." + name.length());

@@ -8,6 +8,7 @@ import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +16,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,10 +55,7 @@ class HostileClientsMockTest {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 4);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 100%, rate_limit: 100/1h}\n" + more);
+    Path config = ServiceConfig.writeOpen(dir, "safety: {max_unavailable: 100%, rate_limit: 100/1h}\n", more);
     KubeApi kube = qps == Integer.MAX_VALUE ? KubeApi.of(client) : KubeApi.of(client, qps, 1, 16);
     return RunningService.ready(config, kube, Alerts.liveClock(), Optional.empty());
   }

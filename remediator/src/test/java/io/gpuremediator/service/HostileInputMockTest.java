@@ -10,9 +10,9 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -35,10 +35,7 @@ class HostileInputMockTest {
     server = EmulatedApiServer.start();
     client = server.client();
     Nodes.createFleet(client, 4);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%}\n");
+    Path config = ServiceConfig.writeOpen(dir, "safety: {max_unavailable: 50%}\n");
     return RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.empty());
   }
 

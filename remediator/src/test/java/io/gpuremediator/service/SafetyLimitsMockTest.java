@@ -12,10 +12,10 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,9 +43,7 @@ class SafetyLimitsMockTest {
     for (int i = 0; i < nodes; i++) {
       client.nodes().resource(Nodes.gpu("gpu-node-" + i, "10.1." + (i / 250) + "." + (i % 250 + 1))).create();
     }
-    Path f = dir.resolve("remediator.yaml");
-    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\nleader_election: {enabled: false}\n");
+    Path f = ServiceConfig.writeOpen(dir, "safety: " + safety + "\n");
     service = RunningService.ready(f, KubeApi.of(client), Alerts.liveClock(), Optional.empty());
     services.add(service);
   }

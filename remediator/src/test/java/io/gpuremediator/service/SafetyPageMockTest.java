@@ -19,7 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,14 +40,9 @@ class SafetyPageMockTest {
       """;
 
   @TempDir Path dir;
-  private OnCallReceiver oncall;
-  private EmulatedApiServer server;
-
-  @AfterEach
-  void stop() throws Exception {
-    server.close();
-    oncall.close();
-  }
+  /** Closed after the test, as the server. */
+  @AutoClose private OnCallReceiver oncall;
+  @AutoClose private EmulatedApiServer server;
 
   @Test
   void aNodeNeedingAHumanAndTheBreakerOpeningPageTheOnCall() throws Exception {

@@ -1,17 +1,14 @@
 package io.gpuremediator.testing;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A clock that runs in real time from one minute after {@link Alerts#STARTS} (like {@link Alerts#liveClock()}),
  * and that a test can move forward at once: a drain's 30-minute timeout without waiting 30 minutes.
  */
-public final class JumpClock extends Clock {
+public final class JumpClock extends UtcTestClock {
   private final AtomicReference<Duration> offset =
       new AtomicReference<>(Duration.between(Instant.now(), Alerts.STARTS.plusSeconds(60)));
 
@@ -23,15 +20,5 @@ public final class JumpClock extends Clock {
   @Override
   public Instant instant() {
     return Instant.now().plus(offset.get());
-  }
-
-  @Override
-  public ZoneId getZone() {
-    return ZoneOffset.UTC;
-  }
-
-  @Override
-  public Clock withZone(ZoneId zone) {
-    return this;
   }
 }

@@ -1,13 +1,10 @@
 package io.gpuremediator.testing;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 /** A clock tests move by hand. */
-public final class MutableClock extends Clock {
+public final class MutableClock extends UtcTestClock {
   private volatile Instant now;
 
   /** Starts at {@code start}. */
@@ -23,15 +20,5 @@ public final class MutableClock extends Clock {
   @Override
   public Instant instant() {
     return now;
-  }
-
-  @Override
-  public ZoneId getZone() {
-    return ZoneOffset.UTC;
-  }
-
-  @Override
-  public Clock withZone(ZoneId zone) {
-    return this;
   }
 }

@@ -13,7 +13,19 @@ public final class ServiceConfig {
   /** The shipped playbooks, as the service reads them from the module's directory. */
   public static final Path SHIPPED_PLAYBOOKS = Path.of("../deploy/playbooks").toAbsolutePath();
 
+  /** The playbooks that act on an alert at once, for tests of the service's edges. */
+  public static final Path IMMEDIATE_PLAYBOOKS = Path.of("src/test/resources/playbooks/immediate").toAbsolutePath();
+
   private ServiceConfig() {}
+
+  /**
+   * Writes to {@code dir/remediator.yaml} a config with no auth ({@code insecure_no_auth}), the playbooks of
+   * {@link #IMMEDIATE_PLAYBOOKS}, no leader election, and {@code lines}; answers its path.
+   */
+  public static Path writeOpen(Path dir, String... lines) throws IOException {
+    return Files.writeString(dir.resolve("remediator.yaml"), "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\n"
+        + "playbooks: [" + IMMEDIATE_PLAYBOOKS + "]\nleader_election: {enabled: false}\n" + String.join("", lines));
+  }
 
   /** The config with the shipped playbooks and {@code lines}. */
   public static String shipped(String... lines) {
