@@ -52,8 +52,8 @@ class NotificationsTest {
             - uncordon: {}
       """);
 
-  @TempDir Path dir;
   private final Vertx vertx = Vertx.vertx();
+  @TempDir Path dir;
   private HttpServer receivers;
   private final List<JsonObject> slack = new CopyOnWriteArrayList<>();
   private final AtomicInteger hanging = new AtomicInteger();
