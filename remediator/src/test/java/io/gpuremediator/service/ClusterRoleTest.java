@@ -100,18 +100,6 @@ class ClusterRoleTest {
     }
   }
 
-  /** A human deletes the step's Job on the node, once the service has created it. */
-  private static void deleteJobOn(KubernetesClient client, String step, String node) {
-    Job[] found = new Job[1];
-    await().atMost(Duration.ofSeconds(20)).until(() -> {
-      found[0] = client.batch().v1().jobs().inNamespace(NAMESPACE).withLabel("gpu-remediator.io/step", step).list()
-          .getItems().stream().filter(j -> node.equals(j.getSpec().getTemplate().getSpec().getNodeName())).findFirst()
-          .orElse(null);
-      return found[0] != null;
-    });
-    client.batch().v1().jobs().inNamespace(NAMESPACE).resource(found[0]).delete();
-  }
-
   @AfterEach
   void stop() {
     server.close();
@@ -184,7 +172,7 @@ class ClusterRoleTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> DraObjects.rules(setup).size() == 1);
       // A human deletes gpu-node-3's reset Job: the loop's watch no longer has it, so the look reads it from the API
       // server (a get), finds it gone and fails the reset over to gpu-xid-reboot, as gpu-node-4's.
-      deleteJobOn(setup, "gpu_reset", "gpu-node-3");
+      Jobs.delete(setup, "gpu_reset", "gpu-node-3");
       Jobs.complete(setup, "gpu_reset");
       for (int i = 0; i < 2; i++) {
         Jobs.complete(setup, "collect"); // each reboot's evidence first
