@@ -62,8 +62,9 @@ class WatchDrivenHandoffMockTest {
       Job job = client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems().get(0);
       job.setStatus(new JobStatusBuilder().addNewCondition().withType("Complete").withStatus("True").endCondition().build());
       client.batch().v1().jobs().inNamespace("gpu-remediator").resource(job).updateStatus();
-      await().atMost(Duration.ofSeconds(20)).until(() -> service.node(NODE).isEmpty());
-      assertThat(service.decisions()).contains("\"reason\":\"released\"");
+      // The release's decision is recorded just after its ledger write: wait for both.
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.node(NODE).isEmpty()
+          && service.decisions().contains("\"reason\":\"released\""));
     }
   }
 }
