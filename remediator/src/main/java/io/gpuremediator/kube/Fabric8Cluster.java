@@ -7,30 +7,22 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.bounded.TokenBucket;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
-import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeEvent;
 import io.gpuremediator.node.NodeIdentity;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeOwner;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@link Cluster} port over a fabric8 client. Reads come from the node informers' cache ({@link NodeWatch},
- * {@link NodeCache}), converted once per change; writes read the node fresh and PUT it back with its resourceVersion, retrying a
- * 409 with a fresh read.
+ * {@link NodeCache}), converted once per change; writes go through {@link NodeWrites} (a PUT with the node's
+ * resourceVersion, a 409 read again).
  */
 public final class Fabric8Cluster implements Cluster, AutoCloseable {
-  private static final Logger LOGGER = LoggerFactory.getLogger(Fabric8Cluster.class);
-  private static final int MAX_CONFLICT_RETRIES = 5;
   /** Events about nodes live in the default namespace, as the kubelet's do. */
   private static final String EVENT_NAMESPACE = "default";
   /** Reads of nodes outside the watch (an alert naming an unselected node): at most this many a second. */
@@ -44,6 +36,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final NodeWatch watch;
   private final TokenBucket unwatchedReads;
   private final ApiBudget budget;
+  private final NodeWrites writes;
 
   /** Creates the adapter over every node, every ledger signed with {@code ledgerKey}; {@link #start()} starts it. */
   public Fabric8Cluster(KubernetesClient client, String instance, byte[] ledgerKey) {
@@ -66,6 +59,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     this.instance = instance;
     this.owners = new Fabric8NodeOwners(client, budget);
     this.watch = new NodeWatch(client, selector, cache);
+    this.writes = new NodeWrites(client, cache, watch, signing, budget);
     this.unwatchedReads = new TokenBucket(UNWATCHED_READS_PER_SECOND, UNWATCHED_READS_PER_SECOND, System::nanoTime);
   }
 
@@ -75,7 +69,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    */
   public void start() {
     watch.start();
-    signing.start(client, budget, new LedgerSigning.Nodes(watch::isReady, cache::unsigned, watch::stored, this::ownWrite));
+    signing.start(client, budget, new LedgerSigning.Nodes(watch::isReady, cache::unsigned, watch::stored, writes::ownWrite));
   }
 
   /** Whether this instance may re-sign the ledgers an earlier release wrote unsigned (it leads; not a dry-run). */
@@ -145,91 +139,10 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     return cache.changedBetween(from, to);
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The first attempt starts from the watch cache, as controllers do: a stale cache fails with 409 and the next attempt
-   * reads the node fresh and edits it again. The conditions the edit sets are written first (the status subresource), then
-   * the metadata and spec with the ledger: the ledger records that the episode's node actions were done, so everything it
-   * vouches for is stored before it. A write whose answer was lost (a timeout after the server applied it, a reset
-   * connection) is then harmless: the retry finds the conditions set and writes the rest, or finds the episode and does
-   * nothing.
-   */
+  /** {@inheritDoc} See {@link NodeWrites#modify}: cache first, status before spec, a 409 read again. */
   @Override
   public <T> T modifyNode(String name, Function<NodeInfo, Edited<T>> edit) throws ClusterException {
-    // The first attempt starts from our last write, or the watch's cache.
-    Node next = cache.ownWrite(name).or(() -> watch.stored(name)).orElse(null);
-    for (int attempt = 1; ; attempt++) {
-      boolean fromCache = attempt == 1 && next != null;
-      Node fresh = next != null ? next : get(name);
-      next = null;
-      NodeInfo current = cache.info(fresh);
-      Edited<T> edited = edit.apply(current);
-      Map<String, NodeCondition> conditions = NodeMapper.changedConditions(current, edited.node());
-      boolean specChanges = NodeMapper.specDiffers(current, edited.node());
-      if (fromCache && conditions.isEmpty() && !specChanges) {
-        // Nothing to write, as the cache sees it. The cache can be behind our own last write (its answer lost
-        // to a timeout or a reset, its watch event not yet here): confirm on the server before saying so.
-        Node server = get(name);
-        if (!Objects.equals(server.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion())) {
-          ownWrite(server);
-          next = server;
-          continue;
-        }
-      }
-      String what = "update status of node " + name;
-      try {
-        Node written = writeConditions(fresh, current, conditions);
-        if (written != fresh && NodeMapper.specDiffers(current, NodeMapper.toInfo(written, signing.seal()))) {
-          // The node changed since the edit read it (a server that does not fence status writes by
-          // resourceVersion lets this through): edit again on what is stored, never write a stale spec.
-          next = written;
-          continue;
-        }
-        what = "update node " + name;
-        if (specChanges) {
-          Node spec = NodeMapper.withSpec(written, edited.node(), signing.seal());
-          ownWrite(budget.write(() -> client.nodes().resource(spec).update()));
-        }
-      } catch (KubernetesClientException e) {
-        retryOnConflict(e, attempt, what);
-        continue;
-      }
-      return edited.result();
-    }
-  }
-
-  /** Caches our write's answer, unless it took the node out of every watch: the watch's DELETED is not undone. */
-  private Node ownWrite(Node written) {
-    if (watch.inView(written)) {
-      return cache.putOwn(written);
-    }
-    cache.remove(written.getMetadata().getName());
-    return written;
-  }
-
-  /**
-   * Writes the status part: the conditions the edit decided, merged onto the node as read (the kubelet's
-   * conditions kept), fenced by its resourceVersion; returns the node as stored after it (or as read when
-   * nothing changed). A 409 means the node changed since the read: the caller reads and edits again.
-   */
-  private Node writeConditions(Node fresh, NodeInfo current, Map<String, NodeCondition> changed) {
-    List<NodeCondition> merged = new ArrayList<>();
-    current.conditions().forEach(c -> merged.add(changed.getOrDefault(c.type(), c)));
-    changed.values().stream().filter(c -> current.condition(c.type()).isEmpty()).forEach(merged::add);
-    if (merged.equals(current.conditions())) {
-      return fresh;
-    }
-    Node status = NodeMapper.withConditions(fresh, current.withConditions(merged));
-    return ownWrite(budget.write(() -> client.nodes().resource(status).updateStatus()));
-  }
-
-  private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {
-    if (e.getCode() == 409 && attempt < MAX_CONFLICT_RETRIES) {
-      LOGGER.debug("{}: conflict on attempt {}, re-reading", what, attempt);
-      return;
-    }
-    throw ApiFailures.of(what, e);
+    return writes.modify(name, edit);
   }
 
   @Override
@@ -244,7 +157,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
 
   @Override
   public NodeIdentity identity(String name) throws ClusterException {
-    return watch.unshared(name, NodeMapper.identity(get(name)));
+    return watch.unshared(name, NodeMapper.identity(writes.get(name)));
   }
 
   @Override
@@ -265,18 +178,6 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   @Override
   public void annotateOwner(NodeOwner owner, String key, String value) throws ClusterException {
     owners.annotate(owner, key, value);
-  }
-
-  private Node get(String name) throws ClusterException {
-    try {
-      Node node = budget.read(() -> client.nodes().withName(name).get());
-      if (node == null) {
-        throw new ClusterException("node " + name + " no longer exists", false, null);
-      }
-      return node;
-    } catch (KubernetesClientException e) {
-      throw ApiFailures.of("get node " + name, e);
-    }
   }
 
   @Override

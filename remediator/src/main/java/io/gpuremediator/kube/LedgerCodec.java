@@ -4,10 +4,11 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuremediator.bounded.BoundedMap;
+import io.gpuremediator.state.Claim;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Held;
 import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.state.NodeLedger.Claim;
+import io.gpuremediator.state.PastEpisode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.io.IOException;
@@ -79,7 +80,7 @@ final class LedgerCodec {
       g.writeEndObject();
       LedgerHolds.write(g, ledger);
       g.writeArrayFieldStart("history");
-      for (NodeLedger.PastEpisode p : ledger.history()) {
+      for (PastEpisode p : ledger.history()) {
         g.writeStartObject();
         g.writeStringField("fingerprint", p.fingerprint());
         g.writeStringField("starts_at", p.startsAt().toString());
@@ -177,10 +178,10 @@ final class LedgerCodec {
         throw new IllegalArgumentException("episode " + e.getKey() + " has a bad time");
       }
     }
-    List<NodeLedger.PastEpisode> history = new ArrayList<>();
+    List<PastEpisode> history = new ArrayList<>();
     for (JsonNode p : root.path("history")) {
       try {
-        history.add(new NodeLedger.PastEpisode(p.path("fingerprint").asText(), Instant.parse(p.path("starts_at").asText()),
+        history.add(new PastEpisode(p.path("fingerprint").asText(), Instant.parse(p.path("starts_at").asText()),
             p.path("playbook").asText(), Instant.parse(p.path("since").asText()), Instant.parse(p.path("released_at").asText()),
             p.path("matched").asText("")));
       } catch (DateTimeParseException ex) {
