@@ -2,7 +2,7 @@ package io.gpuremediator.action;
 
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
-import io.gpuremediator.state.NodeLedger.Claim;
+import io.gpuremediator.state.Claim;
 import java.util.Optional;
 
 /** The shared undo rule: release this alert's hold on a change, and undo it only when we made it and nobody else holds it. */

@@ -3,6 +3,8 @@ package io.gpuremediator.action;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.ActionSpec;
+import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.EvidenceJob;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
@@ -36,7 +38,6 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen, String stored, St
     List<String> seen = new ArrayList<>();
     List<String> stored = new ArrayList<>();
     List<String> notStored = new ArrayList<>();
-    String namespace = run.ports().jobNamespace();
     // A step of on_resolved comes after every step of actions; a step of actions after those before it.
     int before = run.episode().progress().releasing() ? actions.size() : Math.min(run.task().step(), actions.size());
     for (int i = 0; i < before; i++) {
@@ -45,10 +46,14 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen, String stored, St
         continue;
       }
       Duration timeout = step.evidenceTimeout().get();
-      String name = EpisodeNames.evidenceJobName(run.node(), run.episode(), i);
-      String job = "evidence job " + namespace + "/" + name;
-      Optional<String> where = run.ports().evidenceStoreOf(step).map(s -> s.where(run.node(), name));
-      Optional<JobRun> found = run.ports().workloads().job(namespace, name);
+      // The Job the step created, as the episode holds it: never a name derived again, nor a read of the server.
+      Optional<EvidenceJob> held = run.episode().evidenceJob(Episode.stepKey(run.episode().playbook(), false, i));
+      String name = held.map(EvidenceJob::name).orElse("");
+      String job = held.map(h -> "evidence job " + h.job()).orElse("the evidence job of step " + i);
+      Optional<String> where = run.ports().evidenceStoreOf(step)
+          .map(s -> held.isPresent() ? s.where(run.node(), name) : s.under(run.node()));
+      Optional<JobRun> found = held.isEmpty() ? Optional.empty()
+          : run.ports().workloads().job(held.get().namespace(), name);
       if (found.isEmpty()) {
         seen.add(job + " is gone");
         where.ifPresent(w -> notStored.add(job + " is gone: nothing stored at " + w));

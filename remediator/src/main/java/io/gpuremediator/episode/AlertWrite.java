@@ -19,6 +19,7 @@ import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.PastEpisode;
 import io.gpuremediator.state.Progress;
 import io.gpuremediator.state.Stage;
 import java.time.Clock;
@@ -213,7 +214,7 @@ final class AlertWrite {
     for (Episode e : ledger.episodes().values()) {
       latest = latest == null || e.startsAt().isAfter(latest) ? e.startsAt() : latest;
     }
-    for (NodeLedger.PastEpisode p : ledger.history()) {
+    for (PastEpisode p : ledger.history()) {
       latest = latest == null || p.startsAt().isAfter(latest) ? p.startsAt() : latest;
     }
     return Optional.ofNullable(latest);

@@ -14,7 +14,6 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.playbook.ActionSpec;
-import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Episode;
@@ -51,19 +50,11 @@ final class EpisodeOutbound {
   private final EpisodeWriter writer;
   private final Decider decider;
   private final List<String> page;
-  private final String jobNamespace;
-  private final Optional<EvidenceStore> evidenceStore;
   private final RetryBackoff backoffs = new RetryBackoff();
 
-  /**
-   * @param jobNamespace where the episodes' Jobs run: a notification names the evidence Jobs there
-   * @param evidenceStore where the reports of collect steps without a store go: a notification names it
-   */
-  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page, String jobNamespace,
-      Optional<EvidenceStore> evidenceStore) {
+  /** A notification names the evidence Jobs the episode holds, and where their reports are stored. */
+  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page) {
     this.page = List.copyOf(page);
-    this.jobNamespace = jobNamespace;
-    this.evidenceStore = evidenceStore;
     this.ports = ports;
     this.writer = writer;
     this.decider = decider;
@@ -78,12 +69,12 @@ final class EpisodeOutbound {
     List<Reached> out = new ArrayList<>();
     int firing = p.releasing() ? pb.actions().size() : (int) Math.min((long) p.next(), pb.actions().size());
     for (int i = 0; i < firing; i++) {
-      out.add(new Reached(pb.name() + "/actions/" + i, pb.actions().get(i)));
+      out.add(new Reached(Episode.stepKey(pb.name(), false, i), pb.actions().get(i)));
     }
     if (p.releasing()) {
       int resolved = (int) Math.min((long) p.next(), pb.onResolved().size());
       for (int i = 0; i < resolved; i++) {
-        out.add(new Reached(pb.name() + "/on_resolved/" + i, pb.onResolved().get(i)));
+        out.add(new Reached(Episode.stepKey(pb.name(), true, i), pb.onResolved().get(i)));
       }
     }
     return out;
@@ -122,20 +113,16 @@ final class EpisodeOutbound {
     Instant now = writer.now();
     TemplateContext ctx = EpisodeWriter.context(node, e);
     List<String> evidence = new ArrayList<>();
-    List<Reached> reached = reached(e, pb);
-    for (int i = 0; i < reached.size(); i++) {
-      Reached r = reached.get(i);
+    for (Reached r : reached(e, pb)) {
       if (e == null) {
         return null;
       }
       if (r.spec().dryRun()) {
         continue;
       }
-      if (r.spec().evidenceTimeout().isPresent() && i < pb.actions().size()) {
-        String job = EpisodeNames.evidenceJobName(node, e, i);
-        evidence.add(jobNamespace + "/" + job + r.spec().evidenceStore().or(() -> evidenceStore)
-            .map(st -> ", its report stored at " + st.where(node, job)).orElse(""));
-      }
+      // The evidence Jobs the episode's collect steps hold, for the notifications of the steps after them.
+      e.evidenceJob(r.key()).ifPresent(j -> evidence.add(j.job()
+          + (j.storedAt().isEmpty() ? "" : ", its report stored at " + j.storedAt())));
       Optional<SilenceSpec> silence = ActionRegistry.silence(r.spec());
       Optional<NotifySpec> notify = ActionRegistry.notification(r.spec());
       if (silence.isPresent() && silenceDue(e, r.key(), silence.get(), now)) {

@@ -136,7 +136,7 @@ final class LongSteps {
         moves.decisions().listener().repaired(e.playbook(), task.kind(), took);
       }
       Stage stage = kind.stages().passed().orElse(p.stage());
-      Episode kept = s.kept().applyTo(e, e.playbook() + "/" + (p.releasing() ? "on_resolved" : "actions") + "/" + task.step());
+      Episode kept = s.kept().applyTo(e, Episode.stepKey(e.playbook(), p.releasing(), task.step()));
       Episode next = kept.with(p.at(task.step() + 1).inStage(stage, now).noted(s.note()));
       Optional<Episode> written = moves.move(node, e, Transition.STEP_PASSED, next, stages, kind.stages().passedReason(),
           s.note());

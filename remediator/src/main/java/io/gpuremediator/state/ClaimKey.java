@@ -73,7 +73,7 @@ public sealed interface ClaimKey {
 
   /** Whether {@code holder} (an episode's fingerprint) holds a claim in the ledger that takes the node out of service. */
   static boolean keepsOutOfService(NodeLedger ledger, String holder) {
-    for (Map.Entry<String, NodeLedger.Claim> c : ledger.claims().entrySet()) {
+    for (Map.Entry<String, Claim> c : ledger.claims().entrySet()) {
       if (c.getValue().holders().contains(holder) && parse(c.getKey()).takesNodeOutOfService()) {
         return true;
       }

@@ -124,6 +124,19 @@ public record Episode(String fingerprint, String alertname, String playbook, Ins
     return holds.values().stream().filter(h -> h.kind().equals(kind)).toList();
   }
 
+  /**
+   * The key of a step of {@code playbook}, as the episode's holdings, silences and notifications are kept:
+   * {@code <playbook>/actions/<step>}, or {@code <playbook>/on_resolved/<step>} for a step of on_resolved.
+   */
+  public static String stepKey(String playbook, boolean onResolved, int step) {
+    return playbook + (onResolved ? "/on_resolved/" : "/actions/") + step;
+  }
+
+  /** The evidence Job the episode's step {@code stepKey} created, if it holds one. */
+  public Optional<EvidenceJob> evidenceJob(String stepKey) {
+    return Optional.ofNullable(holds.get(stepKey)).flatMap(EvidenceJob::of);
+  }
+
   /** The silence the episode's step {@code stepKey} holds, if any. */
   public Optional<HeldSilence> silence(String stepKey) {
     return Optional.ofNullable(holds.get(stepKey)).flatMap(HeldSilence::of);

@@ -16,6 +16,17 @@ public record EvidenceJob(String job, String storedAt) {
     return h.kind().equals(KIND) ? Optional.of(new EvidenceJob(h.name(), h.value())) : Optional.empty();
   }
 
+  /** The Job's namespace (empty when the ledger named none). */
+  public String namespace() {
+    int slash = job.indexOf('/');
+    return slash < 0 ? "" : job.substring(0, slash);
+  }
+
+  /** The Job's name. */
+  public String name() {
+    return job.substring(job.indexOf('/') + 1);
+  }
+
   /** As the ledger holds it. */
   public Held held() {
     return new Held(KIND, job, storedAt);

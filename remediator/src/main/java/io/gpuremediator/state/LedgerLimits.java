@@ -63,7 +63,7 @@ public record LedgerLimits(int maxBytes, int maxEpisodesPerNode) {
     for (Held h : ledger.unheld()) {
       n += h.key().length() + h.value().length() + 24;
     }
-    for (Map.Entry<String, NodeLedger.Claim> c : ledger.claims().entrySet()) {
+    for (Map.Entry<String, Claim> c : ledger.claims().entrySet()) {
       n += c.getKey().length() + 32 + c.getValue().holders().stream().mapToLong(h -> h.length() + 3).sum();
     }
     for (Episode e : ledger.episodes().values()) {

@@ -11,7 +11,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -132,16 +131,6 @@ public final class NodeLedger {
     return history;
   }
 
-  /** An episode that ended (released, or its node replaced): {@code playbook} ran it last, its alert {@code matched}. */
-  public record PastEpisode(String fingerprint, Instant startsAt, String playbook, Instant since, Instant releasedAt,
-      String matched) {
-    /** Validates presence; an episode recorded before {@code matched} was kept matched the playbook that ran it. */
-    public PastEpisode {
-      Objects.requireNonNull(playbook, "playbook");
-      matched = matched == null || matched.isEmpty() ? playbook : matched;
-    }
-  }
-
   /**
    * Whether this episode (fingerprint + startsAt) was already handled on this node: the one "already handled" check of
    * the webhook, the engine's write and the storm count. A firing alert is handled when its episode is active; a
@@ -207,19 +196,6 @@ public final class NodeLedger {
   /** Every active episode, by fingerprint. */
   public SortedMap<String, Episode> episodes() {
     return episodes;
-  }
-
-  /**
-   * One change we made or adopted.
-   *
-   * @param holders the fingerprints of the alerts that need the change
-   * @param preexisting true when the node already had it before we claimed it: we never undo it
-   */
-  public record Claim(SortedSet<String> holders, boolean preexisting) {
-    /** Copies the holders. */
-    public Claim {
-      holders = Collections.unmodifiableSortedSet(new TreeSet<>(holders));
-    }
   }
 
   /** The claim on a change, if we hold it. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.state.NodeLedger.PastEpisode;
+import io.gpuremediator.state.PastEpisode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.state.Claim;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.Progress;
@@ -26,7 +27,7 @@ class NodesJsonTest {
         Optional.of(new Progress.Task("drain", 4, T.plusSeconds(30), 1, "", Optional.empty())),
         "3 pods left to move (8 evicted now, 0 terminating); waiting on PDB ml-training/llm-pdb");
     Episode e = new Episode("fp1", "GpuXidHardwareError", "gpu-hardware-xid", T.minusSeconds(60), T, p, Map.of(), Map.of());
-    NodeLedger ledger = NodeLedger.of(Map.of("cordon", new NodeLedger.Claim(new TreeSet<>(List.of("fp1")), false)),
+    NodeLedger ledger = NodeLedger.of(Map.of("cordon", new Claim(new TreeSet<>(List.of("fp1")), false)),
         Map.of("fp1", e), List.of());
     NodeInfo n = new NodeInfo("gpu-node-3", Map.of(), Map.of(), List.of(), true,
         List.of(new NodeCondition("Ready", "True", "KubeletReady", "", null, null)), List.of(), "", "7", ledger, Optional.empty());

@@ -9,6 +9,7 @@ import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.SafetyGate.Candidate;
 import io.gpuremediator.state.NodeLedger;
+import io.gpuremediator.state.PastEpisode;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.value.Budget;
 import io.gpuremediator.value.Rate;
@@ -239,7 +240,7 @@ class FleetGateTest {
   @Test
   void cooldownFollowsTheLastRelease() {
     NodeLedger released = NodeLedger.of(Map.of(), Map.of(), List.of(
-        new NodeLedger.PastEpisode("fp", T0.minusSeconds(7200), "gpu-hardware-xid", T0.minusSeconds(7200), T0.minusSeconds(600),
+        new PastEpisode("fp", T0.minusSeconds(7200), "gpu-hardware-xid", T0.minusSeconds(7200), T0.minusSeconds(600),
             "gpu-hardware-xid")));
     NodeInfo n = new NodeInfo("n3", node("n3").labels(), Map.of(), List.of(), false, node("n3").conditions(), List.of(), "", "",
         released, Optional.empty());
