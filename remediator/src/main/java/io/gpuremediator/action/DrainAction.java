@@ -8,6 +8,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
+import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.workload.Eviction;
@@ -64,6 +65,11 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
   private static final int NAMES_SHOWN = 5;
   private static final StepStages STAGES = new StepStages(Stage.DRAINING, Optional.of(Stage.DRAINED), Stage.DRAIN_FAILED,
       Reason.DRAIN_STARTED, Reason.DRAINED, Reason.DRAIN_FAILED);
+
+  /** Whether the episode is draining its node: it holds a drain slot, and its node's pods are watched. */
+  public static boolean draining(Episode e) {
+    return e.progress().stage() == STAGES.running();
+  }
 
   DrainAction() {
     super(DrainSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED), STAGES);

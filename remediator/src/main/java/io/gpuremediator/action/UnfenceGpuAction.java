@@ -7,6 +7,7 @@ import io.gpuremediator.device.Device;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeKeys;
+import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.LongStepSpec;
 import io.gpuremediator.playbook.Phase;
 import io.gpuremediator.playbook.TemplateContext;
@@ -32,6 +33,11 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
 
   private static final StepStages STAGES = new StepStages(Stage.FENCED, Optional.empty(), Stage.NEEDS_HUMAN,
       Reason.GPU_UNFENCED, Reason.GPU_UNFENCED, Reason.GPU_UNFENCED);
+
+  /** Whether the episode's unfence step has started: the rules it deletes are ours going, not a human's doing. */
+  public static boolean unfencing(Episode e) {
+    return e.progress().task().filter(t -> t.kind().equals(ActionSpec.kindOf(UnfenceGpuSpec.class))).isPresent();
+  }
 
   UnfenceGpuAction() {
     super(UnfenceGpuSpec.class, Set.of(Phase.FIRING, Phase.RESOLVED), STAGES);

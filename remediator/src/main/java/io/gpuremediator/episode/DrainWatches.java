@@ -1,7 +1,7 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.DrainAction;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.state.Stage;
 import io.gpuremediator.workload.Workloads;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +33,7 @@ final class DrainWatches implements AutoCloseable {
   /** Opens the node's watch when one of its episodes is draining, closes it otherwise. */
   void update(String node, Optional<NodeInfo> now) {
     boolean draining = now.map(n -> n.ledger().episodes().values().stream()
-        .anyMatch(e -> e.progress().stage() == Stage.DRAINING)).orElse(false);
+        .anyMatch(DrainAction::draining)).orElse(false);
     if (!draining) {
       close(node, open.remove(node));
       return;

@@ -9,18 +9,12 @@ import io.gpuremediator.outbound.OutsidePorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
-import io.gpuremediator.state.Stage;
 import io.gpuremediator.threads.DaemonThreads;
 import io.gpuremediator.workload.Workloads;
 import java.time.Clock;
-import java.time.Instant;
-import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,11 +39,11 @@ public final class EpisodeLoop implements AutoCloseable {
   private final BooleanSupplier leading;
   private final NodeExclusion exclusion = new NodeExclusion(this::kick);
   private final EpisodeMoves moves;
-  private final EpisodeOutbound outbound;
   private final StepPorts ports;
   private final StepRunner runner;
   private final GoneNodes gone = new GoneNodes();
   private final NodeUpkeep upkeep;
+  private final LoopScan scans;
   private final PreflightGate preflight;
   private final EpisodeWriter writer;
   private final Supplier<List<NodeInfo>> selected;
@@ -97,8 +91,8 @@ public final class EpisodeLoop implements AutoCloseable {
     this.selected = selected;
     this.writer = new EpisodeWriter(cluster, leading, clock);
     EpisodeDecisions decisions = new EpisodeDecisions(listener, new NodeEvents(cluster), clock);
-    this.outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node, e, reason,
-        detail, List.of(), Optional.empty()), settings.page(), settings.jobNamespace(), settings.evidenceStore());
+    EpisodeOutbound outbound = new EpisodeOutbound(outside, writer, (node, e, reason, detail) -> decisions.decide(node,
+        e, reason, detail, List.of(), Optional.empty()), settings.page());
     this.moves = new EpisodeMoves(writer, decisions, outbound, this.playbooks);
     // The ResourceSlice watch lists here, never on a webhook's or page's thread; it is stopped with us.
     this.published = devices.watchPublished(settings.dra().driver());
@@ -108,6 +102,7 @@ public final class EpisodeLoop implements AutoCloseable {
     this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
     this.upkeep = new NodeUpkeep(cluster, outbound, new GiveBacks(HoldingKinds.of(ports, List.of()), writer), moves, gone,
         leading);
+    this.scans = new LoopScan(cluster, this.playbooks, selected, preflight, upkeep, outbound, moves, gone);
   }
 
   /** Starts the timer, the worker threads, and the watches of what episodes hold outside their nodes (Jobs, rules). */
@@ -157,45 +152,12 @@ public final class EpisodeLoop implements AutoCloseable {
     }
   }
 
-  /** Looks over every node once: counts episodes per stage and GPUs fenced, and kicks the nodes with work to do. */
+  /** Looks over every node once ({@link LoopScan}) and forgets the drain watches of nodes that are gone. */
   void scan() {
-    Map<Stage, Integer> counts = new EnumMap<>(Stage.class);
-    int fenced = 0;
-    Map<String, Instant> oldest = new TreeMap<>();
-    PlaybookSet set = playbooks.get();
-    boolean lead = leading.getAsBoolean();
-    Instant now = moves.now();
-    Set<String> seen = new HashSet<>();
-    Set<String> newcomers = new HashSet<>();
-    if (lead) {
-      selected.get().stream().filter(preflight::wants).forEach(n -> newcomers.add(n.name()));
-    }
-    for (NodeInfo n : cluster.nodes()) {
-      seen.add(n.name());
-      boolean work = upkeep.giveBackDue(n, now) || newcomers.contains(n.name());
-      for (Episode e : n.ledger().episodes().values()) {
-        counts.merge(e.progress().stage(), 1, Integer::sum);
-        fenced += e.fenced().size();
-        if (!e.progress().stage().isFailed()) {
-          e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
-        }
-        work |= Episodes.hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
-            || HumanOverride.removed(n, e).isPresent();
-      }
-      if (lead && work) {
-        kick(n.name());
-      }
-    }
-    for (String node : gone.nodes()) {
-      if (lead && !seen.contains(node)) {
-        kick(node);
-      }
-    }
+    Set<String> seen = scans.scan(leading.getAsBoolean(), this::kick);
     if (drains != null) {
       drains.retain(seen);
     }
-    moves.decisions().listener().stages(counts, fenced);
-    moves.decisions().listener().oldestSteps(oldest);
   }
 
   /** Advances every episode of the node, now, on this thread (callers hold the node). */

@@ -5,6 +5,7 @@ import io.gpuremediator.action.NodeDraft;
 import io.gpuremediator.action.RenderException;
 import io.gpuremediator.action.Step;
 import io.gpuremediator.action.StepPorts;
+import io.gpuremediator.action.UnfenceGpuAction;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
@@ -86,7 +87,7 @@ final class HumanOverride {
 
   /** Which of the episode's DeviceTaintRules someone else deleted, read from the API (a fenced episode only). */
   private static Optional<String> unfenced(Episode e, StepPorts ports) throws ClusterException {
-    if (e.progress().task().filter(t -> t.kind().equals("unfence_gpu")).isPresent()) {
+    if (UnfenceGpuAction.unfencing(e)) {
       return Optional.empty(); // our own unfence, its ledger write not yet made
     }
     List<String> gone = new ArrayList<>();

@@ -1,11 +1,11 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.DrainAction;
 import io.gpuremediator.action.PreflightAction;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.Slots;
 import io.gpuremediator.safety.StepLimits;
-import io.gpuremediator.state.Stage;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -23,7 +23,7 @@ final class LoopLimits {
       StepLimits.Fleet fleet) {
     Duration settle = LoopSettings.settle(settings.interval());
     return new StepLimits(
-        new Slots(StepLimits.DRAINS, settle, e -> e.progress().stage() == Stage.DRAINING,
+        new Slots(StepLimits.DRAINS, settle, DrainAction::draining,
             () -> settings.maxDraining().of(selected.get().size()), cluster::nodes),
         new Slots(StepLimits.PREFLIGHTS, settle, PreflightAction::holdsSlot,
             () -> settings.preflight().map(p -> p.maxConcurrent().of(selected.get().size())).orElse(0), cluster::nodes),

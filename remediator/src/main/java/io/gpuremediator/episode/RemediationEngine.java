@@ -22,9 +22,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.SafetyGate;
-import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.LedgerLimits;
-import io.gpuremediator.value.Durations;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -204,28 +202,14 @@ public final class RemediationEngine {
 
   /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */
   private Optional<Decision> chooseActingPlaybook(Evaluation e) {
-    if (e.phase == Phase.RESOLVED) {
-      Episode active = e.node.ledger().episodes().get(e.alert.fingerprint());
-      if (active != null && !active.startsAt().equals(e.alert.startsAt())) {
-        return Optional.of(decision(e.alert, e.node.name(), e.playbook.name(), Reason.RESOLVED_OTHER_EPISODE, "resolved"
-            + " with startsAt " + e.alert.startsAt() + ", not the episode's " + active.startsAt() + ": it ends another"
-            + " firing of the alert; nothing is released", List.of()));
-      }
-      Optional<Playbook> acted = Optional.ofNullable(active)
-          .filter(ep -> ep.startsAt().equals(e.alert.startsAt())).flatMap(ep -> e.set.named(ep.playbook()));
-      if (acted.isPresent() && !acted.get().name().equals(e.playbook.name())) {
-        e.note = "released by " + acted.get().name() + ", the playbook that acted on this episode; ";
-        e.playbook = acted.get();
-      }
-      return Optional.empty();
+    ActingPlaybook.Choice choice = ActingPlaybook.of(e.alert, e.playbook, e.node, e.set, clock.instant());
+    if (choice instanceof ActingPlaybook.OtherEpisode other) {
+      return Optional.of(decision(e.alert, e.node.name(), e.playbook.name(), Reason.RESOLVED_OTHER_EPISODE,
+          other.detail(), List.of()));
     }
-    Optional<Playbook> escalated = escalation(e.playbook, e.node, e.set);
-    if (escalated.isPresent()) {
-      Playbook.Escalation rule = e.playbook.escalate().orElseThrow();
-      e.note = "escalated from " + e.playbook.name() + " (episode " + rule.after() + " within "
-          + Durations.format(rule.within()) + "); ";
-      e.playbook = escalated.get();
-    }
+    ActingPlaybook.Acting acting = (ActingPlaybook.Acting) choice;
+    e.playbook = acting.playbook();
+    e.note = acting.note();
     return Optional.empty();
   }
 
@@ -272,16 +256,6 @@ public final class RemediationEngine {
   /** A dry-run writes nothing; it records what would change and which limit would refuse a new episode. */
   private Optional<Decision> dryRun(Evaluation e) {
     return dryRuns.decide(e.alert, e.node, e.playbook, e.phase, e.specs, e.steps, e.note);
-  }
-
-  /** The playbook a repeat offender is escalated to: the Nth episode of this playbook's ladder on the node in the window. */
-  private Optional<Playbook> escalation(Playbook playbook, NodeInfo node, PlaybookSet set) {
-    if (playbook.escalate().isEmpty()) {
-      return Optional.empty();
-    }
-    Playbook.Escalation e = playbook.escalate().get();
-    int earlier = node.ledger().episodesSince(set.ladderOf(playbook), clock.instant().minus(e.within()));
-    return earlier + 1 >= e.after() ? set.named(e.to()) : Optional.empty();
   }
 
   private static List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {

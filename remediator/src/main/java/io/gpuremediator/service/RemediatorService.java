@@ -9,7 +9,6 @@ import io.gpuremediator.episode.EpisodeLoop;
 import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.episode.LoopSettings;
 import io.gpuremediator.episode.NodeFanOut;
-import io.gpuremediator.episode.PreflightSettings;
 import io.gpuremediator.episode.RefusalEvents;
 import io.gpuremediator.episode.RemediationEngine;
 import io.gpuremediator.http.ApiRouter;
@@ -42,7 +41,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
 import java.util.List;
@@ -65,7 +63,6 @@ public final class RemediatorService implements AutoCloseable {
   static final long FLEET_WARNINGS_CHECK_MILLIS = 10_000;
   private static final int DECISION_LOG_SIZE = 1000;
   private static final int ENGINE_THREADS = 4;
-  private static final int STALL_SECONDS = 600;
 
   private final RemediatorConfig config;
   private final KubeApi kube;
@@ -134,7 +131,7 @@ public final class RemediatorService implements AutoCloseable {
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(), limits.bodyTimeout(), metrics::requestLimited),
         new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()));
-    HttpServerOptions options = serverOptions(limits);
+    HttpServerOptions options = HttpListen.options(config);
     server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
         config.listenHost(), server.actualPort(), config.tls().isPresent(),
@@ -181,11 +178,7 @@ public final class RemediatorService implements AutoCloseable {
     DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
     loop = new EpisodeLoop(cluster, kube.workloads(), kube.devices(), reloader::current, selected,
-        new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
-            config.leaderElection().namespace(), config.replaceProviders(), config.preflight().map(p ->
-            new PreflightSettings(p.taint(), p.diagnose().image(), p.diagnose().command(), p.diagnose().timeout(),
-                p.onFail(), p.maxConcurrent())), config.safety().page(), config.kubernetes().writesInFlight(),
-            config.deferTo(), config.dra(), config.evidenceStore()),
+        LoopSettingsOf.config(config),
         () -> !config.dryRun() && gate.isLoaded() && leadership.isLeader(), decided, clock,
         outside.ports(), gate.stepLimits(LoopSettings.settle(config.loop().interval())));
     gate.showing(loop.limits());
@@ -201,30 +194,14 @@ public final class RemediatorService implements AutoCloseable {
     return engine;
   }
 
-  /**
-   * HTTP/1.1 only (Alertmanager, probes and Prometheus speak it): with h2c on, a connection that sends nothing is not a
-   * connection to Vert.x yet, and would escape max_connections. idle_timeout closes a connection between requests
-   * ({@link ConnectionLimit}); Vert.x's own only one that moves no byte for {@value #STALL_SECONDS} s (a stalled answer).
-   */
-  private HttpServerOptions serverOptions(RemediatorConfig.Limits limits) {
-    HttpServerOptions options = new HttpServerOptions().setHost(config.listenHost()).setPort(config.listenPort())
-        .setHttp2ClearTextEnabled(false)
-        .setIdleTimeout((int) Math.max(STALL_SECONDS, limits.idleTimeout().toSeconds())).setIdleTimeoutUnit(TimeUnit.SECONDS);
-    config.tls().ifPresent(tls -> options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
-        .setCertPath(tls.certFile().toString()).setKeyPath(tls.keyFile().toString())));
-    return options;
-  }
-
-  /** Listens with {@code options}, every connection counted against max_connections; closes all if it cannot. */
+  /** Listens ({@link HttpListen}); closes everything if it cannot. */
   private HttpServer listen(String what, HttpServerOptions options, ConnectionLimit connections, Router router)
       throws StartupException {
     try {
-      return vertx.createHttpServer(options).connectionHandler(connections::opened).requestHandler(router).listen()
-          .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
+      return HttpListen.listen(vertx, what, options, connections, router);
+    } catch (StartupException e) {
       close();
-      throw new StartupException("cannot listen on " + what + options.getHost() + ":" + options.getPort() + ": "
-          + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+      throw e;
     }
   }
 
