@@ -16,12 +16,12 @@ import io.gpuremediator.testing.FaultyApiProxy;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -225,10 +225,8 @@ class ApiFaultsMockTest {
     Kubeconfig.write(dir.resolve("kubeconfig"), proxy.url());
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\n"
-        + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n"
-        + "safety: {max_unavailable: 10%, rate_limit: 5000/1h, breaker: {nodes: 5000, window: 10m}}\n");
+    ServiceConfig.write(config, ServiceConfig.IMMEDIATE_PLAYBOOKS, ServiceConfig.LEADING,
+        "safety: {max_unavailable: 10%, rate_limit: 5000/1h, breaker: {nodes: 5000, window: 10m}}\n");
     service = RunningService.started(config, KubeApi.connect(Optional.of(dir.resolve("kubeconfig")),
         RemediatorConfig.Kubernetes.DEFAULTS.qps(), RemediatorConfig.Kubernetes.DEFAULTS.burst(),
         RemediatorConfig.Kubernetes.DEFAULTS.writesInFlight()), Alerts.liveClock(),

@@ -10,6 +10,7 @@ import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.RedfishBmcStub;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,8 +63,7 @@ class BmcAddressingServiceMockTest {
     Tokens.write(dir, "bmc-addressing-test-token");
     Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: [playbooks.yaml]\n"
-        + "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
+    ServiceConfig.write(config, "playbooks.yaml", "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
         + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "
         + RedfishBmcStub.PEMS.resolve("ca.pem").toAbsolutePath() + "\n    bmcs:\n"
@@ -114,8 +114,7 @@ class BmcAddressingServiceMockTest {
     Tokens.write(dir, "bmc-addressing-test-token");
     Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: [playbooks.yaml]\n"
-        + "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
+    ServiceConfig.write(config, "playbooks.yaml", "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
         + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "
         + RedfishBmcStub.PEMS.resolve("ca.pem").toAbsolutePath() + "\n    bmcs:\n"

@@ -14,10 +14,10 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -83,9 +83,7 @@ class FleetStateAtScaleMockTest {
 
     Tokens.write(dir, TOKEN);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\n"
-        + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+    ServiceConfig.write(config, ServiceConfig.IMMEDIATE_PLAYBOOKS, ServiceConfig.LEADING);
     try (RunningService s = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {
       assertThat(new JsonObject(s.get("/api/v1/safety").body()).getJsonObject("breaker").getString("state"))
           .isEqualTo("open");

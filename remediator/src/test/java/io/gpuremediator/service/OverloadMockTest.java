@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -21,7 +22,6 @@ import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,9 +67,7 @@ class OverloadMockTest {
     Tokens.write(dir, TOKEN + "\n");
     Path config = dir.resolve("remediator.yaml");
     // The default body limit (4 MiB), client rate and queue; fewer connections, so that the idle ones overflow them.
-    Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [" + Path.of("../deploy/playbooks").toAbsolutePath()
-        + "]\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\n"
-        + "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"
+    ServiceConfig.write(config, ServiceConfig.SHIPPED_PLAYBOOKS, "safety: {max_unavailable: 100%, rate_limit: 1000/1h, breaker: {nodes: 50, window: 10m}}\n"
         + "limits: {max_connections: " + MAX_CONNECTIONS + "}\n");
     service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN));
     port = service.port();

@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -56,9 +57,7 @@ class SafetyMockTest {
 
   private RunningService service(String safety) throws Exception {
     Path f = dir.resolve("remediator-" + services.size() + ".yaml");
-    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + "]\nsafety: " + safety + "\n"
-        + "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+    ServiceConfig.write(f, ServiceConfig.IMMEDIATE_PLAYBOOKS, "safety: " + safety + "\n", ServiceConfig.LEADING);
     RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
         Optional.of(TOKEN));
     services.add(s);

@@ -12,6 +12,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.OnCallReceiver;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +55,7 @@ class SafetyPageMockTest {
     Tokens.write(dir, TOKEN);
     Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
     Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\nplaybooks: [playbooks.yaml]\n"
-        + "leader_election: {enabled: false}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
+    ServiceConfig.write(config, "playbooks.yaml", "leader_election: {enabled: false}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
         + "notify: {receivers: [{name: pager, type: slack, url_file: oncall-url}]}\n"
         + "safety: {max_unavailable: 100%, breaker: {nodes: 2, window: 10m}, page: [pager]}\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN))) {

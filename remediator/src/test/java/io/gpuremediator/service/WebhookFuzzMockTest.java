@@ -13,6 +13,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -91,8 +92,7 @@ class WebhookFuzzMockTest {
     Path config = dir.resolve("remediator.yaml");
     // Limits that let valid payloads act, so that the fuzzer exercises the path that writes; and one client that
     // sends as fast as it can.
-    Files.writeString(config, "listen: 127.0.0.1:0\nplaybooks: [playbooks]\nauth: {webhook_token_file: token, operator_token_file: operator-token, ledger_key_file: ledger-key}\n"
-        + "max_body_bytes: " + BODY_LIMIT + "\n"
+    ServiceConfig.write(config, "playbooks", "max_body_bytes: " + BODY_LIMIT + "\n"
         + "safety: {max_unavailable: 100%, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n"
         + "limits: {client_rate: 100000/1s}\n");
     service = RunningService.ready(config, KubeApi.of(client), Alerts.liveClock(), Optional.of(TOKEN));

@@ -16,7 +16,19 @@ public final class ServiceConfig {
   /** The playbooks that act on an alert at once, for tests of the service's edges. */
   public static final Path IMMEDIATE_PLAYBOOKS = Path.of("src/test/resources/playbooks/immediate").toAbsolutePath();
 
+  /** Leader election on, in the namespace and Lease of the shipped manifests. */
+  public static final String LEADING = "leader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n";
+
   private ServiceConfig() {}
+
+  /**
+   * Writes to {@code file} a config on 127.0.0.1 with an ephemeral port, the test's tokens, {@code playbooks} (the
+   * YAML list's items as written: {@code playbooks.yaml}, or a path) and {@code lines}; answers its path.
+   */
+  public static Path write(Path file, Object playbooks, String... lines) throws IOException {
+    return Files.writeString(file, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: [" + playbooks + "]\n"
+        + String.join("", lines));
+  }
 
   /**
    * Writes to {@code dir/remediator.yaml} a config with no auth ({@code insecure_no_auth}), the playbooks of
