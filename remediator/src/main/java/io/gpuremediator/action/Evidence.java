@@ -46,17 +46,19 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen, String stored, St
         continue;
       }
       Duration timeout = step.evidenceTimeout().get();
-      // The Job the step created, as the episode holds it: never a name derived again, nor a read of the server.
+      // The Job the step created, as the episode holds it (never a name derived again), read from the Jobs' watch.
       Optional<EvidenceJob> held = run.episode().evidenceJob(Episode.stepKey(run.episode().playbook(), false, i));
-      String name = held.map(EvidenceJob::name).orElse("");
-      String job = held.map(h -> "evidence job " + h.job()).orElse("the evidence job of step " + i);
-      Optional<String> where = run.ports().evidenceStoreOf(step)
-          .map(s -> held.isPresent() ? s.where(run.node(), name) : s.under(run.node()));
-      Optional<JobRun> found = held.isEmpty() ? Optional.empty()
-          : run.ports().workloads().job(held.get().namespace(), name);
+      if (held.isEmpty()) {
+        gone("the evidence job of actions[" + i + "]", run.ports().evidenceStoreOf(step).map(s -> s.under(run.node())),
+            seen, notStored);
+        continue;
+      }
+      String name = held.get().name();
+      String job = "evidence job " + held.get().job();
+      Optional<String> where = run.ports().evidenceStoreOf(step).map(s -> s.where(run.node(), name));
+      Optional<JobRun> found = run.ports().workloads().job(held.get().namespace(), name);
       if (found.isEmpty()) {
-        seen.add(job + " is gone");
-        where.ifPresent(w -> notStored.add(job + " is gone: nothing stored at " + w));
+        gone(job, where, seen, notStored);
         continue;
       }
       Instant ends = found.get().created().plus(timeout).plus(SLACK);
@@ -89,6 +91,12 @@ record Evidence(Optional<StepStart.Wait> waiting, String seen, String stored, St
     }
     return new Evidence(Optional.empty(), String.join("; ", seen), String.join("; ", stored),
         String.join("; ", notStored));
+  }
+
+  /** A Job that is not there: nothing of it was stored where its report should have gone. */
+  private static void gone(String job, Optional<String> where, List<String> seen, List<String> notStored) {
+    seen.add(job + " is gone");
+    where.ifPresent(w -> notStored.add(job + " is gone: nothing stored at " + w));
   }
 
   private static String came(JobState state, Duration timeout) {
