@@ -61,6 +61,11 @@ public final class Bench {
     System.setErr(new PrintStream(new FileOutputStream(work.resolve("in-process.log").toFile()), true));
     try {
       sections(jar, playbooks, work, Path.of(args.length > 3 ? args[3] : "."));
+      if (!FAILED.isEmpty()) {
+        System.out.println("\nbench: every section ran; these failed, their figures NOT MET (stack traces in "
+            + work.resolve("in-process.log") + "): " + String.join(", ", FAILED));
+        System.exit(1);
+      }
       System.exit(0); // the in-process servers' threads would keep the JVM alive
     } catch (Exception e) {
       e.printStackTrace();
@@ -76,7 +81,7 @@ public final class Bench {
         System.getProperty("java.version"), STORM, payload.length());
     System.out.println(Calibration.line());
 
-    if (runs("throughput")) {
+    section("throughput", () -> {
       System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"
           + " 8 requests in flight, 10 s warm-up (the JIT shares the one core), 15 s measured)");
       double bare = throughput("bare", playbooks, work, payload);
@@ -85,18 +90,18 @@ public final class Bench {
           100 * ours / bare, ours >= 0.5 * bare ? "MET" : "NOT MET");
       profile(work.resolve("remediator.jfr"), root.resolve("bench/results/throughput"),
           "dry-run decisions of 200-alert webhooks, server JVM on one core");
-    }
+    });
 
-    if (runs("latency")) {
+    section("latency", () -> {
       System.out.println("\n== webhook-to-taint latency after 1,500 warm-up webhooks: POST of one firing alert until its 200 (answered once the"
           + " node is tainted and cordoned; the taint is then checked), each followed, once the episode's drain is done, by a"
           + " floor sample (service, mock API and client in one JVM on both cores; sequential)");
       latency(playbooks, work);
       profile(latencyProfile, root.resolve("bench/results/latency"), "webhook to taint, one alert at a time (service, mock"
           + " API server and client in one JVM)");
-    }
+    });
 
-    if (runs("latency-under-load")) {
+    section("latency-under-load", () -> {
       System.out.println("\n== webhook to cordon under load: " + LatencyUnderLoad.PER_SECOND + " firing alerts a second on"
           + " distinct nodes of " + String.format(Locale.ROOT, "%,d", LatencyUnderLoad.SELECTED) + " selected, their drains,"
           + " GPU resets and diagnostics running behind them, a floor sample halfway between two alerts (service, simulated"
@@ -105,9 +110,9 @@ public final class Bench {
       LatencyUnderLoad.run(playbooks, work, jfr);
       profile(jfr, root.resolve("bench/results/latency-under-load"), "webhook to cordon, " + LatencyUnderLoad.PER_SECOND
           + " alerts a second with their drains and Jobs (service, simulated API server and client in one JVM)");
-    }
+    });
 
-    if (runs("fence")) {
+    section("fence", () -> {
       System.out.println("\n== fencing one GPU of a DRA node: webhook to DeviceTaintRule written, seen on a watch, each"
           + " followed by a floor sample as above (service, simulated API server and client in one JVM on both cores;"
           + " sequential)");
@@ -115,52 +120,52 @@ public final class Bench {
       FenceLatency.run(playbooks, work, jfr);
       profile(jfr, root.resolve("bench/results/fence"), "fencing one GPU: webhook to DeviceTaintRule, one at a time (service,"
           + " simulated API server and client in one JVM)");
-    }
+    });
 
-    if (runs("multi-node")) {
+    section("multi-node", () -> {
       System.out.println("\n== a multi-node event: one webhook naming " + MultiNodeEvent.NODES + " distinct nodes, every limit"
           + " opened (service, simulated API server and client in one JVM on both cores)");
       Path jfr = work.resolve("multi-node.jfr");
       MultiNodeEvent.run(playbooks, work, jfr);
       profile(jfr, root.resolve("bench/results/multi-node"), "one webhook quarantining " + MultiNodeEvent.NODES
           + " nodes under the API budget (service, mock API server and client in one JVM)");
-    }
+    });
 
-    if (runs("unknown-nodes")) {
+    section("unknown-nodes", () -> {
       System.out.println("\n== a webhook naming nodes the watch cache does not hold (service, mock API server and client in"
           + " one JVM): its answer never waits on the reads that only name the refusals");
       UnknownNodes.run(playbooks, work);
-    }
+    });
 
-    if (runs("storm")) {
+    section("storm", () -> {
       System.out.println("\n== storm: a 200-alert webhook against the default limits (breaker at 5 nodes),"
           + " decided and answered after 150 warm-up storms (breaker opened, state stored in its ConfigMap after the answer);"
           + " breaker reset between rounds");
       storm(playbooks, work);
       profile(stormProfile, root.resolve("bench/results/storm"), "200-alert storms refused whole (service, mock API server and"
           + " client in one JVM)");
-    }
+    });
 
-    if (runs("fleet-state")) {
+    section("fleet-state", () -> {
       System.out.println("\n== the fleet state's work for one webhook (its sighting, the rate limits' counts, its start, pruned"
           + " as it goes) as the state remembers more nodes (in this JVM)");
       FleetStateCost.run();
-    }
+    });
 
-    if (runs("fault-to-quarantine")) {
+    section("fault-to-quarantine", () -> {
       System.out.println("\n== fault to quarantine on the whole loop (make demo's pipeline: simulator, Prometheus 1 s scrape and"
           + " evaluation, Alertmanager group timers 1 s, remediator jar, simulated cluster): XID 79 injected to taint seen on a watch");
       FaultToQuarantine.run(root, work);
-    }
+    });
 
-    if (runs("repair")) {
+    section("repair", () -> {
       System.out.println("\n== the remediator's own share of a repair: the shipped ladder in this JVM against the simulated"
           + " cluster (its Job controller and kubelet run the GPU resets, reboots and diagnostics), loop timer 60 s,"
           + " 3 GPU resets and 3 reboots one after another");
       RepairShare.run(playbooks, work);
-    }
+    });
 
-    if (runs("handoffs")) {
+    section("handoffs", () -> {
       System.out.println("\n== stage handoffs: " + Handoffs.EPISODES + " episodes down the shipped ladder at once through the"
           + " emulated API (service, simulated cluster with its Job controller and kubelet, and the watches that measure, in"
           + " one JVM); from the event that ends a step to the remediator's next write about the node");
@@ -168,16 +173,16 @@ public final class Bench {
       Handoffs.run(playbooks, work, jfr);
       profile(jfr, root.resolve("bench/results/handoffs"), Handoffs.EPISODES + " episodes handed from step to step (service,"
           + " simulated cluster and client in one JVM)");
-    }
+    });
 
-    if (runs("rule-cost")) {
+    section("rule-cost", () -> {
       int nodes = Integer.getInteger("bench.nodes", 1000);
       System.out.println("\n== rule cost: Prometheus evaluating rules/*.rules.yml every 30 s over " + nodes + " nodes (2 h of history"
           + " backfilled by promtool, then scraped live at 30 s)");
       RuleCost.run(root, work, nodes);
-    }
+    });
 
-    if (runs("scale")) {
+    section("scale", () -> {
       List<String> flags = Scale.deployedJvmFlags(root);
       long limitMiB = Scale.deployedMemoryLimitMiB(root);
       int cluster = Integer.getInteger("bench.scale.cluster", 100_000);
@@ -210,11 +215,41 @@ public final class Bench {
       System.out.printf(Locale.ROOT, "heap a selected node costs: %.1f KiB ((heap at %,d - heap at %,d) / %,d; the unselected"
           + " nodes are filtered by the API server and cost nothing); written down in deploy/README.md%n",
           (larger.heapMiB() - large.heapMiB()) * 1024.0 / (full - half), full, half, full - half);
-    }
+    });
 
-    if (runs("memory")) {
+    section("memory", () -> {
       System.out.println("\n== idle resident memory of `java -jar remediator.jar serve` (default JVM flags)");
       idleRss(jar, playbooks, work);
+    });
+  }
+
+  /** A section's work; it prints its own figures. */
+  private interface Body {
+    void run() throws Exception;
+  }
+
+  /** The sections that failed, in order. */
+  private static final List<String> FAILED = new ArrayList<>();
+
+  /**
+   * Runs a section if it is selected. One that fails says so, NOT MET, and the next section still runs: a failure of
+   * one section (its service never ready again, a step that timed out) never hides the figures of the others.
+   */
+  private static void section(String name, Body body) {
+    if (!runs(name)) {
+      return;
+    }
+    Resyncs.reset();
+    try {
+      body.run();
+    } catch (Exception e) {
+      e.printStackTrace();
+      FAILED.add(name);
+      System.out.println("section " + name + " FAILED, its figures NOT MET: " + e.getMessage());
+    }
+    String paused = Resyncs.report();
+    if (!paused.isEmpty()) {
+      System.out.println(name + ": " + paused);
     }
   }
 
@@ -503,6 +538,10 @@ public final class Bench {
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
         HttpResponse.BodyHandlers.ofString());
     double took = (System.nanoTime() - t0) / 1e6;
+    if (Resyncs.notReady(r)) {
+      Resyncs.waitOut(port, r.body()); // nothing was decided: the same webhook again, timed afresh
+      return post(port, body, expect);
+    }
     if (r.statusCode() != 200 || !r.body().contains(expect)) {
       throw new IllegalStateException("webhook answered " + r.statusCode() + ", not with " + expect + ": "
           + r.body().substring(0, Math.min(200, r.body().length())));
