@@ -48,6 +48,14 @@ final class FenceLatency {
       for (int i = 0; i < n; i++) {
         dra(client, MockApiServer.nodeName(i));
       }
+      // The floor's nodes are GPU nodes too, counted as GPU Feature Discovery labels them: a selected node whose GPUs
+      // cannot be counted refuses every fence (gpu_count_unknown, never guessed).
+      for (int i = n; i < 2 * n; i++) {
+        client.nodes().withName(MockApiServer.nodeName(i)).edit(x -> {
+          x.getMetadata().getLabels().put("nvidia.com/gpu.count", "8");
+          return x;
+        });
+      }
       Map<String, Long> seen = new ConcurrentHashMap<>();
       Watch watch = client.genericKubernetesResources(DraShapes.RULES).watch(new Watcher<>() {
         @Override
