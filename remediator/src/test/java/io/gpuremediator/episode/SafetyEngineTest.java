@@ -18,6 +18,7 @@ import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Fleets;
 import io.gpuremediator.testing.MutableClock;
+import io.gpuremediator.testing.Playbooks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class SafetyEngineTest {
   private final MutableClock clock = new MutableClock(Alerts.STARTS.plusSeconds(30));
-  private static final PlaybookSet SHIPPED = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
+  private static final PlaybookSet SHIPPED = Playbooks.immediate();
   @TempDir Path dir;
 
   private static Alert xid(int node, Instant startsAt) {

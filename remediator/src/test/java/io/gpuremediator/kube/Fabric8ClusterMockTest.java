@@ -26,6 +26,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Tokens;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -75,7 +76,7 @@ class Fabric8ClusterMockTest {
   }
 
   private static PlaybookSet shipped() {
-    return PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
+    return Playbooks.immediate();
   }
 
   private Node stored(String name) {

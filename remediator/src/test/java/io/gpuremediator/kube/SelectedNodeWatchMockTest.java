@@ -18,14 +18,13 @@ import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.UnwatchedNodes;
 import io.gpuremediator.playbook.PlaybookSet;
-import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.ForwardingCluster;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Tokens;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -59,11 +58,11 @@ class SelectedNodeWatchMockTest {
     client.nodes().resource(Nodes.gpu("gpu-1", "10.0.0.1")).create();
     client.nodes().resource(Nodes.gpu("gpu-2", "10.0.0.2")).create();
     client.nodes().resource(Nodes.node("cpu-1", "10.0.1.1", Map.of("kubernetes.io/os", "linux"))).create();
-    cluster = new Fabric8Cluster(client, "test", GPU.apiSelector(), ApiBudget.unlimited(),
+    cluster = new Fabric8Cluster(client, "test", GPU.apiSelector(), ApiThrottle.unlimited(),
         LedgerSigning.signedOnly(LedgerSeal.withKey(Tokens.LEDGER_KEY.getBytes(StandardCharsets.UTF_8))));
     cluster.start();
     await().atMost(Duration.ofSeconds(10)).until(cluster::isReady);
-    PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
+    PlaybookSet set = Playbooks.immediate();
     engine = EngineBuilder.of(() -> set, cluster, new NodeResolver(List.of("node"), GPU, cluster), Clock.systemUTC())
         .build();
   }
@@ -101,7 +100,7 @@ class SelectedNodeWatchMockTest {
       }
     };
     try (UnwatchedNodes unwatched = UnwatchedNodes.background(counted, GPU, Clock.systemUTC())) {
-      PlaybookSet set = PlaybookLoader.load(List.of(Path.of("src/test/resources/playbooks/immediate"))).set();
+      PlaybookSet set = Playbooks.immediate();
       RemediationEngine service = EngineBuilder.of(() -> set, counted, new NodeResolver(List.of("node"), GPU, counted,
           unwatched), Clock.systemUTC()).build();
       for (int i = 0; i < 1000; i++) {

@@ -18,6 +18,7 @@ import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RawHttp;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -59,7 +60,7 @@ class RemediatorServiceMockTest {
     }
     client.nodes().resource(Nodes.node("cpu-node-1", "10.0.1.1", Map.of())).create();
     playbooks = Files.createDirectories(dir.resolve("playbooks"));
-    try (Stream<Path> shipped = Files.list(Path.of("src/test/resources/playbooks/immediate"))) {
+    try (Stream<Path> shipped = Files.list(ServiceConfig.IMMEDIATE_PLAYBOOKS)) {
       for (Path p : shipped.toList()) {
         Files.copy(p, playbooks.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
       }

@@ -17,7 +17,6 @@ import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -196,11 +195,9 @@ class SafetyMockTest {
    */
   @Test
   void eachTokenWorksInItsRoleOnlyAndTheWebhooksCannotPauseResetOrRelease() throws Exception {
-    Files.writeString(dir.resolve("read-token"), "safety-read-token-0123456789");
-    Path f = dir.resolve("roles.yaml");
-    Files.writeString(f, "listen: 127.0.0.1:0\nauth: {webhook_token_file: token, operator_token_file: operator-token,"
-        + " read_token_file: read-token, ledger_key_file: ledger-key}\nplaybooks: [" + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath()
-        + "]\nsafety: " + WIDE + "\nleader_election: {enabled: true, namespace: gpu-remediator, lease: gpu-remediator}\n");
+    Tokens.writeReader(dir, "safety-read-token-0123456789");
+    Path f = ServiceConfig.writeWithReader(dir.resolve("roles.yaml"), ServiceConfig.IMMEDIATE_PLAYBOOKS, "safety: " + WIDE
+        + "\n", ServiceConfig.LEADING);
     RunningService s = RunningService.started(f, KubeApi.of(Nodes.noRetry(mockClient)), Alerts.liveClock(),
         Optional.of(TOKEN));
     services.add(s);

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpuremediator.config.ConfigLoader;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.LocalAlertmanager;
 import io.gpuremediator.testing.Nodes;
+import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.Tokens;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,10 +63,9 @@ class ShippedRouteTlsMockTest {
         + "leader_election: {enabled: false}\nsafety: {max_unavailable: 50%}\n");
     try (EmulatedApiServer server = EmulatedApiServer.start(); KubernetesClient client = server.client()) {
       Nodes.createFleet(client, 4);
-      try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
-          KubeApi.of(client), Alerts.liveClock());
+      // Started, not awaited ready: the harness's readiness probe speaks plain HTTP, and this listener speaks only TLS.
+      try (RunningService service = RunningService.started(config, KubeApi.of(client), Alerts.liveClock(), Optional.empty());
           LocalAlertmanager am = new LocalAlertmanager(dir.resolve("am"), LocalAlertmanager.freePort(), route)) {
-        service.start();
         String alert = "[{\"labels\":{\"alertname\":\"GpuXidHardwareError\",\"node\":\"gpu-node-1\",\"xid\":\"79\","
             + "\"gpu\":\"3\",\"severity\":\"critical\",\"remediate\":\"true\"},\"startsAt\":\"" + Instant.now() + "\"}]";
         assertThat(am.post("/api/v2/alerts", alert)).isEqualTo(200);

@@ -14,10 +14,10 @@ import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.Http;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.RunningService;
+import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -45,6 +45,7 @@ class StatusPageBrowserTest {
   private static final Path SHOTS = Path.of("target", "status-page");
   private static final Duration SEEN = Duration.ofSeconds(20);
   private static final String ZONE = "topology.kubernetes.io/zone";
+  private static final Path STATUS_PAGE_PLAYBOOKS = Path.of("src/test/resources/playbooks/status-page").toAbsolutePath();
   @TempDir static Path dir;
   private EmulatedApiServer server;
   private KubernetesClient client;
@@ -64,25 +65,14 @@ class StatusPageBrowserTest {
         return n;
       });
     }
-    // A playbook that drains, beside the immediate ones, for the release and retry buttons.
-    Files.writeString(dir.resolve("drain.yaml"), "playbooks:\n  - name: status-page-drain\n    match: ['alertname=\"StatusPageDrain\"']\n"
-        + "    actions:\n      - cordon: {}\n      - drain: {mode: evict, timeout: 30m}\n    on_resolved:\n      - uncordon: {}\n");
-    // One that collects evidence before it drains, for the evidence Job's name on the page.
-    Files.writeString(dir.resolve("evidence.yaml"), "playbooks:\n  - name: status-page-evidence\n"
-        + "    match: ['alertname=\"StatusPageEvidence\"']\n    actions:\n      - cordon: {}\n"
-        + "      - collect: {image: debian:bookworm-slim, command: [journalctl, -k, -b], timeout: 10m}\n"
-        + "      - drain: {mode: evict, timeout: 30m}\n");
-    // One that fences a GPU of a DRA node, for the fleet map's fenced cell and the node row's GPUs.
-    Files.writeString(dir.resolve("fence.yaml"), "playbooks:\n  - name: status-page-fence\n"
-        + "    match: ['alertname=\"StatusPageFence\"']\n    actions:\n"
-        + "      - fence_gpu: {gpus: \"{{ labels.UUID }}\", effect: NoExecute}\n");
     Tokens.write(dir, TOKEN);
-    Files.writeString(dir.resolve("read-token"), READ_TOKEN);
-    Path config = dir.resolve("remediator.yaml");
-    Files.writeString(config, "listen: 127.0.0.1:0\nstatus_listen: 127.0.0.1:0\n"
-        + "auth: {webhook_token_file: token, operator_token_file: operator-token, read_token_file: read-token, ledger_key_file: ledger-key}\nplaybooks: ["
-        + Path.of("src/test/resources/playbooks/immediate").toAbsolutePath() + ", drain.yaml, evidence.yaml, fence.yaml]\nleader_election: {enabled: false}\n"
-        + "safety: {max_unavailable: 50%, max_unavailable_gpus: 100%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
+    Tokens.writeReader(dir, READ_TOKEN);
+    // Beside the immediate playbooks, one that drains (the release and retry buttons), one that collects evidence
+    // before it drains (the evidence Job's name on the page) and one that fences a GPU of a DRA node (the fleet map's
+    // fenced cell and the node row's GPUs).
+    Path config = ServiceConfig.writeWithReader(dir.resolve("remediator.yaml"), ServiceConfig.IMMEDIATE_PLAYBOOKS + ", "
+        + STATUS_PAGE_PLAYBOOKS, "status_listen: 127.0.0.1:0\n", "leader_election: {enabled: false}\n",
+        "safety: {max_unavailable: 50%, max_unavailable_gpus: 100%, breaker: {nodes: 5, window: 10m}, domains: [{label: " + ZONE
         + ", max_unavailable: 100%, incident: {nodes: 2, window: 10m}}]}\n");
     service = RunningService.ready(config, KubeApi.of(server.client()), Alerts.liveClock(), Optional.of(TOKEN));
     port = service.port();

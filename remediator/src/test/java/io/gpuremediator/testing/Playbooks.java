@@ -1,11 +1,20 @@
 package io.gpuremediator.testing;
 
+import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.playbook.load.PlaybookLoader;
+import java.util.List;
+
 /**
  * A test's playbook YAML, as the file would stand: the playbooks most tests start with quarantine the node on an XID
  * (the taint {@code gpu-remediator.io/unhealthy=xid:NoSchedule}, a cordon), then take the steps the test is about.
  */
 public final class Playbooks {
   private Playbooks() {}
+
+  /** The playbooks of {@link ServiceConfig#IMMEDIATE_PLAYBOOKS}, loaded (they act on an alert at once). */
+  public static PlaybookSet immediate() {
+    return PlaybookLoader.load(List.of(ServiceConfig.IMMEDIATE_PLAYBOOKS)).set();
+  }
 
   /**
    * The playbook {@code name} for {@code GpuXidHardwareError}: the quarantine, then {@code rest}, the playbook file

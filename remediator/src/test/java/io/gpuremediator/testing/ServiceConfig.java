@@ -26,7 +26,16 @@ public final class ServiceConfig {
    * YAML list's items as written: {@code playbooks.yaml}, or a path) and {@code lines}; answers its path.
    */
   public static Path write(Path file, Object playbooks, String... lines) throws IOException {
-    return Files.writeString(file, "listen: 127.0.0.1:0\n" + Tokens.AUTH + "\nplaybooks: [" + playbooks + "]\n"
+    return write(file, Tokens.AUTH, playbooks, lines);
+  }
+
+  /** The same, with the read-only token too ({@link Tokens#AUTH_WITH_READER}). */
+  public static Path writeWithReader(Path file, Object playbooks, String... lines) throws IOException {
+    return write(file, Tokens.AUTH_WITH_READER, playbooks, lines);
+  }
+
+  private static Path write(Path file, String auth, Object playbooks, String... lines) throws IOException {
+    return Files.writeString(file, "listen: 127.0.0.1:0\n" + auth + "\nplaybooks: [" + playbooks + "]\n"
         + String.join("", lines));
   }
 

@@ -13,6 +13,9 @@ public final class Tokens {
   /** The {@code auth} line of a test's config. */
   public static final String AUTH = "auth: {webhook_token_file: token, operator_token_file: operator-token,"
       + " ledger_key_file: ledger-key}";
+  /** The same, with a read-only token in {@code read-token} ({@link #writeReader}). */
+  public static final String AUTH_WITH_READER = "auth: {webhook_token_file: token, operator_token_file: operator-token,"
+      + " read_token_file: read-token, ledger_key_file: ledger-key}";
   /** The key every test service signs its ledgers with ({@code ledger-key}). */
   public static final String LEDGER_KEY = "test-ledger-key-0123456789abcdef-0123456789abcdef";
 
@@ -23,6 +26,11 @@ public final class Tokens {
     Files.writeString(dir.resolve("token"), webhook);
     Files.writeString(dir.resolve("operator-token"), operator(webhook) + "\n");
     Files.writeString(dir.resolve("ledger-key"), LEDGER_KEY + "\n");
+  }
+
+  /** Writes the read-only token {@code reader} into {@code dir}, as {@link #AUTH_WITH_READER} names it. */
+  public static void writeReader(Path dir, String reader) throws IOException {
+    Files.writeString(dir.resolve("read-token"), reader);
   }
 
   /** The operator token that goes with the webhook token {@code webhook}. */
