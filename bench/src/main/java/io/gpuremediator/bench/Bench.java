@@ -128,7 +128,7 @@ public final class Bench {
       Path jfr = work.resolve("multi-node.jfr");
       MultiNodeEvent.run(playbooks, work, jfr);
       profile(jfr, root.resolve("bench/results/multi-node"), "one webhook quarantining " + MultiNodeEvent.NODES
-          + " nodes under the API budget (service, mock API server and client in one JVM)");
+          + " nodes under the API throttle (service, mock API server and client in one JVM)");
     });
 
     section("unknown-nodes", () -> {

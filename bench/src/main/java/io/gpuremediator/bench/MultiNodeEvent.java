@@ -15,8 +15,8 @@ import java.util.TreeMap;
 
 /**
  * A real multi-node event: one webhook naming {@value #NODES} distinct nodes, every limit opened, the service in this
- * JVM with the API budget of the config below against the simulated cluster. It prints nodes quarantined a second, the
- * share of the API budget the service used while answering (requests the API server answered over what the budget
+ * JVM with the API throttle of the config below against the simulated cluster. It prints nodes quarantined a second, the
+ * share of the API throttle the service used while answering (requests the API server answered over what the budget
  * allowed in that time: the burst plus qps times the seconds), and how long the webhook took against Alertmanager's
  * shortest flush deadline (10 s).
  */
@@ -43,7 +43,7 @@ final class MultiNodeEvent {
   }
 
   /**
-   * Whether a request (METHOD path) is one the API budget paces: node reads and writes, Events, pods, evictions, Jobs;
+   * Whether a request (METHOD path) is one the API throttle paces: node reads and writes, Events, pods, evictions, Jobs;
    * not the informers' lists and watches, the fleet state's ConfigMap or the Lease.
    */
   static boolean budgeted(String request) {

@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One kind of step, whole: how it is written in a playbook (decoded and checked), rendered for one alert and applied
+ * One kind of action, whole: how it is written in a playbook (decoded and checked), rendered for one alert and applied
  * to a node, and, for a long step, carried on in the background. A new kind is one class implementing this and one
  * row of {@link ActionRegistry}.
  *
@@ -30,7 +30,7 @@ public interface ActionKind<S extends ActionSpec> {
   Optional<S> decode(MapReader params, boolean dryRun);
 
   /** Renders the spec's templates for one alert and checks every rendered value against its field. */
-  Step prepare(S spec, TemplateContext ctx) throws RenderException;
+  PreparedAction prepare(S spec, TemplateContext ctx) throws RenderException;
 
   /** Whether a playbook may name it (the pre-flight gate's own step is built from the service config only). */
   default boolean inPlaybooks() {

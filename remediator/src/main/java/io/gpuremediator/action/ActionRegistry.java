@@ -74,7 +74,7 @@ public final class ActionRegistry {
   }
 
   /** Renders and checks one action of a playbook for one alert. */
-  public static Step prepare(ActionSpec spec, TemplateContext ctx) throws RenderException {
+  public static PreparedAction prepare(ActionSpec spec, TemplateContext ctx) throws RenderException {
     return prepareAs(kindOf(spec), spec, ctx);
   }
 
@@ -186,7 +186,7 @@ public final class ActionRegistry {
   }
 
   @SuppressWarnings("unchecked")
-  private static <S extends ActionSpec> Step prepareAs(ActionKind<S> kind, ActionSpec spec, TemplateContext ctx)
+  private static <S extends ActionSpec> PreparedAction prepareAs(ActionKind<S> kind, ActionSpec spec, TemplateContext ctx)
       throws RenderException {
     return kind.prepare((S) spec, ctx);
   }

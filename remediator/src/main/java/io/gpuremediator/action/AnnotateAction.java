@@ -30,7 +30,7 @@ public final class AnnotateAction extends KindBase<AnnotateAction.AnnotateSpec> 
   }
 
   @Override
-  public Step prepare(AnnotateSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(AnnotateSpec spec, TemplateContext ctx) {
     String value = Params.renderMessage(spec.value(), ctx);
     return draft -> KeyValues.set(draft, Kind.ANNOTATIONS, ClaimKey.annotation(spec.key()), name(), spec.key(), value);
   }

@@ -94,7 +94,7 @@ public final class CollectAction extends BackgroundKind<CollectAction.CollectSpe
 
   /** Applied to a draft it only says what will happen; the episode engine creates the Job in the background. */
   @Override
-  public Step prepare(CollectSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(CollectSpec spec, TemplateContext ctx) {
     String what = "run " + shown(spec) + " (" + spec.image() + ") as an evidence Job on " + ctx.node()
         + " beside the drain (timeout " + Durations.format(spec.timeout()) + ", kept " + Durations.format(spec.keep())
         + ")" + spec.store().map(s -> "; its report stored under " + s.under(ctx.node())).orElse("")

@@ -66,7 +66,7 @@ public final class ConditionAction extends KindBase<ConditionAction.ConditionSpe
   }
 
   @Override
-  public Step prepare(ConditionSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(ConditionSpec spec, TemplateContext ctx) throws RenderException {
     String reason = Params.render(spec.reason(), ctx, FieldRule.REASON, "condition reason");
     String message = Params.renderMessage(spec.message(), ctx);
     return draft -> apply(draft, spec.type(), spec.status(), reason, message);

@@ -30,7 +30,7 @@ public final class CordonAction extends KindBase<CordonAction.CordonSpec> {
   }
 
   @Override
-  public Step prepare(CordonSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(CordonSpec spec, TemplateContext ctx) {
     return this::apply;
   }
 

@@ -62,7 +62,7 @@ public final class DiagnoseAction extends BackgroundKind<DiagnoseAction.Diagnose
 
   /** Applied to a draft it only says what will happen; the episode engine runs the Job in the background. */
   @Override
-  public Step prepare(DiagnoseSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(DiagnoseSpec spec, TemplateContext ctx) {
     return PinnedJobs.planned(name(), "Job", spec.image(), spec.command(), ctx.node(), spec.timeout(), spec.onFail());
   }
 

@@ -112,7 +112,7 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
 
   /** Applied to a draft it only says what will happen; the episode engine evicts the pods in the background. */
   @Override
-  public Step prepare(DrainSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(DrainSpec spec, TemplateContext ctx) {
     String what = "drain " + ctx.node() + ": " + spec.mode().code() + " pods (timeout " + Durations.format(spec.timeout())
         + ", grace period at most " + Durations.format(spec.gracePeriod()) + ", namespaces skipped: " + spec.skipNamespaces() + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);

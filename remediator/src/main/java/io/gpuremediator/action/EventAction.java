@@ -40,7 +40,7 @@ public final class EventAction extends KindBase<EventAction.EventSpec> {
   }
 
   @Override
-  public Step prepare(EventSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(EventSpec spec, TemplateContext ctx) throws RenderException {
     String reason = Params.render(spec.reason(), ctx, FieldRule.REASON, "event reason");
     String message = Params.renderMessage(spec.message(), ctx);
     return draft -> {

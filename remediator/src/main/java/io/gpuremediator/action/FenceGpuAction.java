@@ -92,7 +92,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
 
   /** Applied to a draft it only says what will happen; the episode engine writes the rule in the background. */
   @Override
-  public Step prepare(FenceGpuSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(FenceGpuSpec spec, TemplateContext ctx) throws RenderException {
     String gpu = gpu(spec, ctx);
     String what = "fence GPU " + gpu + " of " + ctx.node() + " with a DeviceTaintRule (" + spec.key() + ":"
         + spec.effect() + "); the node stays in service (no such device: " + ActionParams.onFailure(spec.onFail()) + ")";

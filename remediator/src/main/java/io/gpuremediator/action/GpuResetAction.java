@@ -85,7 +85,7 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
 
   /** Applied to a draft it only says what will happen; the episode engine runs the Job in the background. */
   @Override
-  public Step prepare(GpuResetSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(GpuResetSpec spec, TemplateContext ctx) throws RenderException {
     String gpus = gpus(spec, ctx);
     String command = spec.command().isEmpty() ? "nvidia-smi -r" + (gpus.isEmpty() ? "" : " -i " + gpus)
         + " (persistence mode off for the reset, back on after)" : String.join(" ", command(spec, gpus));

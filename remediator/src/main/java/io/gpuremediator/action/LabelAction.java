@@ -29,7 +29,7 @@ public final class LabelAction extends KindBase<LabelAction.LabelSpec> {
   }
 
   @Override
-  public Step prepare(LabelSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(LabelSpec spec, TemplateContext ctx) throws RenderException {
     String value = Params.render(spec.value(), ctx, FieldRule.LABEL_VALUE, "label value");
     return draft -> KeyValues.set(draft, Kind.LABELS, ClaimKey.label(spec.key()), name(), spec.key(), value);
   }

@@ -59,7 +59,7 @@ public final class NotifyAction extends KindBase<NotifyAction.NotifySpec> {
   }
 
   @Override
-  public Step prepare(NotifySpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(NotifySpec spec, TemplateContext ctx) {
     String message = Params.renderMessage(spec.message(), ctx);
     String what = "notify " + spec.receiver() + ": " + message
         + (spec.stageChanges() ? " (and on every stage change of the episode)" : "");

@@ -140,7 +140,7 @@ final class PinnedJobs {
    * What a step running a checking Job (diagnose, the pre-flight) says it will do, applied to a draft: "run COMMAND
    * (IMAGE) as a NOUN on NODE (timeout; on failure: ...)".
    */
-  static Step planned(String kind, String noun, String image, List<String> command, String node, Duration timeout,
+  static PreparedAction planned(String kind, String noun, String image, List<String> command, String node, Duration timeout,
       Optional<String> onFail) {
     String what = "run " + String.join(" ", command) + " (" + image + ") as a " + noun + " on " + node + " (timeout "
         + Durations.format(timeout) + "; on failure: " + ActionParams.onFailure(onFail) + ")";

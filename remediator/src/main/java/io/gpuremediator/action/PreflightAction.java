@@ -74,7 +74,7 @@ public final class PreflightAction extends BackgroundKind<PreflightAction.Prefli
   }
 
   @Override
-  public Step prepare(PreflightSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(PreflightSpec spec, TemplateContext ctx) {
     return PinnedJobs.planned(name(), "pre-flight Job", spec.image(), spec.command(), ctx.node(), spec.timeout(), spec.onFail());
   }
 

@@ -4,7 +4,7 @@ import io.gpuremediator.decision.ActionRecord;
 
 /** An action with its templates rendered and checked, ready to apply to a draft. Pure and repeatable. */
 @FunctionalInterface
-public interface Step {
+public interface PreparedAction {
   /** Applies the action to the draft and says what it changed. */
   ActionRecord apply(NodeDraft draft);
 }

@@ -110,7 +110,7 @@ public final class RebootAction extends BackgroundKind<RebootAction.RebootSpec> 
 
   /** Applied to a draft it only says what will happen; the episode engine reboots in the background. */
   @Override
-  public Step prepare(RebootSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(RebootSpec spec, TemplateContext ctx) {
     String what = "reboot " + ctx.node() + " by " + spec.method().way().description() + ", then wait up to "
         + Durations.format(spec.timeout())
         + " for a new bootID and Ready (on failure: "

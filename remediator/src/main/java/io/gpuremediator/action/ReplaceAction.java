@@ -87,7 +87,7 @@ public final class ReplaceAction extends BackgroundKind<ReplaceAction.ReplaceSpe
 
   /** Applied to a draft it only says what will happen; the episode engine replaces the node in the background. */
   @Override
-  public Step prepare(ReplaceSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(ReplaceSpec spec, TemplateContext ctx) {
     String what = ReplaceProviders.of(spec.provider()).what(spec.request(), ctx.node());
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }

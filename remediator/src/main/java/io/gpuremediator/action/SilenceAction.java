@@ -137,7 +137,7 @@ public final class SilenceAction extends KindBase<SilenceAction.SilenceSpec> {
   }
 
   @Override
-  public Step prepare(SilenceSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(SilenceSpec spec, TemplateContext ctx) throws RenderException {
     List<SilenceRequest.Matcher> matchers = matchers(spec, ctx);
     String what = "hold an Alertmanager silence {" + matchers.stream().map(SilenceAction::text).collect(Collectors.joining(", "))
         + "} for " + Durations.format(spec.duration()) + " at a time while the episode lasts; expired when it ends";

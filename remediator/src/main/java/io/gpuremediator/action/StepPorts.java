@@ -3,7 +3,7 @@ package io.gpuremediator.action;
 import io.gpuremediator.device.Devices;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.Cluster;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.safety.StepLimits;
@@ -22,7 +22,7 @@ import java.util.Set;
  * @param dra the DRA driver whose ResourceSlices publish the GPUs, and whose DaemonSets a fence keeps ({@code dra})
  * @param evidenceStore where the reports of collect steps that name no store go ({@code evidence.store})
  */
-public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, OutsidePorts outside, StepLimits limits,
+public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, OutboundPorts outside, StepLimits limits,
     Duration retryDelay, String jobNamespace, Set<String> replaceProviders, DraScope dra,
     Optional<EvidenceStore> evidenceStore) {
   /** Validates presence. */
@@ -40,7 +40,7 @@ public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, O
   }
 
   /** Ports without a default evidence store. */
-  public StepPorts(Cluster cluster, Workloads workloads, Devices devices, OutsidePorts outside, StepLimits limits,
+  public StepPorts(Cluster cluster, Workloads workloads, Devices devices, OutboundPorts outside, StepLimits limits,
       Duration retryDelay, String jobNamespace, Set<String> replaceProviders, DraScope dra) {
     this(cluster, workloads, devices, outside, limits, retryDelay, jobNamespace, replaceProviders, dra, Optional.empty());
   }
@@ -51,7 +51,7 @@ public record StepPorts(Cluster cluster, Workloads workloads, Devices devices, O
   }
 
   /** Ports of a cluster without DRA. */
-  public StepPorts(Cluster cluster, Workloads workloads, OutsidePorts outside, StepLimits limits, Duration retryDelay,
+  public StepPorts(Cluster cluster, Workloads workloads, OutboundPorts outside, StepLimits limits, Duration retryDelay,
       String jobNamespace, Set<String> replaceProviders) {
     this(cluster, workloads, Devices.NONE, outside, limits, retryDelay, jobNamespace, replaceProviders,
         DraScope.DEFAULT);

@@ -47,7 +47,7 @@ public final class TaintAction extends KindBase<TaintAction.TaintSpec> {
   }
 
   @Override
-  public Step prepare(TaintSpec spec, TemplateContext ctx) throws RenderException {
+  public PreparedAction prepare(TaintSpec spec, TemplateContext ctx) throws RenderException {
     Taint wanted = new Taint(spec.key(), Params.render(spec.value(), ctx, FieldRule.LABEL_VALUE, "taint value"),
         spec.effect());
     return draft -> apply(draft, wanted);

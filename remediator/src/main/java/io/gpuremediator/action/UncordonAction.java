@@ -26,7 +26,7 @@ public final class UncordonAction extends KindBase<UncordonAction.UncordonSpec> 
   }
 
   @Override
-  public Step prepare(UncordonSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(UncordonSpec spec, TemplateContext ctx) {
     return this::apply;
   }
 

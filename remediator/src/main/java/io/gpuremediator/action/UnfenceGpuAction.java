@@ -49,7 +49,7 @@ public final class UnfenceGpuAction extends BackgroundKind<UnfenceGpuAction.Unfe
   }
 
   @Override
-  public Step prepare(UnfenceGpuSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(UnfenceGpuSpec spec, TemplateContext ctx) {
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, "delete the DeviceTaintRules of the episode's fenced"
         + " GPUs on " + ctx.node());
   }

@@ -25,7 +25,7 @@ public final class UnlabelAction extends KindBase<UnlabelAction.UnlabelSpec> {
   }
 
   @Override
-  public Step prepare(UnlabelSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(UnlabelSpec spec, TemplateContext ctx) {
     return draft -> KeyValues.remove(draft, Kind.LABELS, ClaimKey.label(spec.key()), name(), spec.key());
   }
 }

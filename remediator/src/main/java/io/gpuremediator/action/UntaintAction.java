@@ -39,7 +39,7 @@ public final class UntaintAction extends KindBase<UntaintAction.UntaintSpec> {
   }
 
   @Override
-  public Step prepare(UntaintSpec spec, TemplateContext ctx) {
+  public PreparedAction prepare(UntaintSpec spec, TemplateContext ctx) {
     List<TaintEffect> effects = spec.effect().map(List::of).orElse(List.of(TaintEffect.values()));
     return draft -> apply(draft, spec.key(), effects);
   }

@@ -10,7 +10,6 @@ import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyGate;
-import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.safety.SelectedFleet;
 import java.time.Clock;
@@ -32,7 +31,7 @@ public final class OfflineEngine {
   }
 
   private static SafetyGate gate(RemediatorConfig config, Cluster cluster, Clock clock) {
-    FleetGate gate = new FleetGate(SafetyLimits.from(config), new InMemoryFleetStore(),
+    FleetGate gate = new FleetGate(config.safety().limits(), new InMemoryFleetStore(),
         SelectedFleet.of(cluster, config.nodeSelector()), SafetyListener.NONE, clock);
     try {
       gate.load();

@@ -93,7 +93,7 @@ final class BacktestCommand {
         flags.get("--nodes").map(f -> " from " + f).orElse(" as the cluster has them now"));
     BacktestReport report = BacktestReport.of(decisions);
     report.print(out, LocalDate.ofInstant(from, ZoneOffset.UTC), LocalDate.ofInstant(end, ZoneOffset.UTC));
-    if (report.anyStorm() && config.safety().breaker().autoResetAfter().isEmpty()) {
+    if (report.anyStorm() && config.safety().limits().autoResetAfter().isEmpty()) {
       out.println("note: safety.breaker sets no auto_reset_after, so once open the breaker stays open for the rest of the"
           + " replay, as it would until a human reset it");
     }

@@ -80,7 +80,7 @@ final class ValidateCommand {
       configs.forEach((file, config) -> OutboundReadiness.warnings(config, playbooks.set())
           .forEach(w -> out.println("WARNING: " + file + ": " + w)));
     }
-    configs.forEach((file, config) -> BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining())
+    configs.forEach((file, config) -> BudgetWarnings.offline(config.safety().limits().maxUnavailable(), config.safety().maxDraining())
         .forEach(w -> out.println("WARNING: " + file + ": " + w)));
     configs.forEach((file, config) -> config.warnings().forEach(w -> out.println("WARNING: " + file + ": " + w)));
     return errors.values().stream().allMatch(List::isEmpty) ? 0 : 1;

@@ -1,7 +1,7 @@
 package io.gpuremediator.config;
 
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.config.RemediatorConfig.Auth;
-import io.gpuremediator.config.RemediatorConfig.Breaker;
 import io.gpuremediator.config.RemediatorConfig.LeaderElection;
 import io.gpuremediator.config.RemediatorConfig.Limits;
 import io.gpuremediator.config.RemediatorConfig.Safety;
@@ -11,8 +11,10 @@ import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.playbook.EvidenceStore;
+import io.gpuremediator.safety.DomainBudget;
+import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.state.LedgerLimits;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import io.gpuremediator.yaml.MapReader;
@@ -83,7 +85,7 @@ public final class ConfigLoader {
     Optional<RemediatorConfig.Alertmanager> alertmanager = OutboundConfig.alertmanager(m, base, problems);
     List<RemediatorConfig.Receiver> receivers = OutboundConfig.receivers(m, base, problems);
     OutboundConfig.Cloud cloud = OutboundConfig.cloud(m, base, problems);
-    Optional<RemediatorConfig.Preflight> preflight = PreflightConfig.decode(m, problems);
+    Optional<PreflightSettings> preflight = PreflightConfig.decode(m, problems);
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
     DraScope dra = dra(m, problems);
@@ -182,33 +184,32 @@ public final class ConfigLoader {
   }
 
   private static Safety safety(MapReader m, Problems problems) {
+    SafetyLimits d = SafetyLimits.DEFAULTS;
     Optional<MapReader> s = m.map("safety", "safety");
-    Budget maxUnavailable = s.flatMap(r -> r.parsed("max_unavailable", Budget::parse)).orElse(new Budget(10, true));
-    Rate rate = s.flatMap(r -> r.parsed("rate_limit", Rate::parse)).orElse(new Rate(10, Duration.ofHours(1)));
-    Breaker breaker = s.flatMap(r -> r.map("breaker", "breaker")).map(b -> {
-      int nodes = b.count("nodes").map(Long::intValue).orElse(5);
-      Duration window = b.parsed("window", Durations::parse).orElse(Duration.ofMinutes(10));
-      Optional<Duration> autoReset = b.parsed("auto_reset_after", Durations::parse);
-      b.finish();
-      return new Breaker(nodes, window, autoReset);
-    }).orElse(new Breaker(5, Duration.ofMinutes(10), Optional.empty()));
-    Duration cooldown = s.flatMap(r -> r.parsed("cooldown", Durations::parse)).orElse(Duration.ofHours(1));
-    Budget maxDraining = s.flatMap(r -> r.parsed("max_draining", Budget::parse)).orElse(new Budget(2, false));
-    Rate replaceRate = s.flatMap(r -> r.parsed("replace_rate_limit", Rate::parse))
-        .orElse(new Rate(2, Duration.ofHours(24)));
-    List<RemediatorConfig.Domain> domains = s.map(r -> DomainsDecoder.domains(r, problems)).orElse(List.of());
+    CountOrPercent maxUnavailable = s.flatMap(r -> r.parsed("max_unavailable", CountOrPercent::parse)).orElse(d.maxUnavailable());
+    Rate rate = s.flatMap(r -> r.parsed("rate_limit", Rate::parse)).orElse(d.rate());
+    Optional<MapReader> breaker = s.flatMap(r -> r.map("breaker", "breaker"));
+    int breakerNodes = breaker.flatMap(b -> b.count("nodes")).map(Long::intValue).orElse(d.breakerNodes());
+    Duration breakerWindow = breaker.flatMap(b -> b.parsed("window", Durations::parse)).orElse(d.breakerWindow());
+    Optional<Duration> autoReset = breaker.flatMap(b -> b.parsed("auto_reset_after", Durations::parse));
+    breaker.ifPresent(MapReader::finish);
+    Duration cooldown = s.flatMap(r -> r.parsed("cooldown", Durations::parse)).orElse(d.cooldown());
+    CountOrPercent maxDraining = s.flatMap(r -> r.parsed("max_draining", CountOrPercent::parse))
+        .orElse(Safety.DEFAULT_MAX_DRAINING);
+    Rate replaceRate = s.flatMap(r -> r.parsed("replace_rate_limit", Rate::parse)).orElse(d.replaceRate());
+    List<DomainBudget> domains = s.map(r -> DomainsDecoder.domains(r, problems)).orElse(List.of());
     List<String> page = new ArrayList<>();
     s.flatMap(r -> r.list("page").map(items -> {
       items.forEach(n -> r.scalar(n, "page").ifPresent(page::add));
       return items;
     }));
-    Budget maxUnavailableGpus = s.flatMap(r -> r.parsed("max_unavailable_gpus", t -> Budget.parse(t).error() == null
-        ? Budget.parse(t) : MapReader.Parsed.error("\"" + t + "\" is not a GPU count or a percentage from 0% to 100%")))
-        .orElse(new Budget(10, true));
-    int maxFencedPerNode = s.flatMap(r -> r.count("max_fenced_per_node")).map(Long::intValue).orElse(1);
+    CountOrPercent maxUnavailableGpus = s.flatMap(r -> r.parsed("max_unavailable_gpus", t -> CountOrPercent.parse(t).error()
+        == null ? CountOrPercent.parse(t) : MapReader.Parsed.error("\"" + t + "\" is not a GPU count or a percentage from 0%"
+        + " to 100%"))).orElse(d.maxUnavailableGpus());
+    int maxFencedPerNode = s.flatMap(r -> r.count("max_fenced_per_node")).map(Long::intValue).orElse(d.maxFencedPerNode());
     s.ifPresent(MapReader::finish);
-    return new Safety(maxUnavailable, rate, breaker, cooldown, maxDraining, replaceRate, domains, page, maxUnavailableGpus,
-        maxFencedPerNode);
+    return new Safety(new SafetyLimits(maxUnavailable, rate, breakerNodes, breakerWindow, autoReset, cooldown, replaceRate,
+        domains, maxUnavailableGpus, maxFencedPerNode), maxDraining, page);
   }
 
   /**

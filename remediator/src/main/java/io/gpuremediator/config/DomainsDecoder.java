@@ -1,7 +1,8 @@
 package io.gpuremediator.config;
 
 import io.gpuremediator.node.FieldRule;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.safety.DomainBudget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import io.gpuremediator.yaml.Problems;
@@ -16,8 +17,8 @@ final class DomainsDecoder {
   private DomainsDecoder() {}
 
   /** {@code safety.domains}: a list of {label, max_unavailable, incident: {nodes, window}}; a label at most once. */
-  static List<RemediatorConfig.Domain> domains(MapReader safety, Problems problems) {
-    List<RemediatorConfig.Domain> out = new ArrayList<>();
+  static List<DomainBudget> domains(MapReader safety, Problems problems) {
+    List<DomainBudget> out = new ArrayList<>();
     safety.list("domains").ifPresent(items -> {
       for (Node item : items) {
         MapReader.of(item, "safety.domains item", problems).ifPresent(d -> {
@@ -30,12 +31,12 @@ final class DomainsDecoder {
             }
             return bad.isEmpty();
           });
-          Optional<Budget> budget = d.parsed("max_unavailable", Budget::parse);
+          Optional<CountOrPercent> budget = d.parsed("max_unavailable", CountOrPercent::parse);
           if (!d.has("max_unavailable")) {
             problems.add(d.node(), "safety.domains item: missing required key \"max_unavailable\" (int or percent)");
           }
           boolean hasIncident = d.has("incident");
-          Optional<RemediatorConfig.Incident> incident = d.map("incident", "safety.domains item's incident").flatMap(i -> {
+          Optional<DomainBudget.IncidentRule> incident = d.map("incident", "safety.domains item's incident").flatMap(i -> {
             if (!i.has("nodes")) {
               problems.add(i.node(), "safety.domains item's incident: missing required key \"nodes\" (a positive integer)");
             }
@@ -47,11 +48,11 @@ final class DomainsDecoder {
             });
             Duration window = i.parsed("window", Durations::parse).orElse(Duration.ofMinutes(15));
             i.finish();
-            return nodes.map(n -> new RemediatorConfig.Incident(n.intValue(), window));
+            return nodes.map(n -> new DomainBudget.IncidentRule(n.intValue(), window));
           });
           d.finish();
           if (label.isPresent() && budget.isPresent() && (incident.isPresent() || !hasIncident)) {
-            out.add(new RemediatorConfig.Domain(label.get(), budget.get(), incident));
+            out.add(new DomainBudget(label.get(), budget.get(), incident));
           }
         });
       }

@@ -1,9 +1,9 @@
 package io.gpuremediator.config;
 
-import io.gpuremediator.config.RemediatorConfig.Preflight;
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeKeys;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import io.gpuremediator.yaml.Problems;
@@ -21,19 +21,23 @@ final class PreflightConfig {
 
   private PreflightConfig() {}
 
-  static Optional<Preflight> decode(MapReader m, Problems problems) {
+  /** The Job each new node runs, as {@code preflight.diagnose} says. */
+  private record Job(String image, List<String> command, Duration timeout) {}
+
+  static Optional<PreflightSettings> decode(MapReader m, Problems problems) {
     return m.map("preflight", "preflight").flatMap(p -> {
       String taint = p.string("taint").orElse(DEFAULT_TAINT);
       Optional<String> badKey = FieldRule.QUALIFIED_NAME.check(taint);
-      if (badKey.isPresent() || !NodeKeys.isWritableByPlaybook(taint)) {
+      boolean badTaint = badKey.isPresent() || !NodeKeys.isWritableByPlaybook(taint);
+      if (badTaint) {
         problems.add(p.at("taint"), "\"taint\" in preflight must be a taint key under " + NodeKeys.DOMAIN
             + " (the one taint the gate removes), not \"" + taint + "\"");
       }
-      Optional<Preflight.Job> job = p.map("diagnose", "preflight.diagnose").flatMap(d -> job(d, problems));
+      Optional<Job> job = p.map("diagnose", "preflight.diagnose").flatMap(d -> job(d, problems));
       if (!p.has("diagnose")) {
         problems.add(p.node(), "preflight: missing required key \"diagnose\" (image, command, timeout)");
       }
-      Budget max = p.parsed("max_concurrent", Budget::parse).orElse(new Budget(10, false));
+      CountOrPercent max = p.parsed("max_concurrent", CountOrPercent::parse).orElse(new CountOrPercent(10, false));
       if (max.value() < 1) {
         problems.add(p.at("max_concurrent"), "\"max_concurrent\" in preflight must allow at least 1 node");
       }
@@ -45,11 +49,12 @@ final class PreflightConfig {
         return true;
       });
       p.finish();
-      return job.map(j -> new Preflight(taint, j, max, onFail));
+      return job.filter(j -> !badTaint).map(j -> new PreflightSettings(taint, j.image(), j.command(), j.timeout(), onFail,
+          max));
     });
   }
 
-  private static Optional<Preflight.Job> job(MapReader d, Problems problems) {
+  private static Optional<Job> job(MapReader d, Problems problems) {
     Optional<String> image = d.requiredString("image").filter(i -> {
       if (i.isBlank() || i.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
         problems.add(d.at("image"), "\"image\" in preflight.diagnose must be an image reference without spaces");
@@ -71,6 +76,6 @@ final class PreflightConfig {
       problems.add(d.at("timeout"), "\"timeout\" in preflight.diagnose must be between 1s and 7d");
     }
     d.finish();
-    return image.filter(i -> !command.isEmpty()).map(i -> new Preflight.Job(i, command, timeout));
+    return image.filter(i -> !command.isEmpty()).map(i -> new Job(i, command, timeout));
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuremediator.config;
 
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
@@ -7,8 +8,9 @@ import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
+import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.state.LedgerLimits;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.net.URI;
 import java.nio.file.Path;
@@ -41,7 +43,7 @@ public record RemediatorConfig(
     Optional<Aws> aws,
     Optional<Redfish> redfish,
     Set<String> replaceProviders,
-    Optional<Preflight> preflight,
+    Optional<PreflightSettings> preflight,
     List<Matcher> acceptAlerts,
     LogFormat logFormat,
     List<DeferRule> deferTo,
@@ -80,26 +82,12 @@ public record RemediatorConfig(
   /** What this config leaves open that an operator should know of ({@code validate} prints, {@code serve} logs). */
   public List<String> warnings() {
     List<String> out = new ArrayList<>(AcceptAlerts.warnings(acceptAlerts));
-    safety.domains().stream().filter(d -> d.label().equals(NodeInfo.CLIQUE_LABEL)).findFirst().ifPresent(d -> out.add(
+    safety.limits().domains().stream().filter(d -> d.label().equals(NodeInfo.CLIQUE_LABEL)).findFirst().ifPresent(d -> out.add(
         "safety.domains label " + NodeInfo.CLIQUE_LABEL + " is set by GPU Feature Discovery, which the GPU Operator's"
         + " DRA stack does not run: there a node's clique is the one NVIDIA's DRA driver publishes (ComputeDomainClique),"
         + " known only while a ComputeDomain uses the node; a selected node that shows neither is not counted in that"
         + " domain, and is named in GET /api/v1/safety's warnings and remediator_domain_label_missing"));
     return out;
-  }
-
-  /**
-   * The pre-flight gate ({@code preflight}): selected nodes carrying {@code taint} run {@code diagnose} before they
-   * take work, at most {@code maxConcurrent} at once; a failure keeps the taint and escalates to {@code onFail}.
-   */
-  public record Preflight(String taint, Job diagnose, Budget maxConcurrent, Optional<String> onFail) {
-    /** The Job each new node runs. */
-    public record Job(String image, List<String> command, Duration timeout) {
-      /** Copies the command. */
-      public Job {
-        command = List.copyOf(command);
-      }
-    }
   }
 
   /** The Alertmanager silences are held in ({@code alertmanager}). */
@@ -161,38 +149,24 @@ public record RemediatorConfig(
   public record Tls(Path certFile, Path keyFile) {}
 
   /**
-   * The fleet-wide limits.
+   * {@code safety:} as decoded: the fleet's limits, decoded straight into the record the gate uses (its defaults written
+   * there once), and what the loop takes from the same block.
    *
+   * @param limits the limits that refuse new episodes and the GPU and replacement limits ({@code FleetGate})
    * @param maxDraining nodes in stage draining at once; more wait in stage quarantined
-   * @param replaceRateLimit instance replacements fleet-wide per window
-   * @param domains per failure domain (a node label), a budget on top of {@code max_unavailable}
    * @param page the notify receivers told when the breaker opens or a node reaches needs_human
-   * @param maxUnavailableGpus GPUs fenced plus the GPUs of unavailable nodes, fleet-wide (int or % of the selected GPUs)
-   * @param maxFencedPerNode GPUs fenced on one node; a further GPU fault there takes the node path
    */
-  public record Safety(Budget maxUnavailable, Rate rateLimit, Breaker breaker, Duration cooldown, Budget maxDraining,
-      Rate replaceRateLimit, List<Domain> domains, List<String> page, Budget maxUnavailableGpus, int maxFencedPerNode) {
-    /** Copies the lists. */
+  public record Safety(SafetyLimits limits, CountOrPercent maxDraining, List<String> page) {
+    /** Nodes in stage draining at once when {@code safety.max_draining} says nothing: two. */
+    public static final CountOrPercent DEFAULT_MAX_DRAINING = new CountOrPercent(2, false);
+
+    /** Copies the list and checks presence. */
     public Safety {
-      domains = List.copyOf(domains);
+      Objects.requireNonNull(limits, "limits");
+      Objects.requireNonNull(maxDraining, "maxDraining");
       page = List.copyOf(page);
     }
   }
-
-  /**
-   * A failure domain ({@code safety.domains}): per value of the node label, at most {@code maxUnavailable} unavailable;
-   * with an {@code incident}, more distinct nodes of one value faulting within its window than it allows stop new
-   * episodes in that value until a human resets it.
-   */
-  public record Domain(String label, Budget maxUnavailable, Optional<Incident> incident) {
-    /** A domain without an incident threshold. */
-    public Domain(String label, Budget maxUnavailable) {
-      this(label, maxUnavailable, Optional.empty());
-    }
-  }
-
-  /** {@code incident: {nodes, window}}: more than {@code nodes} distinct nodes faulting within {@code window}. */
-  public record Incident(int nodes, Duration window) {}
 
   /**
    * How the closed loop runs: how often it looks at every episode (watch events look sooner), and how long
@@ -202,9 +176,6 @@ public record RemediatorConfig(
     /** Every 10 s; a refused eviction again after 5 s (kubectl's delay). */
     public static final Loop DEFAULTS = new Loop(Duration.ofSeconds(10), Duration.ofSeconds(5));
   }
-
-  /** The storm breaker: more than {@code nodes} distinct nodes firing within {@code window} opens it. */
-  public record Breaker(int nodes, Duration window, Optional<Duration> autoResetAfter) {}
 
   /**
    * What one client, or all of them, may hold of the service: open connections (when full, the one idle longest
@@ -218,13 +189,13 @@ public record RemediatorConfig(
   }
 
   /**
-   * The API server: a kubeconfig (in-cluster when absent), and the client's budget as client-go's: at most {@code qps}
+   * The API server: a kubeconfig (in-cluster when absent), and the client's rate limit as client-go's: at most {@code qps}
    * requests a second after a {@code burst}, and at most {@code writesInFlight} writes at once: the nodes a webhook
    * names are written side by side, up to that many, and the loop looks at as many nodes at once.
    */
   public record Kubernetes(Optional<Path> kubeconfig, int qps, int burst, int writesInFlight) {
     /**
-     * The defaults: kube-scheduler's own budget (50 a second, bursts of 100); a 1,000-node event's quarantine (three
+     * The defaults: kube-scheduler's own rate (50 a second, bursts of 100); a 1,000-node event's quarantine (three
      * calls a node) then takes about a minute, and Alertmanager retries the webhook rather than wait for it.
      */
     public static final Kubernetes DEFAULTS = new Kubernetes(Optional.empty(), 50, 100, 16);

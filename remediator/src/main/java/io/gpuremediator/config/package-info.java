@@ -3,6 +3,7 @@
  * {@link io.gpuremediator.config.RemediatorConfig} decoded strictly, with every problem reported as
  * {@code file:line: message}. Relative paths are resolved against the config file's directory.
  *
- * <p>Uses: {@code device}, {@code node}, {@code outbound}, {@code playbook}, {@code state}, {@code value}, {@code yaml}; libraries: {@code org.yaml}.
+ * <p>Uses: {@code action}, {@code device}, {@code node}, {@code outbound}, {@code playbook}, {@code safety}, {@code state},
+ * {@code value}, {@code yaml}; libraries: {@code org.yaml}.
  */
 package io.gpuremediator.config;

@@ -1,7 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.NodeDraft;
-import io.gpuremediator.action.Step;
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
@@ -86,7 +86,7 @@ final class AlertWrite {
   }
 
   /** Writes the node for the alert, holding it; decides what was done. */
-  Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps, List<ActionSpec> specs,
+  Decision execute(Alert alert, Playbook playbook, String nodeName, Phase phase, List<PreparedAction> steps, List<ActionSpec> specs,
       String note, String matched) {
     Decision[] done = new Decision[1];
     boolean held = exclusion.holding(nodeName, WAIT, () -> done[0] = write(alert, playbook, nodeName, phase, steps, specs,
@@ -96,7 +96,7 @@ final class AlertWrite {
         specs.stream().map(s -> new ActionRecord(s.kind(), StepOutcome.NOT_RUN, "")).toList());
   }
 
-  private Decision write(Alert alert, Playbook playbook, String nodeName, Phase phase, List<Step> steps,
+  private Decision write(Alert alert, Playbook playbook, String nodeName, Phase phase, List<PreparedAction> steps,
       List<ActionSpec> specs, String note, String matched) {
     long started = System.nanoTime();
     try {
@@ -139,7 +139,7 @@ final class AlertWrite {
     }
   }
 
-  private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<Step> steps,
+  private Edited<Applied> applyAll(NodeInfo fresh, Alert alert, Playbook playbook, Phase phase, List<PreparedAction> steps,
       List<ActionSpec> specs, String matched) {
     if (fresh.ledger().handled(alert.fingerprint(), alert.startsAt(), alert.isFiring())) {
       // Authoritative: another thread or instance handled this episode since our cached read.

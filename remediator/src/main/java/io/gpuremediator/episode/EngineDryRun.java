@@ -2,7 +2,7 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.NodeDraft;
-import io.gpuremediator.action.Step;
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.ActionRecord;
@@ -38,7 +38,7 @@ final class EngineDryRun {
 
   /** The dry-run's decision, when this alert's actions are a dry-run; empty when they act. */
   Optional<Decision> decide(Alert alert, NodeInfo node, Playbook playbook, Phase phase, List<ActionSpec> specs,
-      List<Step> steps, String note) {
+      List<PreparedAction> steps, String note) {
     Optional<Reason> dryRun = reason(playbook, specs);
     if (dryRun.isEmpty()) {
       return Optional.empty();

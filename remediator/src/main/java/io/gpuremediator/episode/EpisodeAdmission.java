@@ -1,7 +1,7 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
-import io.gpuremediator.action.Step;
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
@@ -56,7 +56,7 @@ final class EpisodeAdmission {
    * (Alertmanager's retries, an HA pair's twins) are admitted one at a time: a copy waits for the admission under way
    * and is then the duplicate it is, never refused by the places the first copy holds (a rate limit full of copies).
    */
-  Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
+  Decision admitAndExecute(Alert alert, Playbook playbook, String nodeName, List<PreparedAction> steps, List<ActionSpec> specs,
       String note, String matched) {
     String key = nodeName + "/" + alert.fingerprint() + "@" + alert.startsAt();
     CountDownLatch mine = new CountDownLatch(1);
@@ -93,7 +93,7 @@ final class EpisodeAdmission {
     }
   }
 
-  private Decision admitOne(Alert alert, Playbook playbook, String nodeName, List<Step> steps, List<ActionSpec> specs,
+  private Decision admitOne(Alert alert, Playbook playbook, String nodeName, List<PreparedAction> steps, List<ActionSpec> specs,
       String note, String matched) {
     NodeInfo node = cluster.node(nodeName).orElse(null);
     if (node == null) {

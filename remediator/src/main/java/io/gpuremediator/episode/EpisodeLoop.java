@@ -5,7 +5,7 @@ import io.gpuremediator.device.Devices;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
@@ -50,7 +50,7 @@ public final class EpisodeLoop implements AutoCloseable {
   private final AutoCloseable published;
   private ScheduledExecutorService ticker;
   private LookQueue workers;
-  private OutsideWatches watches;
+  private HeldObjectWatches watches;
   /** The pod watches of the nodes being drained (started with the loop). */
   private volatile DrainWatches drains;
 
@@ -63,7 +63,7 @@ public final class EpisodeLoop implements AutoCloseable {
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
       Clock clock) {
-    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutsidePorts.NONE,
+    this(cluster, workloads, playbooks, selected, settings, leading, listener, clock, OutboundPorts.NONE,
         StepLimits.Fleet.NONE);
   }
 
@@ -75,14 +75,14 @@ public final class EpisodeLoop implements AutoCloseable {
    */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
-      Clock clock, OutsidePorts outside, StepLimits.Fleet fleet) {
+      Clock clock, OutboundPorts outside, StepLimits.Fleet fleet) {
     this(cluster, workloads, Devices.NONE, playbooks, selected, settings, leading, listener, clock, outside, fleet);
   }
 
   /** Creates the loop with the devices DRA publishes (ResourceSlices, ResourceClaims, DeviceTaintRules), to fence one GPU. */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Devices devices, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,
-      Clock clock, OutsidePorts outside, StepLimits.Fleet fleet) {
+      Clock clock, OutboundPorts outside, StepLimits.Fleet fleet) {
     this.cluster = cluster;
     this.preflight = new PreflightGate(settings.preflight());
     this.playbooks = () -> preflight.with(playbooks.get());
@@ -111,7 +111,7 @@ public final class EpisodeLoop implements AutoCloseable {
     workers = new LookQueue(settings.workers(), this::runAndRelease);
     long every = settings.interval().toMillis();
     ticker.scheduleWithFixedDelay(this::scanQuietly, every, every, TimeUnit.MILLISECONDS);
-    watches = OutsideWatches.start(ports, cluster, this::kickStepEnded, published);
+    watches = HeldObjectWatches.start(ports, cluster, this::kickStepEnded, published);
     drains = new DrainWatches(ports.workloads(), this::kickStepEnded);
   }
 
@@ -173,7 +173,7 @@ public final class EpisodeLoop implements AutoCloseable {
     PlaybookSet set = playbooks.get();
     openPreflight(n.get(), set);
     // What the steps already passed owe (the webhook's quarantine, say) goes out before the stage changes this look makes.
-    upkeep.keepOutboundQuietly(node, set);
+    upkeep.tendQuietly(node, set);
     Optional<NodeInfo> now = cluster.node(node);
     for (Episode e : now.map(c -> c.ledger().episodes().values()).orElse(List.of())) {
       try {
@@ -185,7 +185,7 @@ public final class EpisodeLoop implements AutoCloseable {
         LOGGER.warn("episode {} on node {}: {} (retried on the next look)", e.fingerprint(), node, ex.getMessage());
       }
     }
-    upkeep.keepOutboundQuietly(node, set);
+    upkeep.tendQuietly(node, set);
     if (drains != null) {
       drains.update(node, cluster.node(node));
     }
@@ -241,7 +241,7 @@ public final class EpisodeLoop implements AutoCloseable {
     if (watches != null) {
       watches.close();
     } else {
-      OutsideWatches.stop(published); // never started
+      HeldObjectWatches.stop(published); // never started
     }
     if (ticker != null) {
       ticker.shutdownNow();

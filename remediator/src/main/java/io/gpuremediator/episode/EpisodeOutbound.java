@@ -10,7 +10,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundException;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.SilenceRequest;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.playbook.ActionSpec;
@@ -46,14 +46,14 @@ final class EpisodeOutbound {
     void decide(String node, Episode e, Reason reason, String detail);
   }
 
-  private final OutsidePorts ports;
+  private final OutboundPorts ports;
   private final EpisodeWriter writer;
   private final Decider decider;
   private final List<String> page;
   private final RetryBackoff backoffs = new RetryBackoff();
 
   /** A notification names the evidence Jobs the episode holds, and where their reports are stored. */
-  EpisodeOutbound(OutsidePorts ports, EpisodeWriter writer, Decider decider, List<String> page) {
+  EpisodeOutbound(OutboundPorts ports, EpisodeWriter writer, Decider decider, List<String> page) {
     this.page = List.copyOf(page);
     this.ports = ports;
     this.writer = writer;

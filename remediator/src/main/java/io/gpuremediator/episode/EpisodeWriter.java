@@ -1,8 +1,8 @@
 package io.gpuremediator.episode;
 
 import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.action.RenderException;
-import io.gpuremediator.action.Step;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.Cluster.Edited;
@@ -62,7 +62,7 @@ final class EpisodeWriter {
    */
   Optional<Written> runSteps(String node, Episode expected, List<ActionSpec> specs, Phase phase, Optional<Episode> after,
       String skippedLongStep) throws ClusterException, RenderException {
-    List<Step> steps = StepRecords.prepare(specs, context(node, expected));
+    List<PreparedAction> steps = StepRecords.prepare(specs, context(node, expected));
     return edit(node, expected, phase, (draft, current) -> new Written(after,
         StepRecords.apply(draft, specs, steps, specs.size(), skippedLongStep, true), draft.events()), after.orElse(null));
   }

@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
  * a human's override ends the episode now rather than at its next look); and, to be stopped with them, the watch of
  * the ResourceSlices the GPU counts read.
  */
-final class OutsideWatches implements AutoCloseable {
-  private static final Logger LOGGER = LoggerFactory.getLogger(OutsideWatches.class);
+final class HeldObjectWatches implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(HeldObjectWatches.class);
   private final List<AutoCloseable> watches;
 
-  private OutsideWatches(List<AutoCloseable> watches) {
+  private HeldObjectWatches(List<AutoCloseable> watches) {
     this.watches = watches;
   }
 
@@ -29,7 +29,7 @@ final class OutsideWatches implements AutoCloseable {
    * Starts both watches; {@code look} asks for a look at a node. {@code slices}, the loop's ResourceSlice watch, is
    * stopped with them.
    */
-  static OutsideWatches start(StepPorts ports, Cluster cluster, Consumer<String> look, AutoCloseable slices) {
+  static HeldObjectWatches start(StepPorts ports, Cluster cluster, Consumer<String> look, AutoCloseable slices) {
     AutoCloseable jobs = ports.workloads().watchJobs(ports.jobNamespace(), EpisodeNames.JOB_EPISODE_LABEL, look);
     AutoCloseable rules = ports.devices().watchRules(rule -> {
       for (NodeInfo n : cluster.nodes()) {
@@ -40,12 +40,12 @@ final class OutsideWatches implements AutoCloseable {
         }
       }
     });
-    return new OutsideWatches(List.of(jobs, rules, slices));
+    return new HeldObjectWatches(List.of(jobs, rules, slices));
   }
 
   @Override
   public void close() {
-    watches.forEach(OutsideWatches::stop);
+    watches.forEach(HeldObjectWatches::stop);
   }
 
   /** Stops a watch, saying so when it does not stop cleanly. */

@@ -2,8 +2,8 @@ package io.gpuremediator.episode;
 
 import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.action.RenderException;
-import io.gpuremediator.action.Step;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.action.UnfenceGpuAction;
 import io.gpuremediator.decision.Reason;
@@ -114,7 +114,7 @@ final class HumanOverride {
     Transition.HUMAN_OVERRIDE.check(Optional.of(e.progress().stage()), Stage.RELEASED, Optional.empty());
     NodeDraft draft = new NodeDraft(n, e.fingerprint(), Phase.RESOLVED, now);
     try {
-      for (Step step : StepRecords.prepare(ActionRegistry.undoLeftovers(n.ledger(), e.fingerprint(), List.of()),
+      for (PreparedAction step : StepRecords.prepare(ActionRegistry.undoLeftovers(n.ledger(), e.fingerprint(), List.of()),
           EpisodeWriter.context(n.name(), e))) {
         step.apply(draft);
       }

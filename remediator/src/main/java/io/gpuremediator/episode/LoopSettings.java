@@ -1,9 +1,10 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.playbook.EvidenceStore;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -22,20 +23,20 @@ import java.util.Set;
  * @param preflight the pre-flight gate, when configured
  * @param page the notify receivers told when a node reaches needs_human ({@code safety.page})
  * @param workers how many nodes the loop looks at side by side ({@code kubernetes.writes_in_flight}: a look waits on
- *     the API server far more than it computes, and the API budget, not the workers, paces the calls)
+ *     the API server far more than it computes, and the API throttle, not the workers, paces the calls)
  * @param deferTo signs that another system owns a node's repair ({@code defer_to}): an episode between steps on such a
  *     node stops for a human
  * @param dra the DRA driver a {@code fence_gpu} fences through, and the namespaces whose DaemonSets it keeps
  * @param evidenceStore where the reports of collect steps that name no store of their own go ({@code evidence.store})
  */
-public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+public record LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
     Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
     List<DeferRule> deferTo, DraScope dra, Optional<EvidenceStore> evidenceStore) {
   /** How many loop intervals a place a step took counts on its own, before the node cache must show it. */
   private static final int SETTLE_INTERVALS = 3;
 
   /** Settings whose collect steps store their reports only where they say ({@code collect.store}). */
-  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+  public LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
       Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
       List<DeferRule> deferTo, DraScope dra) {
     this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo, dra,
@@ -43,7 +44,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
   }
 
   /** Settings that fence through NVIDIA's DRA driver ({@link DraScope#DEFAULT}). */
-  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+  public LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
       Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
       List<DeferRule> deferTo) {
     this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo,
@@ -51,13 +52,13 @@ public record LoopSettings(Duration interval, Duration retryDelay, Budget maxDra
   }
 
   /** Settings that defer to no other repairer. */
-  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace,
+  public LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
       Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers) {
     this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, List.of());
   }
 
   /** Settings with no replace provider through the Kubernetes API, no pre-flight gate, no one paged, two workers. */
-  public LoopSettings(Duration interval, Duration retryDelay, Budget maxDraining, String jobNamespace) {
+  public LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace) {
     this(interval, retryDelay, maxDraining, jobNamespace, Set.of(), Optional.empty(), List.of(), 2);
   }
 

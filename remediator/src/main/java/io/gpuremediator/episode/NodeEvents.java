@@ -69,7 +69,7 @@ final class NodeEvents {
 
   /**
    * Queues each Event a decision's actions asked for, to be written after the node write in the background, in order,
-   * one at a time (each takes its turn in the API budget behind the node writes queued before it: a 1,000-node event's
+   * one at a time (each takes its turn in the API throttle behind the node writes queued before it: a 1,000-node event's
    * Events are paced, and its quarantines do not wait for them, as client-go's event recorder never makes a controller
    * wait). Marks the matching {@code event} actions of {@code records} pending; tells {@code timed} how long each write
    * took once written, and logs a failure.

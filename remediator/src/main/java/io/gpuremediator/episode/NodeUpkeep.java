@@ -46,9 +46,9 @@ final class NodeUpkeep {
     return giveBacks.due(n, now);
   }
 
-  void keepOutboundQuietly(String node, PlaybookSet set) {
+  void tendQuietly(String node, PlaybookSet set) {
     try {
-      keepOutbound(node, set);
+      tend(node, set);
     } catch (ClusterException ex) {
       LOGGER.warn("silences, notifications and give-backs of node {}: {} (retried on the next look)", node,
           ex.getMessage());
@@ -59,7 +59,7 @@ final class NodeUpkeep {
    * Creates or renews the silences and sends the notifications the node's episodes are due, on the node read fresh
    * (the cache may not have our own last write yet); gives back what its ended episodes held.
    */
-  private void keepOutbound(String node, PlaybookSet set) throws ClusterException {
+  private void tend(String node, PlaybookSet set) throws ClusterException {
     Optional<NodeInfo> cached = cluster.node(node);
     Instant now = moves.now();
     boolean due = cached.isPresent() && (giveBacks.due(cached.get(), now) || cached.get().ledger().episodes().values()

@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.action.UntaintAction.UntaintSpec;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeInfo;

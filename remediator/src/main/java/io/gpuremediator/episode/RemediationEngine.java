@@ -1,7 +1,7 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.action.RenderException;
-import io.gpuremediator.action.Step;
 import io.gpuremediator.action.StepPorts;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.WebhookMessage;
@@ -142,7 +142,7 @@ public final class RemediationEngine {
     NodeInfo node;
     String note = "";
     List<ActionSpec> specs;
-    List<Step> steps;
+    List<PreparedAction> steps;
 
     Evaluation(Candidate c, PlaybookSet set) {
       this.alert = c.alert();
@@ -258,7 +258,7 @@ public final class RemediationEngine {
     return dryRuns.decide(e.alert, e.node, e.playbook, e.phase, e.specs, e.steps, e.note);
   }
 
-  private static List<Step> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
+  private static List<PreparedAction> prepare(List<ActionSpec> specs, Alert alert, String node) throws RenderException {
     return StepRecords.prepare(specs, new TemplateContext(alert.labels(), alert.annotations(), node, alert.alertname(),
         alert.fingerprint()));
   }

@@ -3,8 +3,8 @@ package io.gpuremediator.episode;
 import io.gpuremediator.action.ActionRegistry;
 import io.gpuremediator.action.EventAction;
 import io.gpuremediator.action.NodeDraft;
+import io.gpuremediator.action.PreparedAction;
 import io.gpuremediator.action.RenderException;
-import io.gpuremediator.action.Step;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.StepOutcome;
 import io.gpuremediator.playbook.ActionSpec;
@@ -26,8 +26,8 @@ final class StepRecords {
   private StepRecords() {}
 
   /** Renders and checks every step for one alert. */
-  static List<Step> prepare(List<ActionSpec> specs, TemplateContext ctx) throws RenderException {
-    List<Step> steps = new ArrayList<>(specs.size());
+  static List<PreparedAction> prepare(List<ActionSpec> specs, TemplateContext ctx) throws RenderException {
+    List<PreparedAction> steps = new ArrayList<>(specs.size());
     for (ActionSpec spec : specs) {
       steps.add(ActionRegistry.prepare(spec, ctx));
     }
@@ -35,7 +35,7 @@ final class StepRecords {
   }
 
   /** Applies the steps to the draft and says what each did. */
-  static List<ActionRecord> apply(NodeDraft draft, List<ActionSpec> specs, List<Step> steps, int backgroundFrom,
+  static List<ActionRecord> apply(NodeDraft draft, List<ActionSpec> specs, List<PreparedAction> steps, int backgroundFrom,
       String notRun, boolean episode) {
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (int i = 0; i < steps.size(); i++) {
@@ -65,7 +65,7 @@ final class StepRecords {
    * What {@link #apply} would record, written nowhere (a dry-run): with no episode of the alert on the node, a long step
    * would not run (no diagnose Job), so the dry-run says {@code not_run} as the live path does.
    */
-  static List<ActionRecord> simulate(NodeDraft draft, List<ActionSpec> specs, List<Step> steps, boolean noEpisode) {
+  static List<ActionRecord> simulate(NodeDraft draft, List<ActionSpec> specs, List<PreparedAction> steps, boolean noEpisode) {
     List<ActionRecord> records = new ArrayList<>(steps.size());
     for (int i = 0; i < steps.size(); i++) {
       records.add(noEpisode && specs.get(i).isLongStep()

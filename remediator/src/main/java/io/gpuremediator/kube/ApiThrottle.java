@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * What the service may ask of the API server, as client-go budgets a client: a token bucket of {@code qps} requests a
+ * What the service may ask of the API server, as client-go throttles a client: a token bucket of {@code qps} requests a
  * second after a {@code burst} (a caller over it waits its turn, in order), and at most {@code writesInFlight} writes
  * at once, a webhook's calls ({@link Foreground}) served before the background's: while one is under way, the
  * background waits, while a webhook is being decided it gives way for a bounded time, and it leaves a tenth of the
@@ -15,13 +15,13 @@ import java.util.function.LongSupplier;
  * informers' lists and watches, leader election and the fleet state's ConfigMap do not (a lease renewal queued behind
  * a thousand node writes would lose the lease, which is why client-go users give leader election a client of its own).
  */
-final class ApiBudget {
+final class ApiThrottle {
   /**
    * No limit that matters (for tests and tools that build an adapter on a client of their own), one per adapter; a
    * webhook's calls still come first.
    */
-  static ApiBudget unlimited() {
-    return new ApiBudget(1_000_000, 1_000_000, 1_000, GIVE_WAY_NANOS, System::nanoTime);
+  static ApiThrottle unlimited() {
+    return new ApiThrottle(1_000_000, 1_000_000, 1_000, GIVE_WAY_NANOS, System::nanoTime);
   }
 
   /**
@@ -45,7 +45,7 @@ final class ApiBudget {
   /** At most how long a background call waits for the webhooks being decided to be answered. */
   private final long giveWayNanos;
 
-  ApiBudget(int qps, int burst, int writesInFlight, long giveWayNanos, LongSupplier nanos) {
+  ApiThrottle(int qps, int burst, int writesInFlight, long giveWayNanos, LongSupplier nanos) {
     this.bucket = new TokenBucket(qps, burst, nanos);
     this.giveWayNanos = giveWayNanos;
     this.backgroundPoll = 1_000_000_000L / qps;
@@ -59,7 +59,7 @@ final class ApiBudget {
     T make() throws E;
   }
 
-  /** Makes a read once the budget allows it. */
+  /** Makes a read once the throttle allows it. */
   <T, E extends Exception> T read(Call<T, E> call) throws E {
     boolean foreground = begin();
     try {
@@ -70,7 +70,7 @@ final class ApiBudget {
     }
   }
 
-  /** Makes a write once the budget allows it and a write slot is free (the token first: a slot is never held waiting). */
+  /** Makes a write once the throttle allows it and a write slot is free (the token first: a slot is never held waiting). */
   <T, E extends Exception> T write(Call<T, E> call) throws E {
     boolean foreground = begin();
     try {

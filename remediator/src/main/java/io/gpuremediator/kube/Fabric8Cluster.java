@@ -35,31 +35,31 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   private final NodeCache cache;
   private final NodeWatch watch;
   private final TokenBucket unwatchedReads;
-  private final ApiBudget budget;
+  private final ApiThrottle throttle;
   private final NodeWrites writes;
 
   /** Creates the adapter over every node, every ledger signed with {@code ledgerKey}; {@link #start()} starts it. */
   public Fabric8Cluster(KubernetesClient client, String instance, byte[] ledgerKey) {
-    this(client, instance, Optional.empty(), ApiBudget.unlimited(), LedgerSigning.signedOnly(LedgerSeal.withKey(ledgerKey)));
+    this(client, instance, Optional.empty(), ApiThrottle.unlimited(), LedgerSigning.signedOnly(LedgerSeal.withKey(ledgerKey)));
   }
 
   /**
    * Creates the adapter; call {@link #start()} to begin watching nodes.
    *
    * @param selector the label selector of the nodes to watch (the API's syntax); empty watches every node
-   * @param budget what every request of this adapter takes its turn from
+   * @param throttle what every request of this adapter takes its turn from
    * @param signing which ledgers are ours
    */
-  Fabric8Cluster(KubernetesClient client, String instance, Optional<String> selector, ApiBudget budget,
+  Fabric8Cluster(KubernetesClient client, String instance, Optional<String> selector, ApiThrottle throttle,
       LedgerSigning signing) {
     this.client = client;
     this.signing = signing;
     this.cache = new NodeCache(signing);
-    this.budget = budget;
+    this.throttle = throttle;
     this.instance = instance;
-    this.owners = new Fabric8NodeOwners(client, budget);
+    this.owners = new Fabric8NodeOwners(client, throttle);
     this.watch = new NodeWatch(client, selector, cache);
-    this.writes = new NodeWrites(client, cache, watch, signing, budget);
+    this.writes = new NodeWrites(client, cache, watch, signing, throttle);
     this.unwatchedReads = new TokenBucket(UNWATCHED_READS_PER_SECOND, UNWATCHED_READS_PER_SECOND, System::nanoTime);
   }
 
@@ -69,7 +69,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
    */
   public void start() {
     watch.start();
-    signing.start(client, budget, new LedgerSigning.Nodes(watch::isReady, cache::unsigned, watch::stored, writes::ownWrite));
+    signing.start(client, throttle, new LedgerSigning.Nodes(watch::isReady, cache::unsigned, watch::stored, writes::ownWrite));
   }
 
   /** Whether this instance may re-sign the ledgers an earlier release wrote unsigned (it leads; not a dry-run). */
@@ -148,7 +148,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
   @Override
   public Optional<NodeInfo> freshNode(String name) throws ClusterException {
     try {
-      Node node = budget.read(() -> client.nodes().withName(name).get());
+      Node node = throttle.read(() -> client.nodes().withName(name).get());
       return node == null ? Optional.empty() : Optional.of(signing.handOut(NodeMapper.toInfo(node, signing.seal())));
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("get node " + name, e);
@@ -185,7 +185,7 @@ public final class Fabric8Cluster implements Cluster, AutoCloseable {
     Event e = KubeEvents.of(EVENT_NAMESPACE, "Node", null, event.node(), event.type(), event.reason(), event.message(),
         event.time(), instance);
     try {
-      budget.write(() -> client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create());
+      throttle.write(() -> client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create());
     } catch (KubernetesClientException ex) {
       throw ApiFailures.of("record event " + event.reason() + " on node " + event.node(), ex);
     }

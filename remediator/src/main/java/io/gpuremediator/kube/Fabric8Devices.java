@@ -34,7 +34,7 @@ import java.util.function.Consumer;
  * a device's holders are found through the node's pods (by {@code spec.nodeName}) and the claims they name, each read
  * for its allocation and {@code status.reservedFor} (no field selects claims by device, and listing every claim of a
  * large cluster at each look would cost the API server more than the node's few). Every call takes its place in the
- * API budget the other adapters share. Our rules are also watched (list and watch, by our label): a human's delete is
+ * API throttle the other adapters share. Our rules are also watched (list and watch, by our label): a human's delete is
  * looked at when it happens, and a look reads a rule from the watch's store.
  */
 final class Fabric8Devices implements Devices {
@@ -46,14 +46,14 @@ final class Fabric8Devices implements Devices {
   private static final ResourceDefinitionContext CLAIMS = context("ResourceClaim", "resourceclaims", true);
 
   private final KubernetesClient client;
-  private final ApiBudget budget;
+  private final ApiThrottle throttle;
   private final PublishedWatches published;
   /** The watch of our rules while one runs: the cache {@link #rule} reads first. */
   private volatile RuleWatch rules;
 
-  Fabric8Devices(KubernetesClient client, ApiBudget budget) {
+  Fabric8Devices(KubernetesClient client, ApiThrottle throttle) {
     this.client = client;
-    this.budget = budget;
+    this.throttle = throttle;
     this.published = new PublishedWatches(client, SLICES);
   }
 
@@ -81,7 +81,7 @@ final class Fabric8Devices implements Devices {
   public List<Device> onNode(String node, String driver) throws ClusterException {
     List<GenericKubernetesResource> slices;
     try {
-      slices = budget.read(() -> client.genericKubernetesResources(SLICES).withField("spec.nodeName", node)
+      slices = throttle.read(() -> client.genericKubernetesResources(SLICES).withField("spec.nodeName", node)
           .withField("spec.driver", driver).list()).getItems();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
@@ -124,7 +124,7 @@ final class Fabric8Devices implements Devices {
         .withKind("DeviceTaintRule").withNewMetadata().withName(rule.name()).withLabels(rule.labels()).endMetadata()
         .addToAdditionalProperties("spec", Map.of("deviceSelector", selector, "taint", taint)).build();
     try {
-      budget.write(() -> client.genericKubernetesResources(RULES).resource(object).create());
+      throttle.write(() -> client.genericKubernetesResources(RULES).resource(object).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw ApiFailures.of("create DeviceTaintRule " + rule.name() + " on " + rule.device(), e);
@@ -140,7 +140,7 @@ final class Fabric8Devices implements Devices {
       return fenceRule(name, cached.get());
     }
     try {
-      return fenceRule(name, budget.read(() -> client.genericKubernetesResources(RULES).withName(name).get()));
+      return fenceRule(name, throttle.read(() -> client.genericKubernetesResources(RULES).withName(name).get()));
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("read DeviceTaintRule " + name, e);
     }
@@ -172,7 +172,7 @@ final class Fabric8Devices implements Devices {
   @Override
   public List<String> rulesLabelled(String key, String value) throws ClusterException {
     try {
-      return budget.read(() -> client.genericKubernetesResources(RULES).withLabel(key, value).list()).getItems().stream()
+      return throttle.read(() -> client.genericKubernetesResources(RULES).withLabel(key, value).list()).getItems().stream()
           .map(r -> r.getMetadata().getName()).toList();
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("list the DeviceTaintRules labelled " + key + "=" + value, e);
@@ -182,7 +182,7 @@ final class Fabric8Devices implements Devices {
   @Override
   public void unfence(String name) throws ClusterException {
     try {
-      budget.write(() -> client.genericKubernetesResources(RULES).withName(name).delete());
+      throttle.write(() -> client.genericKubernetesResources(RULES).withName(name).delete());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw ApiFailures.of("delete DeviceTaintRule " + name, e);
@@ -194,7 +194,7 @@ final class Fabric8Devices implements Devices {
   public List<String> holders(String node, DeviceRef device) throws ClusterException {
     List<Pod> pods;
     try {
-      pods = budget.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list()).getItems();
+      pods = throttle.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list()).getItems();
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("list pods on node " + node, e);
     }
@@ -204,7 +204,7 @@ final class Fabric8Devices implements Devices {
       for (String claimName : claimsOf(pod)) {
         GenericKubernetesResource claim;
         try {
-          claim = budget.read(() -> client.genericKubernetesResources(CLAIMS).inNamespace(namespace).withName(claimName).get());
+          claim = throttle.read(() -> client.genericKubernetesResources(CLAIMS).inNamespace(namespace).withName(claimName).get());
         } catch (KubernetesClientException e) {
           throw ApiFailures.of("read ResourceClaim " + namespace + "/" + claimName, e);
         }

@@ -25,11 +25,11 @@ final class Fabric8NodeOwners {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final KubernetesClient client;
-  private final ApiBudget budget;
+  private final ApiThrottle throttle;
 
-  Fabric8NodeOwners(KubernetesClient client, ApiBudget budget) {
+  Fabric8NodeOwners(KubernetesClient client, ApiThrottle throttle) {
     this.client = client;
-    this.budget = budget;
+    this.throttle = throttle;
   }
 
   /**
@@ -39,7 +39,7 @@ final class Fabric8NodeOwners {
   Optional<NodeOwner> ownerOf(NodeOwner.Kind kind, String node) throws ClusterException {
     try {
       var resources = client.genericKubernetesResources(context(kind));
-      List<GenericKubernetesResource> items = budget.read(() -> (kind.namespaced() ? resources.inAnyNamespace()
+      List<GenericKubernetesResource> items = throttle.read(() -> (kind.namespaced() ? resources.inAnyNamespace()
           : resources).list()).getItems();
       for (GenericKubernetesResource item : items) {
         if (node.equals(nodeOf(item, kind.nodeField()))) {
@@ -55,7 +55,7 @@ final class Fabric8NodeOwners {
   Optional<NodeOwner> owner(NodeOwner.Kind kind, String namespace, String name) throws ClusterException {
     try {
       var resources = client.genericKubernetesResources(context(kind));
-      GenericKubernetesResource r = budget.read(() -> (namespace.isEmpty() ? resources.withName(name)
+      GenericKubernetesResource r = throttle.read(() -> (namespace.isEmpty() ? resources.withName(name)
           : resources.inNamespace(namespace).withName(name)).get());
       return r == null ? Optional.empty() : Optional.of(owner(kind, r));
     } catch (KubernetesClientException e) {
@@ -72,7 +72,7 @@ final class Fabric8NodeOwners {
     String what = "delete " + owner;
     HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url(owner))
         .delete("application/json", options.toString()).build();
-    HttpResponse<String> answer = budget.write(() -> RawRequests.send(client, request, what));
+    HttpResponse<String> answer = throttle.write(() -> RawRequests.send(client, request, what));
     int code = answer.code();
     if (code / 100 == 2 || code == 404) {
       return; // 404: gone already, which is what was asked
@@ -87,7 +87,7 @@ final class Fabric8NodeOwners {
     patch.putObject("metadata").putObject("annotations").put(key, value);
     HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url(owner))
         .patch("application/merge-patch+json", patch.toString()).build();
-    HttpResponse<String> answer = budget.write(() -> RawRequests.send(client, request, "annotate " + owner));
+    HttpResponse<String> answer = throttle.write(() -> RawRequests.send(client, request, "annotate " + owner));
     int code = answer.code();
     if (code / 100 != 2) {
       throw new ClusterException("annotate " + owner + " failed (HTTP " + code + "): " + answer.body(),

@@ -43,20 +43,20 @@ final class Fabric8Workloads implements Workloads {
   private static final Pattern BUDGET_NAME = Pattern.compile("disruption budget (\\S+) needs");
 
   private final KubernetesClient client;
-  private final ApiBudget budget;
+  private final ApiThrottle throttle;
   /** The watch of our Jobs while one runs: the cache {@link #job} reads first. */
   private volatile JobWatch jobs;
 
-  Fabric8Workloads(KubernetesClient client, ApiBudget budget) {
+  Fabric8Workloads(KubernetesClient client, ApiThrottle throttle) {
     this.client = client;
-    this.budget = budget;
+    this.throttle = throttle;
   }
 
   @Override
   public List<PodInfo> podsOn(String node) throws ClusterException {
     try {
       List<PodInfo> out = new ArrayList<>();
-      for (Pod p : budget.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list()).getItems()) {
+      for (Pod p : throttle.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list()).getItems()) {
         out.add(info(p));
       }
       return out;
@@ -88,7 +88,7 @@ final class Fabric8Workloads implements Workloads {
     String url = base() + "/api/v1/namespaces/" + encode(pod.namespace()) + "/pods/" + encode(pod.name()) + "/eviction";
     HttpRequest eviction = client.getHttpClient().newHttpRequestBuilder().uri(url).post("application/json", body.toString())
         .build();
-    HttpResponse<String> response = budget.write(() -> send(eviction, "evict pod " + pod.ref()));
+    HttpResponse<String> response = throttle.write(() -> send(eviction, "evict pod " + pod.ref()));
     return answer(pod, response.code(), response.body(), response.header("Retry-After"));
   }
 
@@ -159,7 +159,7 @@ final class Fabric8Workloads implements Workloads {
   @Override
   public void delete(PodInfo pod, long gracePeriodSeconds) throws ClusterException {
     try {
-      budget.write(() -> client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(gracePeriodSeconds)
+      throttle.write(() -> client.pods().inNamespace(pod.namespace()).withName(pod.name()).withGracePeriod(gracePeriodSeconds)
           .delete());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
@@ -191,7 +191,7 @@ final class Fabric8Workloads implements Workloads {
         .endContainer()
         .endSpec().endTemplate().endSpec().build();
     try {
-      budget.write(() -> client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create());
+      throttle.write(() -> client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw ApiFailures.of("create job " + j.namespace() + "/" + j.name(), e);
@@ -208,7 +208,7 @@ final class Fabric8Workloads implements Workloads {
       return JobWatch.runOf(cached.get());
     }
     try {
-      return JobWatch.runOf(budget.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get()));
+      return JobWatch.runOf(throttle.read(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name).get()));
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("read job " + namespace + "/" + name, e);
     }
@@ -228,7 +228,7 @@ final class Fabric8Workloads implements Workloads {
   private Optional<String> log(String namespace, String job, String query) throws ClusterException {
     List<Pod> pods;
     try {
-      pods = budget.read(() -> client.pods().inNamespace(namespace).withLabel("job-name", job).list()).getItems();
+      pods = throttle.read(() -> client.pods().inNamespace(namespace).withLabel("job-name", job).list()).getItems();
     } catch (KubernetesClientException e) {
       throw ApiFailures.of("list the pods of job " + namespace + "/" + job, e);
     }
@@ -238,14 +238,14 @@ final class Fabric8Workloads implements Workloads {
     String url = base() + "/api/v1/namespaces/" + encode(namespace) + "/pods/" + encode(pods.get(0).getMetadata().getName())
         + "/log?" + query;
     HttpRequest read = client.getHttpClient().newHttpRequestBuilder().uri(url).build();
-    HttpResponse<String> response = budget.read(() -> send(read, "read the log of job " + namespace + "/" + job));
+    HttpResponse<String> response = throttle.read(() -> send(read, "read the log of job " + namespace + "/" + job));
     return response.code() == 200 && response.body() != null ? Optional.of(response.body()) : Optional.empty();
   }
 
   /** A watch (no list first: the drain lists the pods itself) of the node's pods, as the node's kubelet watches them. */
   @Override
   public AutoCloseable watchPodsOn(String node, Runnable changed) {
-    return budget.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).watch(new Watcher<Pod>() {
+    return throttle.read(() -> client.pods().inAnyNamespace().withField("spec.nodeName", node).watch(new Watcher<Pod>() {
       @Override
       public void eventReceived(Action action, Pod pod) {
         String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();

@@ -22,19 +22,19 @@ import java.util.Optional;
  */
 public final class KubeApi implements AutoCloseable {
   private final KubernetesClient client;
-  private final ApiBudget budget;
+  private final ApiThrottle throttle;
   /** One for the connection: the fence and the GPU limits' counts share its watch of the ResourceSlices. */
   private final Fabric8Devices devices;
 
-  private KubeApi(KubernetesClient client, ApiBudget budget) {
+  private KubeApi(KubernetesClient client, ApiThrottle throttle) {
     this.client = client;
-    this.budget = budget;
-    this.devices = new Fabric8Devices(client, budget);
+    this.throttle = throttle;
+    this.devices = new Fabric8Devices(client, throttle);
   }
 
   /**
    * Connects with a kubeconfig file when given, in-cluster otherwise; the node, workload and owner adapters share a
-   * budget of {@code qps} requests a second after a {@code burst}, and at most {@code writesInFlight} writes at once.
+   * throttle of {@code qps} requests a second after a {@code burst}, and at most {@code writesInFlight} writes at once.
    */
   public static KubeApi connect(Optional<Path> kubeconfig, int qps, int burst, int writesInFlight) throws IOException {
     Config base = kubeconfig.isPresent()
@@ -51,14 +51,14 @@ public final class KubeApi implements AutoCloseable {
     return of(new KubernetesClientBuilder().withConfig(config).build(), qps, burst, writesInFlight);
   }
 
-  /** Uses a client built elsewhere (tests, the bench) with no budget that matters; closing this closes it. */
+  /** Uses a client built elsewhere (tests, the bench) with no throttle that matters; closing this closes it. */
   public static KubeApi of(KubernetesClient client) {
-    return new KubeApi(client, ApiBudget.unlimited());
+    return new KubeApi(client, ApiThrottle.unlimited());
   }
 
-  /** Uses a client built elsewhere, with a budget as {@link #connect} gives; closing this closes it. */
+  /** Uses a client built elsewhere, with a throttle as {@link #connect} gives; closing this closes it. */
   public static KubeApi of(KubernetesClient client, int qps, int burst, int writesInFlight) {
-    return new KubeApi(client, new ApiBudget(qps, burst, writesInFlight, ApiBudget.GIVE_WAY_NANOS, System::nanoTime));
+    return new KubeApi(client, new ApiThrottle(qps, burst, writesInFlight, ApiThrottle.GIVE_WAY_NANOS, System::nanoTime));
   }
 
   /**
@@ -69,24 +69,24 @@ public final class KubeApi implements AutoCloseable {
    */
   public Fabric8Cluster cluster(String fieldManagerHost, LabelSelector selector, byte[] ledgerKey, String namespace,
       String configMap, Clock clock) {
-    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget, LedgerSigning.reSigningOnce(
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), throttle, LedgerSigning.reSigningOnce(
         LedgerSeal.withKey(ledgerKey), new LedgerSigning.Record(namespace, configMap), clock));
   }
 
   /** The node cache and writer, every ledger signed with {@code ledgerKey} and none unsigned trusted (tests, the bench). */
   public Fabric8Cluster cluster(String fieldManagerHost, LabelSelector selector, byte[] ledgerKey) {
-    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget,
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), throttle,
         LedgerSigning.signedOnly(LedgerSeal.withKey(ledgerKey)));
   }
 
   /** The nodes as they are, to read and never to act on: every ledger read, signed or not (a backtest). */
   public Fabric8Cluster readOnlyCluster(String fieldManagerHost, LabelSelector selector) {
-    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), budget, LedgerSigning.readOnly());
+    return new Fabric8Cluster(client, fieldManagerHost, selector.apiSelector(), throttle, LedgerSigning.readOnly());
   }
 
   /** The pods and diagnostic Jobs on nodes. */
   public Workloads workloads() {
-    return new Fabric8Workloads(client, budget);
+    return new Fabric8Workloads(client, throttle);
   }
 
   /** The devices nodes publish through DRA, and the DeviceTaintRules that fence one of them. */

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * Leader election on a Lease. Only the leader acts; a follower is not ready, so Alertmanager's webhook
  * gets a 503 there and retries (and a Service routes only to ready pods). On stop the lease is released,
  * so a follower takes over within one retry period. Leadership is trusted only while the last successful
- * renewal is recent ({@link LeaseFence}), so a process paused past its Lease acts on nothing when it wakes.
+ * renewal is recent ({@link LeaseTrust}), so a process paused past its Lease acts on nothing when it wakes.
  */
 public final class LeaderElection implements AutoCloseable {
   private static final Logger LOGGER = LoggerFactory.getLogger(LeaderElection.class);
@@ -25,7 +25,7 @@ public final class LeaderElection implements AutoCloseable {
   private final String lease;
   private final String identity;
   private final Duration leaseDuration;
-  private final LeaseFence fence;
+  private final LeaseTrust trust;
   private CompletableFuture<?> running;
   private volatile boolean leader;
   private volatile boolean closed;
@@ -37,7 +37,7 @@ public final class LeaderElection implements AutoCloseable {
     this.lease = lease;
     this.identity = identity;
     this.leaseDuration = leaseDuration;
-    this.fence = new LeaseFence(leaseDuration.multipliedBy(2).dividedBy(3), System::nanoTime);
+    this.trust = new LeaseTrust(leaseDuration.multipliedBy(2).dividedBy(3), System::nanoTime);
   }
 
   /**
@@ -53,7 +53,7 @@ public final class LeaderElection implements AutoCloseable {
     Duration retry = leaseDuration.dividedBy(7).isZero() ? Duration.ofMillis(100) : leaseDuration.dividedBy(7);
     running = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
         .withName(lease)
-        .withLock(new FencedLock(new LeaseLock(namespace, lease, identity), fence))
+        .withLock(new RenewalLock(new LeaseLock(namespace, lease, identity), trust))
         .withLeaseDuration(leaseDuration)
         .withRenewDeadline(renew)
         .withRetryPeriod(retry)
@@ -81,11 +81,11 @@ public final class LeaderElection implements AutoCloseable {
 
   /** Whether this instance leads now: elected, and its last renewal recent enough to act on. */
   public boolean isLeader() {
-    return leader && fence.holds();
+    return leader && trust.holds();
   }
 
-  /** The Lease lock, telling the fence of every successful create or update (the elector's renewals). */
-  private record FencedLock(Lock delegate, LeaseFence fence) implements Lock {
+  /** The Lease lock, telling the trust about every successful create or update (the elector's renewals). */
+  private record RenewalLock(Lock delegate, LeaseTrust trust) implements Lock {
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
       return delegate.get(client);
@@ -93,16 +93,16 @@ public final class LeaderElection implements AutoCloseable {
 
     @Override
     public void create(KubernetesClient client, LeaderElectionRecord record) {
-      long sent = fence.now();
+      long sent = trust.now();
       delegate.create(client, record);
-      fence.renewed(sent);
+      trust.renewed(sent);
     }
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
-      long sent = fence.now();
+      long sent = trust.now();
       delegate.update(client, record);
-      fence.renewed(sent);
+      trust.renewed(sent);
     }
 
     @Override

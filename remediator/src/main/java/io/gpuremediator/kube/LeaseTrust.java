@@ -7,15 +7,15 @@ import java.util.function.LongSupplier;
  * How long this instance may still act on its Lease. A renewal that succeeded at monotonic time t holds the Lease
  * until t + leaseDuration as other instances see it; this instance trusts it only until t + renewDeadline, which
  * leaves them a margin. A process paused past that (SIGSTOP, a long GC, a frozen VM) wakes up no longer trusting
- * its leadership, before the elector's next renewal attempt has noticed anything: its first write is already fenced.
+ * its leadership, before the elector's next renewal attempt has noticed anything: its first write is already refused.
  */
-final class LeaseFence {
+final class LeaseTrust {
   private final long trustNanos;
   private final LongSupplier nanos;
   private volatile long renewedAt;
   private volatile boolean renewedOnce;
 
-  LeaseFence(Duration renewDeadline, LongSupplier nanos) {
+  LeaseTrust(Duration renewDeadline, LongSupplier nanos) {
     this.trustNanos = renewDeadline.toNanos();
     this.nanos = nanos;
   }

@@ -107,13 +107,13 @@ final class LedgerSigning {
   }
 
   /** Starts a round every {@value #ROUND_MILLIS} ms until the record is read and says the re-signing is done. */
-  synchronized void start(KubernetesClient client, ApiBudget budget, Nodes nodes) {
+  synchronized void start(KubernetesClient client, ApiThrottle throttle, Nodes nodes) {
     if (record.isEmpty() || isDone() || rounds != null) {
       return;
     }
     rounds = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("remediator-ledger-signing"));
     rounds.scheduleWithFixedDelay(() -> {
-      settle(client, budget, nodes);
+      settle(client, throttle, nodes);
       if (isDone()) {
         rounds.shutdown();
       }
@@ -130,13 +130,13 @@ final class LedgerSigning {
    * One round: reads the record; when there is none, this instance may write and the watch has listed every node,
    * re-signs each unsigned ledger, then writes the record. A round that fails is tried again at the next.
    */
-  void settle(KubernetesClient client, ApiBudget budget, Nodes nodes) {
+  void settle(KubernetesClient client, ApiThrottle throttle, Nodes nodes) {
     if (state == State.SIGNED_ONLY || record.isEmpty()) {
       return;
     }
     Record r = record.get();
     try {
-      ConfigMap cm = budget.read(() -> client.configMaps().inNamespace(r.namespace()).withName(r.configMap()).get());
+      ConfigMap cm = throttle.read(() -> client.configMaps().inNamespace(r.namespace()).withName(r.configMap()).get());
       if (cm != null && cm.getData() != null && cm.getData().containsKey(MARKER)) {
         state = State.SIGNED_ONLY;
         return;
@@ -151,10 +151,10 @@ final class LedgerSigning {
       }
       List<String> unsigned = nodes.unsigned().get();
       for (String name : unsigned) {
-        nodes.stored().apply(name).ifPresent(node -> reSign(client, budget, node, nodes.written()));
+        nodes.stored().apply(name).ifPresent(node -> reSign(client, throttle, node, nodes.written()));
       }
       String since = clock.instant().toString();
-      budget.write(() -> cm == null
+      throttle.write(() -> cm == null
           ? client.configMaps().inNamespace(r.namespace()).resource(new ConfigMapBuilder().withNewMetadata()
               .withName(r.configMap()).withNamespace(r.namespace()).addToLabels("app.kubernetes.io/part-of",
                   NodeKeys.COMPONENT).endMetadata().addToData(MARKER, since).build()).create()
@@ -169,7 +169,7 @@ final class LedgerSigning {
   }
 
   /** The node with its unsigned ledger signed as it stands, written fenced by its resourceVersion (a 409 throws). */
-  private void reSign(KubernetesClient client, ApiBudget budget, Node node, UnaryOperator<Node> ownWrite) {
+  private void reSign(KubernetesClient client, ApiThrottle throttle, Node node, UnaryOperator<Node> ownWrite) {
     String name = node.getMetadata().getName();
     String stored = Optional.ofNullable(node.getMetadata().getAnnotations()).map(a -> a.get(NodeKeys.LEDGER_ANNOTATION))
         .orElse("");
@@ -184,6 +184,6 @@ final class LedgerSigning {
     }
     Node signed = new NodeBuilder(node).editMetadata().addToAnnotations(NodeKeys.LEDGER_ANNOTATION,
         seal.sealed(name, stored)).endMetadata().build();
-    ownWrite.apply(budget.write(() -> client.nodes().resource(signed).update()));
+    ownWrite.apply(throttle.write(() -> client.nodes().resource(signed).update()));
   }
 }

@@ -27,14 +27,14 @@ final class NodeWrites {
   private final NodeCache cache;
   private final NodeWatch watch;
   private final LedgerSigning signing;
-  private final ApiBudget budget;
+  private final ApiThrottle throttle;
 
-  NodeWrites(KubernetesClient client, NodeCache cache, NodeWatch watch, LedgerSigning signing, ApiBudget budget) {
+  NodeWrites(KubernetesClient client, NodeCache cache, NodeWatch watch, LedgerSigning signing, ApiThrottle throttle) {
     this.client = client;
     this.cache = cache;
     this.watch = watch;
     this.signing = signing;
-    this.budget = budget;
+    this.throttle = throttle;
   }
 
   /**
@@ -72,7 +72,7 @@ final class NodeWrites {
       try {
         Node written = writeConditions(fresh, current, conditions);
         if (written != fresh && NodeMapper.specDiffers(current, NodeMapper.toInfo(written, signing.seal()))) {
-          // The node changed since the edit read it (a server that does not fence status writes by
+          // The node changed since the edit read it (a server that does not guard status writes by
           // resourceVersion lets this through): edit again on what is stored, never write a stale spec.
           next = written;
           continue;
@@ -80,7 +80,7 @@ final class NodeWrites {
         what = "update node " + name;
         if (specChanges) {
           Node spec = NodeMapper.withSpec(written, edited.node(), signing.seal());
-          ownWrite(budget.write(() -> client.nodes().resource(spec).update()));
+          ownWrite(throttle.write(() -> client.nodes().resource(spec).update()));
         }
       } catch (KubernetesClientException e) {
         retryOnConflict(e, attempt, what);
@@ -102,7 +102,7 @@ final class NodeWrites {
   /** The node as the server stores it now; one that is gone fails, not retriably. */
   Node get(String name) throws ClusterException {
     try {
-      Node node = budget.read(() -> client.nodes().withName(name).get());
+      Node node = throttle.read(() -> client.nodes().withName(name).get());
       if (node == null) {
         throw new ClusterException("node " + name + " no longer exists", false, null);
       }
@@ -114,7 +114,7 @@ final class NodeWrites {
 
   /**
    * Writes the status part: the conditions the edit decided, merged onto the node as read (the kubelet's
-   * conditions kept), fenced by its resourceVersion; returns the node as stored after it (or as read when
+   * conditions kept), guarded by its resourceVersion; returns the node as stored after it (or as read when
    * nothing changed). A 409 means the node changed since the read: the caller reads and edits again.
    */
   private Node writeConditions(Node fresh, NodeInfo current, Map<String, NodeCondition> changed) {
@@ -125,7 +125,7 @@ final class NodeWrites {
       return fresh;
     }
     Node status = NodeMapper.withConditions(fresh, current.withConditions(merged));
-    return ownWrite(budget.write(() -> client.nodes().resource(status).updateStatus()));
+    return ownWrite(throttle.write(() -> client.nodes().resource(status).updateStatus()));
   }
 
   private void retryOnConflict(KubernetesClientException e, int attempt, String what) throws ClusterException {

@@ -5,8 +5,8 @@ import java.util.function.Supplier;
 
 /**
  * Marks the Kubernetes calls a thread makes while Alertmanager waits for the answer (a webhook's node writes), so the
- * API budget serves them before the background's (the loop's looks, the Events): in a 1,000-node event the quarantines
- * go first and the drains follow, instead of each taking half the budget while the webhook outlives its deadline. It
+ * API throttle serves them before the background's (the loop's looks, the Events): in a 1,000-node event the quarantines
+ * go first and the drains follow, instead of each taking half the requests while the webhook outlives its deadline. It
  * also counts the webhooks being decided in this process, so that a background call can hold back, for a bounded time,
  * while one is: on a small machine the loop's reads, kicked by the quarantine the webhook has just written, otherwise
  * share the cores and the API server with the rest of that webhook's answer.

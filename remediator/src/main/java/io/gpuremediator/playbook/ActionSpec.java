@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * One step of a playbook, as written: each kind's spec record lives with its kind (in {@code action}), so a new kind
- * is one class there and one row of its registry. {@code dryRun} is the step-level switch.
+ * One action of a playbook, as written: each kind's spec record lives with its kind (in {@code action}), so a new kind
+ * is one class there and one row of its registry. {@code dryRun} is the action-level switch.
  */
 public interface ActionSpec {
   /** The action kind as written in a playbook, e.g. {@code taint}: {@link #kindOf} its record. */

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What stops every new remediation: the storm breaker (opened by a storm, reset by a human or after
- * {@code auto_reset_after}) and a human's pause; and the fleet's replacement budget, which they stop too.
+ * {@code auto_reset_after}) and a human's pause; and the fleet's replacement limit, which they stop too.
  */
 final class BreakerAndPause {
   private static final Logger LOGGER = LoggerFactory.getLogger(BreakerAndPause.class);

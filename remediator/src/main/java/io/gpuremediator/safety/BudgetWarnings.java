@@ -1,6 +1,6 @@
 package io.gpuremediator.safety;
 
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,14 +16,14 @@ public final class BudgetWarnings {
   private BudgetWarnings() {}
 
   /** What the config alone tells: from which fleet size on a percentage budget allows a node. */
-  public static List<String> offline(Budget maxUnavailable, Budget maxDraining) {
+  public static List<String> offline(CountOrPercent maxUnavailable, CountOrPercent maxDraining) {
     List<String> out = new ArrayList<>();
     roundsToZero("max_unavailable", maxUnavailable, "nothing is ever quarantined").ifPresent(out::add);
     roundsToZero("max_draining", maxDraining, "no node is ever drained").ifPresent(out::add);
     return out;
   }
 
-  private static Optional<String> roundsToZero(String key, Budget budget, String consequence) {
+  private static Optional<String> roundsToZero(String key, CountOrPercent budget, String consequence) {
     if (!budget.percent() || budget.value() == 0 || budget.value() >= 100) {
       return Optional.empty();
     }

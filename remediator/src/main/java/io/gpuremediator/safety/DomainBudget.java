@@ -1,6 +1,6 @@
 package io.gpuremediator.safety;
 
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,7 +11,7 @@ import java.util.Optional;
  * {@code max_unavailable} counts them (a percentage rounds down), and, with an {@code incident} threshold, a value whose
  * nodes fault together holds an incident. A node without the label is limited by the fleet budget only.
  */
-public record DomainBudget(String label, Budget maxUnavailable, Optional<IncidentRule> incident) {
+public record DomainBudget(String label, CountOrPercent maxUnavailable, Optional<IncidentRule> incident) {
   /** Validates presence. */
   public DomainBudget {
     Objects.requireNonNull(label, "label");
@@ -20,7 +20,7 @@ public record DomainBudget(String label, Budget maxUnavailable, Optional<Inciden
   }
 
   /** A domain without an incident threshold. */
-  public DomainBudget(String label, Budget maxUnavailable) {
+  public DomainBudget(String label, CountOrPercent maxUnavailable) {
     this(label, maxUnavailable, Optional.empty());
   }
 

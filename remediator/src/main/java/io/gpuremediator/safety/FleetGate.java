@@ -37,7 +37,7 @@ public final class FleetGate implements SafetyGate {
   private final FleetAdmission admission;
   private final ReplaceRateLimit replacements;
   /** The loop's step limits, shown beside the admission's rows once the loop is built. */
-  private volatile StepLimits steps = StepLimits.onlyReplacing(ReplaceBudget.NONE);
+  private volatile StepLimits steps = StepLimits.onlyReplacing(ReplaceLimit.NONE);
 
   /**
    * Creates the gate, storing on the caller's thread.
@@ -158,7 +158,7 @@ public final class FleetGate implements SafetyGate {
   }
 
   /** The fleet's replacement budget, for the replace steps: {@link #admitReplacement}. */
-  public ReplaceBudget replacements() {
+  public ReplaceLimit replacements() {
     return replacements;
   }
 

@@ -5,7 +5,7 @@ import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ public final class GpuBudget implements StepLimit {
 
   private final Map<String, Instant> admitted = new ConcurrentHashMap<>();
   private final Duration settle;
-  private final Budget maxUnavailableGpus;
+  private final CountOrPercent maxUnavailableGpus;
   private final int maxFencedPerNode;
   private final Supplier<List<NodeInfo>> selected;
   private final GpuCounts counts;
@@ -44,7 +44,7 @@ public final class GpuBudget implements StepLimit {
    * @param settle how long a place counts on its own before the cache must show the fence
    * @param selected the nodes of node_selector (whose GPUs a percentage counts)
    */
-  public GpuBudget(Duration settle, Budget maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected,
+  public GpuBudget(Duration settle, CountOrPercent maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected,
       GpuCounts counts) {
     this.settle = settle;
     this.maxUnavailableGpus = maxUnavailableGpus;
@@ -54,13 +54,13 @@ public final class GpuBudget implements StepLimit {
   }
 
   /** The same, counting each node's GPUs from the node alone ({@link GpuCounts#FROM_NODE}). */
-  public GpuBudget(Duration settle, Budget maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected) {
+  public GpuBudget(Duration settle, CountOrPercent maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected) {
     this(settle, maxUnavailableGpus, maxFencedPerNode, selected, GpuCounts.FROM_NODE);
   }
 
   /** No GPU may be fenced: for a loop with nothing to fence. */
   public static GpuBudget none() {
-    return new GpuBudget(Duration.ZERO, new Budget(0, false), 0, List::of);
+    return new GpuBudget(Duration.ZERO, new CountOrPercent(0, false), 0, List::of);
   }
 
   /**
@@ -128,7 +128,7 @@ public final class GpuBudget implements StepLimit {
   }
 
   /** What {@code safety.max_unavailable_gpus} has used of what it allows, for the page, the API and the metrics. */
-  static LimitUsage usage(List<NodeInfo> selected, Budget maxUnavailableGpus, GpuCounts counts) {
+  static LimitUsage usage(List<NodeInfo> selected, CountOrPercent maxUnavailableGpus, GpuCounts counts) {
     Count c = count(selected, counts);
     return new LimitUsage("max_unavailable_gpus", c.used(), maxUnavailableGpus.of(c.total()), "of " + c.total()
         + " GPUs of the selected nodes, fenced or on unavailable nodes (" + maxUnavailableGpus + ")"

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /** Admits instance replacements fleet-wide ({@code safety.replace_rate_limit}, the pause, the breaker). */
 @FunctionalInterface
-public interface ReplaceBudget extends StepLimit {
+public interface ReplaceLimit extends StepLimit {
   /** Admits and records one replacement of the node's instance, or says why not. */
   Optional<Refusal> admit(String node);
 
@@ -28,7 +28,7 @@ public interface ReplaceBudget extends StepLimit {
     return List.of();
   }
 
-  /** A budget that refuses every replacement: for a loop built without the safety gate. */
-  ReplaceBudget NONE = node -> Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED,
-      "no replacement budget is configured"));
+  /** A limit that refuses every replacement: for a loop built without the safety gate. */
+  ReplaceLimit NONE = node -> Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED,
+      "no replacement limit is configured"));
 }

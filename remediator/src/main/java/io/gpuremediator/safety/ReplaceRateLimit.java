@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * gate's lock, then stored before the answer, so no restart or new leader can let more through than the limit; a state
  * that cannot be stored refuses (the admission stays counted: fail closed).
  */
-final class ReplaceRateLimit implements ReplaceBudget {
+final class ReplaceRateLimit implements ReplaceLimit {
   private static final Logger LOGGER = LoggerFactory.getLogger(ReplaceRateLimit.class);
 
   private final GateState g;

@@ -1,7 +1,6 @@
 package io.gpuremediator.safety;
 
-import io.gpuremediator.config.RemediatorConfig;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.time.Duration;
 import java.util.List;
@@ -19,7 +18,7 @@ import java.util.Optional;
  * @param maxFencedPerNode GPUs fenced on one node ({@code safety.max_fenced_per_node})
  */
 public record SafetyLimits(
-    Budget maxUnavailable,
+    CountOrPercent maxUnavailable,
     Rate rate,
     int breakerNodes,
     Duration breakerWindow,
@@ -27,17 +26,25 @@ public record SafetyLimits(
     Duration cooldown,
     Rate replaceRate,
     List<DomainBudget> domains,
-    Budget maxUnavailableGpus,
+    CountOrPercent maxUnavailableGpus,
     int maxFencedPerNode) {
 
   /** The fleet default for instance replacements: 2 a day. */
   public static final Rate DEFAULT_REPLACE_RATE = new Rate(2, Duration.ofHours(24));
 
   /** The default GPU budget: 10% of the selected nodes' GPUs. */
-  public static final Budget DEFAULT_MAX_UNAVAILABLE_GPUS = new Budget(10, true);
+  public static final CountOrPercent DEFAULT_MAX_UNAVAILABLE_GPUS = new CountOrPercent(10, true);
 
   /** The default GPUs fenced on one node: one. */
   public static final int DEFAULT_MAX_FENCED_PER_NODE = 1;
+
+  /**
+   * What {@code safety:} means when it says nothing: 10% unavailable, 10 new episodes an hour, the breaker at more than
+   * 5 nodes in 10 minutes (reset by a human), an hour's cooldown, and the defaults above; the one place they are written.
+   */
+  public static final SafetyLimits DEFAULTS = new SafetyLimits(new CountOrPercent(10, true), new Rate(10, Duration.ofHours(1)),
+      5, Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1), DEFAULT_REPLACE_RATE, List.of(),
+      DEFAULT_MAX_UNAVAILABLE_GPUS, DEFAULT_MAX_FENCED_PER_NODE);
 
   /** Copies the domains. */
   public SafetyLimits {
@@ -45,40 +52,30 @@ public record SafetyLimits(
   }
 
   /** Limits with one GPU fenced on a node at most. */
-  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+  public SafetyLimits(CountOrPercent maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
       Optional<Duration> autoResetAfter, Duration cooldown, Rate replaceRate, List<DomainBudget> domains,
-      Budget maxUnavailableGpus) {
+      CountOrPercent maxUnavailableGpus) {
     this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, replaceRate, domains,
         maxUnavailableGpus, DEFAULT_MAX_FENCED_PER_NODE);
   }
 
   /** Limits with the default GPU budget. */
-  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+  public SafetyLimits(CountOrPercent maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
       Optional<Duration> autoResetAfter, Duration cooldown, Rate replaceRate, List<DomainBudget> domains) {
     this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, replaceRate, domains,
         DEFAULT_MAX_UNAVAILABLE_GPUS);
   }
 
   /** Limits with the default replacement rate and no failure domain. */
-  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+  public SafetyLimits(CountOrPercent maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
       Optional<Duration> autoResetAfter, Duration cooldown) {
     this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, DEFAULT_REPLACE_RATE);
   }
 
   /** Limits with no failure domain. */
-  public SafetyLimits(Budget maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
+  public SafetyLimits(CountOrPercent maxUnavailable, Rate rate, int breakerNodes, Duration breakerWindow,
       Optional<Duration> autoResetAfter, Duration cooldown, Rate replaceRate) {
     this(maxUnavailable, rate, breakerNodes, breakerWindow, autoResetAfter, cooldown, replaceRate, List.of());
-  }
-
-  /** The fleet limits a config sets: the one place they are made, for {@code serve} and {@code explain} alike. */
-  public static SafetyLimits from(RemediatorConfig config) {
-    RemediatorConfig.Safety s = config.safety();
-    return new SafetyLimits(s.maxUnavailable(), s.rateLimit(), s.breaker().nodes(), s.breaker().window(),
-        s.breaker().autoResetAfter(), s.cooldown(), s.replaceRateLimit(), s.domains().stream()
-        .map(d -> new DomainBudget(d.label(), d.maxUnavailable(), d.incident().map(i ->
-        new DomainBudget.IncidentRule(i.nodes(), i.window())))).toList(), s.maxUnavailableGpus(),
-        s.maxFencedPerNode());
   }
 
   /** How long fleet state must be kept to evaluate every window (at least a day, for playbook rate limits). */

@@ -27,9 +27,9 @@ public final class StepLimits {
    * The step limits the safety gate builds from its {@link SafetyLimits}: instance replacements and the GPU limits.
    * The loop adds its node slots.
    */
-  public record Fleet(ReplaceBudget replacements, GpuBudget gpus) {
+  public record Fleet(ReplaceLimit replacements, GpuBudget gpus) {
     /** No replacement and no GPU fence admitted: for a loop built without the safety gate. */
-    public static final Fleet NONE = new Fleet(ReplaceBudget.NONE, GpuBudget.none());
+    public static final Fleet NONE = new Fleet(ReplaceLimit.NONE, GpuBudget.none());
 
     /** Validates presence. */
     public Fleet {
@@ -52,7 +52,7 @@ public final class StepLimits {
   }
 
   /** Limits with no GPU to fence. */
-  public StepLimits(Slots drains, Slots preflights, ReplaceBudget replacements) {
+  public StepLimits(Slots drains, Slots preflights, ReplaceLimit replacements) {
     this(drains, preflights, new Fleet(replacements, GpuBudget.none()));
   }
 
@@ -64,7 +64,7 @@ public final class StepLimits {
   }
 
   /** Limits where no step may take a place but a replacement, as {@code replacements} admits it: for a test's loop. */
-  public static StepLimits onlyReplacing(ReplaceBudget replacements) {
+  public static StepLimits onlyReplacing(ReplaceLimit replacements) {
     return new StepLimits(Slots.none(DRAINS), Slots.none(PREFLIGHTS), replacements);
   }
 
@@ -98,7 +98,7 @@ public final class StepLimits {
   }
 
   /** Instance replacements fleet-wide. */
-  public ReplaceBudget replacements() {
+  public ReplaceLimit replacements() {
     return fleet.replacements();
   }
 

@@ -1,5 +1,6 @@
 package io.gpuremediator.service;
 
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.config.RemediatorConfig;
 import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.playbook.ActionSpec;
@@ -33,7 +34,7 @@ public final class OutboundReadiness {
    */
   public static List<String> errors(RemediatorConfig config, PlaybookSet playbooks) {
     List<String> out = new ArrayList<>();
-    config.preflight().flatMap(RemediatorConfig.Preflight::onFail).filter(name -> playbooks.named(name).isEmpty())
+    config.preflight().flatMap(PreflightSettings::onFail).filter(name -> playbooks.named(name).isEmpty())
         .ifPresent(name -> out.add("preflight.on_fail names playbook " + name + ", which no playbook file defines: a"
             + " failed pre-flight would have nowhere to escalate"));
     if (config.redfish().isPresent()) {

@@ -8,7 +8,7 @@ import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
 import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
@@ -29,21 +29,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Alertmanager, the notification receivers and the cloud, as configured; what is not configured refuses. */
-final class OutsideWiring implements AutoCloseable {
-  private static final Logger LOGGER = LoggerFactory.getLogger(OutsideWiring.class);
+final class OutboundWiring implements AutoCloseable {
+  private static final Logger LOGGER = LoggerFactory.getLogger(OutboundWiring.class);
   /** Notifications held at most (queued, in flight, waiting to retry); more are dropped and counted. */
   private static final int NOTIFY_QUEUE = 1000;
 
-  private final OutsidePorts ports;
+  private final OutboundPorts ports;
   private final List<AutoCloseable> clients;
 
-  private OutsideWiring(OutsidePorts ports, List<AutoCloseable> clients) {
+  private OutboundWiring(OutboundPorts ports, List<AutoCloseable> clients) {
     this.ports = ports;
     this.clients = clients;
   }
 
   /** Builds the ports; fails with a one-line reason when a secret cannot be read or a receiver's URL is not http(s). */
-  static OutsideWiring create(RemediatorConfig config, Vertx vertx, RemediatorMetrics metrics, Clock clock) throws StartupException {
+  static OutboundWiring create(RemediatorConfig config, Vertx vertx, RemediatorMetrics metrics, Clock clock) throws StartupException {
     OutboundListener counted = new OutboundListener() {
       @Override
       public void request(String target, String outcome) {
@@ -97,10 +97,10 @@ final class OutsideWiring implements AutoCloseable {
     S3EvidenceUploads evidence = S3EvidenceUploads.withDefaultCredentials(
         config.aws().map(RemediatorConfig.Aws::region).orElse("us-east-1"), counted);
     clients.add(evidence);
-    return new OutsideWiring(new OutsidePorts(silences, notifier, instances, reboots, bmcs, evidence), clients);
+    return new OutboundWiring(new OutboundPorts(silences, notifier, instances, reboots, bmcs, evidence), clients);
   }
 
-  OutsidePorts ports() {
+  OutboundPorts ports() {
     return ports;
   }
 

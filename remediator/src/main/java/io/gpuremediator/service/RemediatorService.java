@@ -32,7 +32,6 @@ import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.InMemoryFleetStore;
-import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SelectedFleet;
 import io.gpuremediator.threads.DaemonThreads;
 import io.prometheus.client.CollectorRegistry;
@@ -81,7 +80,7 @@ public final class RemediatorService implements AutoCloseable {
   /** A multi-node webhook's nodes, written side by side up to kubernetes.writes_in_flight. */
   private NodeFanOut fanOut;
   private UnwatchedNodes unwatched;
-  private OutsideWiring outside;
+  private OutboundWiring outside;
   private ExecutorService eventWriter;
   /** Stores the fleet state after a start or a breaker change, and announces it, off the webhook's path. */
   private final ExecutorService stateWriter = Executors.newSingleThreadExecutor(DaemonThreads.named("remediator-fleet-state"));
@@ -161,15 +160,15 @@ public final class RemediatorService implements AutoCloseable {
       throw new StartupException(unmet.get(0) + (unmet.size() > 1 ? " (and " + (unmet.size() - 1) + " more)" : ""));
     }
     OutboundReadiness.warnings(config, first.set()).forEach(w -> LOGGER.warn("{}", w));
-    BudgetWarnings.offline(config.safety().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));
+    BudgetWarnings.offline(config.safety().limits().maxUnavailable(), config.safety().maxDraining()).forEach(w -> LOGGER.warn("{}", w));
     config.warnings().forEach(w -> LOGGER.warn("{}", w));
   }
 
   /** The outside ports, the fleet gate, the background loop and the webhook's engine, the loop started. */
   private RemediationEngine startEngine(Supplier<List<NodeInfo>> selected) throws StartupException {
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
-    outside = OutsideWiring.create(config, vertx, metrics, clock);
-    gate = new FleetGate(SafetyLimits.from(config), fleetStore(), SelectedFleet.of(cluster, config.nodeSelector(),
+    outside = OutboundWiring.create(config, vertx, metrics, clock);
+    gate = new FleetGate(config.safety().limits(), fleetStore(), SelectedFleet.of(cluster, config.nodeSelector(),
         GpuCounts.publishedFirst(node -> kube.devices().publishedGpus(node, config.dra().driver()))),
         new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock, stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);

@@ -12,9 +12,9 @@ import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundException;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.testing.ForwardingCluster;
 import java.time.Duration;
@@ -55,9 +55,9 @@ class RebootActionTest {
         return new NodeIdentity(Optional.of("aws:///us-west-2a/i-0123456789abcdef0"), Optional.empty());
       }
     };
-    OutsidePorts outside = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
+    OutboundPorts outside = new OutboundPorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
         instance -> rebooted.add(instance.instanceId()), BmcResets.NOT_CONFIGURED);
-    return Runs.ports(cluster, outside, ReplaceBudget.NONE, Set.of());
+    return Runs.ports(cluster, outside, ReplaceLimit.NONE, Set.of());
   }
 
   private LongStepRun<RebootSpec> at(String handle, Duration after) {
@@ -93,12 +93,12 @@ class RebootActionTest {
 
   @Test
   void aRebootThatIsSurelyNotAppliedIsRecordedWithoutTheIntentAndAskedAgainLater() {
-    OutsidePorts throttled = new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
+    OutboundPorts throttled = new OutboundPorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
         instance -> {
           throw OutboundException.transientFailure("RequestLimitExceeded");
         }, BmcResets.NOT_CONFIGURED);
     LongStepRun<RebootSpec> run = Runs.run("gpu-node-0", BY_EC2, "boot=boot-1 asked", Runs.T, Runs.ports(ports().cluster(),
-        throttled, ReplaceBudget.NONE, Set.of()), warnings);
+        throttled, ReplaceLimit.NONE, Set.of()), warnings);
     assertThat(KIND.send(run)).isInstanceOfSatisfying(StepResult.Recorded.class, r -> {
       assertThat(r.handle()).isEqualTo("boot=boot-1");
       assertThat(r.retryAt()).contains(Runs.T.plusSeconds(5));

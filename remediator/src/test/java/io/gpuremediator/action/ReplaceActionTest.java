@@ -14,9 +14,9 @@ import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundException;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.testing.ForwardingCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,8 +70,8 @@ class ReplaceActionTest {
     return new ReplaceSpec("karpenter", ReplaceVia.DELETE, Duration.ofHours(1), false);
   }
 
-  private StepPorts ports(ReplaceBudget budget, Set<String> deployed) {
-    return Runs.ports(cluster, OutsidePorts.NONE, budget, deployed);
+  private StepPorts ports(ReplaceLimit budget, Set<String> deployed) {
+    return Runs.ports(cluster, OutboundPorts.NONE, budget, deployed);
   }
 
   @Test
@@ -100,7 +100,7 @@ class ReplaceActionTest {
   @Test
   void theFleetsBudgetHoldsAReplacementBack() throws Exception {
     cluster.byNode.put("gpu-node-0", new NodeOwner(CLAIMS, "", "default-x9wxq", "u1", false, Optional.empty(), Map.of()));
-    ReplaceBudget usedUp = node -> Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "replace_rate_limit 2/24h used up"));
+    ReplaceLimit usedUp = node -> Optional.of(new Refusal(Reason.REPLACE_RATE_LIMITED, "replace_rate_limit 2/24h used up"));
     StepStart start = KIND.start(Runs.run("gpu-node-0", karpenter(), "", Runs.T, ports(usedUp, Set.of("karpenter")), warnings));
     assertThat(start).isInstanceOfSatisfying(StepStart.Wait.class, w -> assertThat(w.reason())
         .isEqualTo(Reason.REPLACE_RATE_LIMITED));
@@ -154,7 +154,7 @@ class ReplaceActionTest {
       throw OutboundException.notYet("ValidationError: The age of the instance (986 seconds) is less than the configured"
           + " grace period of 1500 seconds", Duration.ofSeconds(514));
     };
-    StepPorts ports = Runs.ports(cluster, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, young),
+    StepPorts ports = Runs.ports(cluster, new OutboundPorts(Silences.NOT_CONFIGURED, Notifier.NONE, young),
         node -> Optional.empty(), Set.of());
     ReplaceSpec aws = new ReplaceSpec("aws", ReplaceVia.DELETE, Duration.ofHours(1), false);
     StepResult look = KIND.look(Runs.run("gpu-node-0", aws, "", Runs.T, ports, warnings));

@@ -1,10 +1,10 @@
 package io.gpuremediator.action;
 
 import io.gpuremediator.node.Cluster;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Progress;
@@ -33,7 +33,7 @@ final class Runs {
   private Runs() {}
 
   /** The ports of these tests: the cluster given, no workloads, the outside given, slots for one node each. */
-  static StepPorts ports(Cluster cluster, OutsidePorts outside, ReplaceBudget replacements, Set<String> providers) {
+  static StepPorts ports(Cluster cluster, OutboundPorts outside, ReplaceLimit replacements, Set<String> providers) {
     StepLimits limits = StepLimits.onlyReplacing(replacements);
     return new StepPorts(cluster, NO_WORKLOADS, outside, limits, Duration.ofSeconds(5), "gpu-remediator", providers);
   }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The bucket of the API budget, the client rate and the refusals' Events, on a clock the test moves. */
+/** The bucket of the API throttle, the client rate and the refusals' Events, on a clock the test moves. */
 class TokenBucketTest {
   private final AtomicLong nanos = new AtomicLong();
 

@@ -2,11 +2,11 @@ package io.gpuremediator.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.config.RemediatorConfig.Breaker;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
+import io.gpuremediator.safety.DomainBudget;
 import io.gpuremediator.state.LedgerLimits;
 import io.gpuremediator.testing.Tokens;
 import io.gpuremediator.value.Rate;
@@ -59,16 +59,17 @@ class ConfigLoaderTest {
         + " kubernetes.azure.com/accelerator=nvidia, karpenter.k8s.aws/instance-gpu-manufacturer=nvidia, k8s.amazonaws.com/accelerator,"
         + " karpenter.k8s.aws/instance-accelerator-manufacturer=aws, node.kubernetes.io/instance-type in (trn1.2xlarge,");
     assertThat(c.nodeFrom()).containsExactly("node", "Hostname", "hostname", "instance");
-    assertThat(c.safety().maxUnavailable()).hasToString("10%");
-    assertThat(c.safety().rateLimit()).hasToString("10/1h");
-    assertThat(c.safety().breaker()).isEqualTo(new Breaker(5, Duration.ofMinutes(10), Optional.empty()));
-    assertThat(c.safety().cooldown()).isEqualTo(Duration.ofHours(1));
+    assertThat(c.safety().limits().maxUnavailable()).hasToString("10%");
+    assertThat(c.safety().limits().rate()).hasToString("10/1h");
+    assertThat(List.of(c.safety().limits().breakerNodes(), c.safety().limits().breakerWindow(), c.safety().limits().autoResetAfter()))
+        .containsExactly(5, Duration.ofMinutes(10), Optional.empty());
+    assertThat(c.safety().limits().cooldown()).isEqualTo(Duration.ofHours(1));
     assertThat(c.leaderElection().enabled()).isTrue();
     assertThat(c.dryRun()).isFalse();
     assertThat(c.limits()).isEqualTo(RemediatorConfig.Limits.DEFAULTS);
     assertThat(c.logFormat()).isEqualTo(LogFormat.TEXT);
-    assertThat(c.safety().maxUnavailableGpus()).hasToString("10%");
-    assertThat(c.safety().maxFencedPerNode()).isEqualTo(1);
+    assertThat(c.safety().limits().maxUnavailableGpus()).hasToString("10%");
+    assertThat(c.safety().limits().maxFencedPerNode()).isEqualTo(1);
     assertThat(c.dra().driver()).isEqualTo("gpu.nvidia.com");
     assertThat(c.dra().keepNamespaces()).as("the GPU Operator's and ours").containsExactlyInAnyOrder("gpu-operator",
         "gpu-remediator");
@@ -79,8 +80,8 @@ class ConfigLoaderTest {
     RemediatorConfig c = load(String.join("\n", "auth: {insecure_no_auth: true}",
         "safety: {max_unavailable_gpus: 16, max_fenced_per_node: 2}", "dra: {driver: gpu.example.com, keep_namespaces: [nvidia-gpu-operator]}", ""))
         .config().orElseThrow();
-    assertThat(c.safety().maxUnavailableGpus().of(1000)).isEqualTo(16);
-    assertThat(c.safety().maxFencedPerNode()).isEqualTo(2);
+    assertThat(c.safety().limits().maxUnavailableGpus().of(1000)).isEqualTo(16);
+    assertThat(c.safety().limits().maxFencedPerNode()).isEqualTo(2);
     assertThat(c.dra().driver()).isEqualTo("gpu.example.com");
     assertThat(c.dra().keepNamespaces()).containsExactly("nvidia-gpu-operator");
     String f = dir.resolve("remediator.yaml").toString();
@@ -139,7 +140,7 @@ class ConfigLoaderTest {
         + "    bmcs:\n      - {node: gpu-a-01, url: \"https://10.0.0.11\"}\n"
         + "      - {provider_id: \"aws:///us-west-2a/i-0123\", url: \"https://bmc-7/redfish/v1/Systems/1\","
         + " credentials_file: rack-7}\n").config().orElseThrow();
-    assertThat(c.safety().replaceRateLimit()).hasToString("1/12h");
+    assertThat(c.safety().limits().replaceRate()).hasToString("1/12h");
     assertThat(c.alertmanager()).contains(new RemediatorConfig.Alertmanager(
         URI.create("http://alertmanager-operated.monitoring:9093"), Optional.of(dir.resolve("am-token"))));
     assertThat(c.receivers()).containsExactly(
@@ -155,7 +156,7 @@ class ConfigLoaderTest {
                 URI.create("https://bmc-7/redfish/v1/Systems/1"), Optional.of(dir.resolve("rack-7")), f + ":16"))),
         Optional.of(Path.of("/etc/remediator/bmcs/bmcs.yaml"))));
     RemediatorConfig defaults = load(Tokens.AUTH + "\n").config().orElseThrow();
-    assertThat(defaults.safety().replaceRateLimit()).hasToString("2/24h");
+    assertThat(defaults.safety().limits().replaceRate()).hasToString("2/24h");
     assertThat(defaults.alertmanager()).isEmpty();
     assertThat(defaults.receivers()).isEmpty();
     assertThat(defaults.aws()).isEmpty();
@@ -282,8 +283,8 @@ class ConfigLoaderTest {
     assertThat(c.listenPort()).isEqualTo(9099);
     assertThat(c.dryRun()).isTrue();
     assertThat(c.kubernetes()).isEqualTo(RemediatorConfig.Kubernetes.DEFAULTS);
-    assertThat(c.safety().maxUnavailable().of(100)).isEqualTo(3);
-    assertThat(c.safety().breaker().autoResetAfter()).contains(Duration.ofHours(1));
+    assertThat(c.safety().limits().maxUnavailable().of(100)).isEqualTo(3);
+    assertThat(c.safety().limits().autoResetAfter()).contains(Duration.ofHours(1));
   }
 
   @Test
@@ -313,11 +314,11 @@ class ConfigLoaderTest {
 
   @Test
   void decodesADomainsIncidentAndNamesEachMistakeWithItsLine() throws IOException {
-    RemediatorConfig.Domain clique = load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  domains:",
+    DomainBudget clique = load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  domains:",
         "    - {label: nvidia.com/gpu.clique, max_unavailable: 1, incident: {nodes: 3, window: 15m}}",
-        "    - {label: topology.kubernetes.io/zone, max_unavailable: 10%}", "")).config().orElseThrow().safety().domains()
-        .get(0);
-    assertThat(clique.incident()).contains(new RemediatorConfig.Incident(3, Duration.ofMinutes(15)));
+        "    - {label: topology.kubernetes.io/zone, max_unavailable: 10%}", "")).config().orElseThrow().safety().limits()
+        .domains().get(0);
+    assertThat(clique.incident()).contains(new DomainBudget.IncidentRule(3, Duration.ofMinutes(15)));
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "safety:", "  domains:",
         "    - label: a.io/rack",

@@ -9,7 +9,7 @@ import io.gpuremediator.node.LedgerFault;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.HeldSilence;
@@ -65,8 +65,8 @@ class AlertmanagerSilencesTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  private OutsidePorts ports(URI alertmanager) {
-    return new OutsidePorts(new AlertmanagerSilences(vertx, alertmanager, Optional.empty(), OutboundListener.NONE),
+  private OutboundPorts ports(URI alertmanager) {
+    return new OutboundPorts(new AlertmanagerSilences(vertx, alertmanager, Optional.empty(), OutboundListener.NONE),
         Notifier.NONE, InstanceHealth.NOT_CONFIGURED);
   }
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
@@ -19,13 +20,13 @@ import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.GpuBudget;
 import io.gpuremediator.safety.GpuCounts;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.simapi.EmulatedApiServer;
@@ -36,7 +37,7 @@ import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
 import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Tokens;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -119,17 +120,17 @@ final class ClosedLoopHarness implements AutoCloseable {
    * How the harness fences one GPU: the DRA driver the loop fences through, and the GPU limits the safety gate would
    * build from {@code safety.max_unavailable_gpus} and {@code safety.max_fenced_per_node}.
    */
-  record Fencing(DraScope dra, Budget maxUnavailableGpus, int maxFencedPerNode) {
+  record Fencing(DraScope dra, CountOrPercent maxUnavailableGpus, int maxFencedPerNode) {
     /** NVIDIA's DRA driver; 10% of the selected nodes' GPUs; one GPU a node. */
     static final Fencing DEFAULT = new Fencing(DraScope.DEFAULT, SafetyLimits.DEFAULT_MAX_UNAVAILABLE_GPUS,
         SafetyLimits.DEFAULT_MAX_FENCED_PER_NODE);
 
-    Fencing(String draDriver, Budget maxUnavailableGpus, int maxFencedPerNode) {
+    Fencing(String draDriver, CountOrPercent maxUnavailableGpus, int maxFencedPerNode) {
       this(DraScope.of(draDriver), maxUnavailableGpus, maxFencedPerNode);
     }
 
     /** The fleet's step limits with these GPU limits over {@code selected}, counting GPUs as the service does. */
-    StepLimits.Fleet fleet(ReplaceBudget replacements, Supplier<List<NodeInfo>> selected, Devices devices) {
+    StepLimits.Fleet fleet(ReplaceLimit replacements, Supplier<List<NodeInfo>> selected, Devices devices) {
       return new StepLimits.Fleet(replacements, new GpuBudget(LoopSettings.settle(Duration.ofSeconds(1)),
           maxUnavailableGpus, maxFencedPerNode, selected, GpuCounts.publishedFirst(n -> devices.publishedGpus(n,
           dra.driver()))));
@@ -142,28 +143,28 @@ final class ClosedLoopHarness implements AutoCloseable {
 
   ClosedLoopHarness(Path dir, String drainMode, int maxDraining, boolean escalate) {
     this(dir, String.format(PLAYBOOKS, drainMode, escalate ? ", on_fail: gpu-needs-human" : ""), maxDraining,
-        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutsidePorts.NONE, ReplaceBudget.NONE,
+        EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, OutboundPorts.NONE, ReplaceLimit.NONE,
         Set.of(), Optional.empty(), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, with these ports to the world outside Kubernetes. */
-  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside) {
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutboundPorts outside) {
     this(dir, playbooksYaml, outside, new MutableClock(Alerts.STARTS.plusSeconds(60)));
   }
 
   /** The same, on this clock (a real Alertmanager needs one near its own). */
-  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, MutableClock clock) {
-    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, ReplaceBudget.NONE, Set.of(),
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutboundPorts outside, MutableClock clock) {
+    this(dir, playbooksYaml, 1, EmulatedApiServer.start(), clock, true, outside, ReplaceLimit.NONE, Set.of(),
         Optional.empty(), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, with the replace providers through the Kubernetes API that the config says are deployed. */
-  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, Set<String> replaceProviders) {
-    this(dir, playbooksYaml, outside, ReplaceBudget.NONE, replaceProviders);
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutboundPorts outside, Set<String> replaceProviders) {
+    this(dir, playbooksYaml, outside, ReplaceLimit.NONE, replaceProviders);
   }
 
-  /** The same, with this replacement budget. */
-  ClosedLoopHarness(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements,
+  /** The same, with this replacement limit. */
+  ClosedLoopHarness(Path dir, String playbooksYaml, OutboundPorts outside, ReplaceLimit replacements,
       Set<String> replaceProviders) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true, outside,
         replacements, replaceProviders, Optional.empty(), List.of(), Fencing.DEFAULT);
@@ -172,34 +173,34 @@ final class ClosedLoopHarness implements AutoCloseable {
   /** These playbooks, with the pre-flight gate. */
   ClosedLoopHarness(Path dir, String playbooksYaml, PreflightSettings preflight) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.of(preflight), List.of(), Fencing.DEFAULT);
+        OutboundPorts.NONE, ReplaceLimit.NONE, Set.of(), Optional.of(preflight), List.of(), Fencing.DEFAULT);
   }
 
   /** These playbooks, deferring to another repairer on nodes that show these signs ({@code defer_to}). */
   ClosedLoopHarness(Path dir, String playbooksYaml, List<DeferRule> deferTo) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), deferTo, Fencing.DEFAULT);
+        OutboundPorts.NONE, ReplaceLimit.NONE, Set.of(), Optional.empty(), deferTo, Fencing.DEFAULT);
   }
 
   /** These playbooks, fencing GPUs with these limits. */
   ClosedLoopHarness(Path dir, String playbooksYaml, Fencing fencing) {
     this(dir, playbooksYaml, 1, EmulatedApiServer.start(), new MutableClock(Alerts.STARTS.plusSeconds(60)), true,
-        OutsidePorts.NONE, ReplaceBudget.NONE, Set.of(), Optional.empty(), List.of(), fencing);
+        OutboundPorts.NONE, ReplaceLimit.NONE, Set.of(), Optional.empty(), List.of(), fencing);
   }
 
   /** A second instance of the service over the same API server and clock: a restart, or a new leader. */
   ClosedLoopHarness restarted(Path dir, String drainMode) {
     return restart(new ClosedLoopHarness(dir, String.format(PLAYBOOKS, drainMode, ", on_fail: gpu-needs-human"), 1, server,
-        clock, false, OutsidePorts.NONE, ReplaceBudget.NONE, replaceProviders, preflight, List.of(), fencing));
+        clock, false, OutboundPorts.NONE, ReplaceLimit.NONE, replaceProviders, preflight, List.of(), fencing));
   }
 
   /** The same, with these playbooks and ports. */
-  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside) {
-    return restarted(dir, playbooksYaml, outside, ReplaceBudget.NONE);
+  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutboundPorts outside) {
+    return restarted(dir, playbooksYaml, outside, ReplaceLimit.NONE);
   }
 
-  /** The same, with this replacement budget. */
-  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutsidePorts outside, ReplaceBudget replacements) {
+  /** The same, with this replacement limit. */
+  ClosedLoopHarness restarted(Path dir, String playbooksYaml, OutboundPorts outside, ReplaceLimit replacements) {
     return restart(new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, outside, replacements,
         replaceProviders, preflight, List.of(), fencing));
   }
@@ -210,7 +211,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   }
 
   private ClosedLoopHarness(Path dir, String playbooksYaml, int maxDraining, EmulatedApiServer server,
-      MutableClock clock, boolean fresh, OutsidePorts outside, ReplaceBudget replacements, Set<String> replaceProviders,
+      MutableClock clock, boolean fresh, OutboundPorts outside, ReplaceLimit replacements, Set<String> replaceProviders,
       Optional<PreflightSettings> preflight, List<DeferRule> deferTo, Fencing fencing) {
     this.server = server;
     this.fencing = fencing;
@@ -233,7 +234,7 @@ final class ClosedLoopHarness implements AutoCloseable {
     workloads = KubeApi.of(client).workloads();
     Supplier<List<NodeInfo>> selected = () -> cluster.nodes().stream().filter(n -> selector.matches(n.labels())).toList();
     loop = new EpisodeLoop(cluster, workloads, devices, () -> playbooks, selected,
-        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
+        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new CountOrPercent(maxDraining, false), "gpu-remediator",
             replaceProviders, preflight, List.of(), 2, deferTo, fencing.dra()),
         () -> true, listener, clock, outside, fencing.fleet(replacements, selected, devices));
     engine = EngineBuilder.of(() -> playbooks, cluster, new NodeResolver(List.of("node"), selector, cluster), clock)
@@ -242,7 +243,7 @@ final class ClosedLoopHarness implements AutoCloseable {
   }
 
   /** The playbooks deploy/playbooks ships, with these ports. */
-  static ClosedLoopHarness shipped(Path dir, OutsidePorts outside) {
+  static ClosedLoopHarness shipped(Path dir, OutboundPorts outside) {
     return new ClosedLoopHarness(dir, SHIPPED, outside);
   }
 

@@ -10,12 +10,12 @@ import io.gpuremediator.device.DraScope;
 import io.gpuremediator.device.FenceRule;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.playbook.load.PlaybookLoader;
 import io.gpuremediator.safety.FleetGate;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -23,7 +23,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.FiringAlerts;
 import io.gpuremediator.testing.Fleets;
 import io.gpuremediator.testing.MutableClock;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.workload.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -125,10 +125,10 @@ class ClosedLoopPropertyTest {
 
     private EpisodeLoop newLoop() {
       return new EpisodeLoop(cluster, workloads, devices, () -> SHIPPED, cluster::nodes,
-          new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(maxDraining, false), "gpu-remediator",
+          new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new CountOrPercent(maxDraining, false), "gpu-remediator",
               Set.of(), Optional.empty(), List.of(), 2, List.of(), DraScope.DEFAULT), () -> true, decided::add, clock,
-          OutsidePorts.NONE, new ClosedLoopHarness.Fencing(DraScope.DEFAULT, new Budget(maxGpus, false), 1)
-              .fleet(ReplaceBudget.NONE, cluster::nodes, devices));
+          OutboundPorts.NONE, new ClosedLoopHarness.Fencing(DraScope.DEFAULT, new CountOrPercent(maxGpus, false), 1)
+              .fleet(ReplaceLimit.NONE, cluster::nodes, devices));
     }
 
     void run(Map<String, Integer> seen) {

@@ -8,7 +8,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
@@ -52,7 +52,7 @@ class CollectMockTest {
   private ClosedLoopHarness second;
 
   private ClosedLoopHarness harness(String collectExtra) {
-    return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, collectExtra), OutsidePorts.NONE,
+    return new ClosedLoopHarness(dir, String.format(PLAYBOOKS, collectExtra), OutboundPorts.NONE,
         new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
   }
 
@@ -81,7 +81,7 @@ class CollectMockTest {
     };
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "").replace("- drain:",
         "- notify: {receiver: oncall, message: \"{{ node }} quarantined\"}\n      - drain:"),
-        new OutsidePorts(Silences.NOT_CONFIGURED, notifier, InstanceHealth.NOT_CONFIGURED),
+        new OutboundPorts(Silences.NOT_CONFIGURED, notifier, InstanceHealth.NOT_CONFIGURED),
         new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
     Nodes.trainerHeldByBudget(h.client, h.server, NODE);
     h.fire(Alerts.xid(NODE, "79"));
@@ -163,7 +163,7 @@ class CollectMockTest {
     drained();
     h.look(NODE);
     h.stop();
-    second = h.restarted(dir, String.format(PLAYBOOKS, ""), OutsidePorts.NONE);
+    second = h.restarted(dir, String.format(PLAYBOOKS, ""), OutboundPorts.NONE);
     second.look(NODE);
     assertThat(second.episode(NODE).progress().stage()).isEqualTo(Stage.DRAINED);
     assertThat(second.jobs("collect")).hasSize(1);

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.simapi.JobKubelet;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
@@ -60,7 +60,7 @@ class DiagnoseDcgmiMockTest {
   }
 
   private void start(String image, String faultyGpu) {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, image), OutsidePorts.NONE,
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, image), OutboundPorts.NONE,
         new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
     if (faultyGpu != null) {
       h.client.nodes().withName(NODE).edit(n -> {

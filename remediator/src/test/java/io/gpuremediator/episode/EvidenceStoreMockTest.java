@@ -12,7 +12,7 @@ import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.S3EvidenceUploads;
 import io.gpuremediator.simapi.JobKubelet;
@@ -93,7 +93,7 @@ class EvidenceStoreMockTest {
       return Notifier.Queued.QUEUED;
     };
     h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, store.replace("ENDPOINT", endpoint.toString())),
-        new OutsidePorts(Silences.NOT_CONFIGURED, notifier, InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED,
+        new OutboundPorts(Silences.NOT_CONFIGURED, notifier, InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED,
             BmcResets.NOT_CONFIGURED, uploads), new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
     kubelet = new JobKubelet(h.server, "gpu-remediator", Path.of("../simapi/node-tools"), Path.of("../tests/real"),
         dir.resolve("kubelet"), j -> !jobHeld.get()

@@ -10,13 +10,13 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.DraObjects;
 import io.gpuremediator.testing.SignedLedgers;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -188,7 +188,7 @@ class FenceGpuMockTest {
 
   @Test
   void aFenceTheGpuBudgetHasNoRoomForIsRefusedAtTheWebhookAndWritesNothing() {
-    start("NoSchedule", new ClosedLoopHarness.Fencing("gpu.nvidia.com", new Budget(1, false), 1));
+    start("NoSchedule", new ClosedLoopHarness.Fencing("gpu.nvidia.com", new CountOrPercent(1, false), 1));
     DraObjects.slice(h.client, "gpu-node-1", 8);
     h.fire(xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
@@ -233,7 +233,7 @@ class FenceGpuMockTest {
     h.fire(xidOn(NODE, 3));
     h.lookUntil(NODE, Stage.FENCED, 2);
     h.stop();
-    second = h.restarted(dir, String.format(PLAYBOOKS, "NoSchedule"), OutsidePorts.NONE);
+    second = h.restarted(dir, String.format(PLAYBOOKS, "NoSchedule"), OutboundPorts.NONE);
     second.look(NODE);
     second.look(NODE);
     assertThat(DraObjects.rules(second.client)).hasSize(1);
@@ -245,7 +245,7 @@ class FenceGpuMockTest {
     start("NoSchedule");
     h.fire(xidOn(NODE, 3));
     h.stop(); // it died between writing the rule and recording the fence: the rule is there, the ledger knows nothing
-    second = h.restarted(dir, String.format(PLAYBOOKS, "NoSchedule"), OutsidePorts.NONE);
+    second = h.restarted(dir, String.format(PLAYBOOKS, "NoSchedule"), OutboundPorts.NONE);
     second.client.genericKubernetesResources(DraObjects.RULES).resource(Serialization.unmarshal("""
         apiVersion: resource.k8s.io/v1
         kind: DeviceTaintRule

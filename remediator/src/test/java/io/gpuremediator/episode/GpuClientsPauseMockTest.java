@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.simapi.DaemonSetController;
 import io.gpuremediator.simapi.JobKubelet;
 import io.gpuremediator.testing.Alerts;
@@ -51,7 +51,7 @@ class GpuClientsPauseMockTest {
   }
 
   private void start(boolean operatorManaged) {
-    h = new ClosedLoopHarness(dir, String.format(GpuResetMockTest.PLAYBOOKS, ""), OutsidePorts.NONE,
+    h = new ClosedLoopHarness(dir, String.format(GpuResetMockTest.PLAYBOOKS, ""), OutboundPorts.NONE,
         new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
     if (operatorManaged) {
       label("true");

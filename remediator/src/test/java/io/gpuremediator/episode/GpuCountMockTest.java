@@ -11,7 +11,7 @@ import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.DraShapes;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.DraObjects;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -31,7 +31,7 @@ class GpuCountMockTest {
 
   private void start() {
     h = new ClosedLoopHarness(dir, String.format(FenceGpuMockTest.PLAYBOOKS, "NoSchedule"),
-        new ClosedLoopHarness.Fencing(DraScope.DEFAULT, new Budget(10, true), 1));
+        new ClosedLoopHarness.Fencing(DraScope.DEFAULT, new CountOrPercent(10, true), 1));
     withoutCapacity(NODE); // a DRA node: no device plugin
     DraObjects.slice(h.client, NODE, 8);
     await().atMost(Duration.ofSeconds(20)).until(() -> h.devices.publishedGpus(NODE, DraScope.NVIDIA_DRIVER).isPresent());

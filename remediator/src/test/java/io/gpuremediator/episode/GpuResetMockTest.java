@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
@@ -43,7 +43,7 @@ class GpuResetMockTest {
 
   /** Quarantined and drained (nothing to move): the reset Job is created. */
   private Job resetting(String stepKeys, Alert alert) {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, stepKeys), OutsidePorts.NONE);
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, stepKeys), OutboundPorts.NONE);
     h.fire(alert);
     h.lookUntil(NODE, Stage.REPAIRING, 3);
     return h.job("gpu_reset");
@@ -169,7 +169,7 @@ class GpuResetMockTest {
 
   @Test
   void gpusThatRenderToSomethingOtherThanIndicesAreRefusedBeforeTheNodeIsTouched() {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, ", gpus: \"{{ labels.uuid }}\""), OutsidePorts.NONE);
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, ", gpus: \"{{ labels.uuid }}\""), OutboundPorts.NONE);
     Alert alert = Alerts.xid(NODE, "48");
     Map<String, String> labels = new HashMap<>(alert.labels());
     labels.put("uuid", "GPU-8d3c1f2e");

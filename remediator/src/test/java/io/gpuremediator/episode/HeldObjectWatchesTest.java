@@ -7,8 +7,8 @@ import io.gpuremediator.device.Devices;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.outbound.OutboundPorts;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.FencedGpu;
@@ -26,7 +26,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** A deletion of one of our DeviceTaintRules, told by the watch of our rules, looks at the node whose episode holds it. */
-class OutsideWatchesTest {
+class HeldObjectWatchesTest {
   @Test
   @SuppressWarnings("unchecked")
   void aDeletedRuleLooksAtTheNodeWhoseEpisodeFencedWithIt() throws Exception {
@@ -44,11 +44,11 @@ class OutsideWatchesTest {
           }
           throw new UnsupportedOperationException(method.getName());
         });
-    StepPorts ports = new StepPorts(cluster, new InMemoryWorkloads(), devices, OutsidePorts.NONE,
-        StepLimits.onlyReplacing(ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
+    StepPorts ports = new StepPorts(cluster, new InMemoryWorkloads(), devices, OutboundPorts.NONE,
+        StepLimits.onlyReplacing(ReplaceLimit.NONE), Duration.ofSeconds(5), "gpu-remediator",
         Set.of(), DraScope.DEFAULT);
     List<String> looked = new ArrayList<>();
-    try (OutsideWatches watches = OutsideWatches.start(ports, cluster, looked::add, () -> { })) {
+    try (HeldObjectWatches watches = HeldObjectWatches.start(ports, cluster, looked::add, () -> { })) {
       told.get().accept("rule-2");
       assertThat(looked).as("a rule no episode holds: no look").isEmpty();
       told.get().accept("rule-1");

@@ -8,8 +8,8 @@ import io.gpuremediator.device.Devices;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.outbound.OutboundPorts;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.safety.StepLimits;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Held;
@@ -119,8 +119,8 @@ class HoldingKindsTest {
   }
 
   private static StepPorts ports(InMemoryCluster cluster) {
-    return new StepPorts(cluster, new InMemoryWorkloads(), Devices.NONE, OutsidePorts.NONE,
-        StepLimits.onlyReplacing(ReplaceBudget.NONE), Duration.ofSeconds(5), "gpu-remediator",
+    return new StepPorts(cluster, new InMemoryWorkloads(), Devices.NONE, OutboundPorts.NONE,
+        StepLimits.onlyReplacing(ReplaceLimit.NONE), Duration.ofSeconds(5), "gpu-remediator",
         Set.of(), DraScope.DEFAULT);
   }
 

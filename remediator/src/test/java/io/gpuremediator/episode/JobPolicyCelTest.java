@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Nodes;
@@ -110,7 +110,7 @@ class JobPolicyCelTest {
 
   /** Every Job an episode of {@code collect} creates, each finished as its controller would, by step kind. */
   private Map<String, Job> jobsOfAnEpisode(String collect) {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, collect), OutsidePorts.NONE,
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, collect), OutboundPorts.NONE,
         new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
     h.fire(Alerts.xid(NODE, "79"));
     Map<String, Job> seen = new TreeMap<>();

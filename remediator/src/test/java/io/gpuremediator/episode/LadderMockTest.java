@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.state.PastEpisode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
@@ -59,7 +59,7 @@ class LadderMockTest {
 
   @Test
   void aFailedResetIsRebootedAndReleasedAndTheThirdEpisodeInAWeekIsReplacedNotRepairedAgain() {
-    h = ClosedLoopHarness.shipped(dir, OutsidePorts.NONE);
+    h = ClosedLoopHarness.shipped(dir, OutboundPorts.NONE);
 
     // Episode 1: XID 48, reset class. The reset fails: the reboot playbook takes over, the node comes back and passes.
     assertThat(h.fire(xid("48", "reset_gpu")).playbook()).isEqualTo("gpu-xid-reset");

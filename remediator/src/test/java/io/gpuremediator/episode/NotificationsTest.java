@@ -7,7 +7,7 @@ import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.Notifier.Notification;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.state.Episode;
@@ -112,8 +112,8 @@ class NotificationsTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  private OutsidePorts ports(Notifier n) {
-    return new OutsidePorts(Silences.NOT_CONFIGURED, n, InstanceHealth.NOT_CONFIGURED);
+  private OutboundPorts ports(Notifier n) {
+    return new OutboundPorts(Silences.NOT_CONFIGURED, n, InstanceHealth.NOT_CONFIGURED);
   }
 
   @Test

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.testing.Alerts;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A firing alert whose playbook goes on to a long step is answered once one write has made its node safe (taint,
- * cordon, the ledger): a webhook naming a thousand nodes then fits Alertmanager's deadline at an operator's API budget.
+ * cordon, the ledger): a webhook naming a thousand nodes then fits Alertmanager's deadline at an operator's API throttle.
  * The condition, a status write of its own, and the Events follow from the loop, in playbook order, before its drain.
  */
 class OneWriteAnswerMockTest {
@@ -26,7 +26,7 @@ class OneWriteAnswerMockTest {
 
   @Test
   void theAnswerWaitsForTheOneWriteThatMakesTheNodeSafeAndTheLoopWritesTheConditionBeforeTheDrain() {
-    h = ClosedLoopHarness.shipped(dir, OutsidePorts.NONE);
+    h = ClosedLoopHarness.shipped(dir, OutboundPorts.NONE);
     int before = h.server.requestLog().size();
     Decision d = h.fire(Alerts.xid(NODE, "48", "reset_gpu"));
     assertThat(d.reason()).isEqualTo(Reason.ACTIONS_APPLIED);

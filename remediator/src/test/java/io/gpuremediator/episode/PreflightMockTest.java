@@ -6,12 +6,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Nodes;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ class PreflightMockTest {
   private static final String PLAYBOOKS = String.format(ClosedLoopHarness.PLAYBOOKS, "evict", ", on_fail: gpu-needs-human");
   private static final PreflightSettings GATE = new PreflightSettings(PREFLIGHT,
       "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", List.of("dcgmi", "diag", "-r", "2", "-j"),
-      Duration.ofMinutes(30), Optional.of("gpu-needs-human"), new Budget(10, false));
+      Duration.ofMinutes(30), Optional.of("gpu-needs-human"), new CountOrPercent(10, false));
 
   @TempDir Path dir;
   private final List<ClosedLoopHarness> harnesses = new ArrayList<>();
@@ -45,7 +46,7 @@ class PreflightMockTest {
 
   private ClosedLoopHarness start() {
     ClosedLoopHarness h = harnesses.isEmpty() ? new ClosedLoopHarness(dir, PLAYBOOKS, GATE)
-        : harnesses.get(0).restarted(dir, PLAYBOOKS, OutsidePorts.NONE);
+        : harnesses.get(0).restarted(dir, PLAYBOOKS, OutboundPorts.NONE);
     harnesses.add(h);
     return h;
   }

@@ -9,7 +9,7 @@ import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
 import io.gpuremediator.state.Stage;
@@ -57,8 +57,8 @@ class RebootAwsMockTest {
     ec2.close();
   }
 
-  private static OutsidePorts ports(InstanceReboots reboots) {
-    return new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
+  private static OutboundPorts ports(InstanceReboots reboots) {
+    return new OutboundPorts(Silences.NOT_CONFIGURED, Notifier.NONE, InstanceHealth.NOT_CONFIGURED,
         reboots, BmcResets.NOT_CONFIGURED);
   }
 

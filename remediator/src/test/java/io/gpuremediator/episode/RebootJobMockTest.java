@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
@@ -40,7 +40,7 @@ class RebootJobMockTest {
   private ClosedLoopHarness second;
 
   private Job rebooting(String onFail) {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "job", onFail), OutsidePorts.NONE);
+    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, "job", onFail), OutboundPorts.NONE);
     h.fire(Alerts.xid(NODE, "79"));
     Episode e = h.lookUntil(NODE, Stage.REPAIRING, 3);
     assertThat(e.progress().task().orElseThrow().handle()).isEqualTo("boot=" + NODE + "-boot-1 sent");
@@ -127,7 +127,7 @@ class RebootJobMockTest {
   void aRestartMidRebootNeverAsksAgainAndFinishesOnce() {
     rebooting("");
     h.stop();
-    second = h.restarted(dir, String.format(PLAYBOOKS, "job", ""), OutsidePorts.NONE);
+    second = h.restarted(dir, String.format(PLAYBOOKS, "job", ""), OutboundPorts.NONE);
     second.look(NODE);
     Nodes.booted(second.client, NODE, NODE + "-boot-2", true);
     second.lookUntil(NODE, Stage.DIAGNOSING, 2);

@@ -13,7 +13,7 @@ import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.RedfishResets;
 import io.gpuremediator.state.Episode;
@@ -82,7 +82,7 @@ class RebootRedfishMockTest {
     Optional<Path> trusted = Optional.of(RedfishBmcStub.PEMS.resolve(ca));
     BmcResets resets = RedfishResets.create(vertx, new ConfiguredBmcs(new Redfish(credentials, trusted, false, written,
         Optional.empty())), credentials, trusted, false, OutboundListener.NONE);
-    h = new ClosedLoopHarness(dir, playbooks, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
+    h = new ClosedLoopHarness(dir, playbooks, new OutboundPorts(Silences.NOT_CONFIGURED, Notifier.NONE,
         InstanceHealth.NOT_CONFIGURED, InstanceReboots.NOT_CONFIGURED, resets));
     systemUuid(bmc.systemUuid());
   }

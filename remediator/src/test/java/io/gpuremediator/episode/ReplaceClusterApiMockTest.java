@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.safety.FleetGate;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
@@ -14,7 +14,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Playbooks;
 import io.gpuremediator.testing.Provisioners;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code replace: {provider: cluster-api}} against the emulated API server holding Machines and the node annotations
  * Cluster API sets: a Machine a MachineSet controls is deleted (in whatever namespace the node names); an orphan, or
  * none, calls nothing; {@code via: remediate_annotation} annotates once and leaves the rest to the MachineHealthCheck;
- * the fleet's replacement budget holds as for every provider.
+ * the fleet's replacement limit holds as for every provider.
  */
 class ReplaceClusterApiMockTest {
   private static final String PLAYBOOKS = Playbooks.quarantining("gpu-repeat-offender", "repeat", """
@@ -52,13 +52,13 @@ class ReplaceClusterApiMockTest {
   /** The harness is built before its ports can see its cluster: a second instance over the same server gets the ports. */
   private void start(String via, int replacements) throws Exception {
     String yaml = String.format(PLAYBOOKS, via);
-    ClosedLoopHarness first = new ClosedLoopHarness(dir, yaml, OutsidePorts.NONE, Set.of("cluster-api"));
+    ClosedLoopHarness first = new ClosedLoopHarness(dir, yaml, OutboundPorts.NONE, Set.of("cluster-api"));
     harnesses.add(first);
-    gate = new FleetGate(new SafetyLimits(new Budget(100, true), new Rate(100, Duration.ofHours(1)), 100,
+    gate = new FleetGate(new SafetyLimits(new CountOrPercent(100, true), new Rate(100, Duration.ofHours(1)), 100,
         Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1), new Rate(replacements, Duration.ofHours(24))),
         new InMemoryFleetStore(), first.cluster::nodes, first.cluster::generation, SafetyListener.NONE, first.clock);
     gate.load();
-    h = first.restarted(dir, yaml, OutsidePorts.NONE, gate::admitReplacement);
+    h = first.restarted(dir, yaml, OutboundPorts.NONE, gate::admitReplacement);
     harnesses.add(h);
   }
 
@@ -117,7 +117,7 @@ class ReplaceClusterApiMockTest {
             + " annotations, and no Machine's status.nodeRef names it (not a Cluster API machine); nothing was called");
     assertThat(Provisioners.requests(h.server.requestLog(), "DELETE", MACHINES)).isEmpty();
     assertThat(Provisioners.requests(h.server.requestLog(), "PATCH", MACHINES)).isEmpty();
-    assertThat(gate.admitReplacement("probe")).isEmpty(); // the refusals spent no replacement budget
+    assertThat(gate.admitReplacement("probe")).isEmpty(); // the refusals spent none of the replacement limit
   }
 
   @Test

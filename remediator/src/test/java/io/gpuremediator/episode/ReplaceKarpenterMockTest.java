@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
-import io.gpuremediator.outbound.OutsidePorts;
-import io.gpuremediator.safety.ReplaceBudget;
+import io.gpuremediator.outbound.OutboundPorts;
+import io.gpuremediator.safety.ReplaceLimit;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.Playbooks;
@@ -34,7 +34,7 @@ class ReplaceKarpenterMockTest {
             - replace: {provider: karpenter, timeout: 1h}
       """);
   private static final String CLAIMS = "/apis/karpenter.sh/v1/nodeclaims";
-  private static final ReplaceBudget ADMIT_ALL = node -> Optional.empty();
+  private static final ReplaceLimit ADMIT_ALL = node -> Optional.empty();
 
   @TempDir Path dir;
   private final List<ClosedLoopHarness> harnesses = new ArrayList<>();
@@ -45,8 +45,8 @@ class ReplaceKarpenterMockTest {
   }
 
   private ClosedLoopHarness start(Set<String> providers) {
-    ClosedLoopHarness h = harnesses.isEmpty() ? new ClosedLoopHarness(dir, PLAYBOOKS, OutsidePorts.NONE, ADMIT_ALL, providers)
-        : harnesses.get(0).restarted(dir, PLAYBOOKS, OutsidePorts.NONE, ADMIT_ALL);
+    ClosedLoopHarness h = harnesses.isEmpty() ? new ClosedLoopHarness(dir, PLAYBOOKS, OutboundPorts.NONE, ADMIT_ALL, providers)
+        : harnesses.get(0).restarted(dir, PLAYBOOKS, OutboundPorts.NONE, ADMIT_ALL);
     harnesses.add(h);
     return h;
   }

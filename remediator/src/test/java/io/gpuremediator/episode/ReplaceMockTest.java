@@ -7,7 +7,7 @@ import io.gpuremediator.alert.AlertStatus;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
-import io.gpuremediator.outbound.OutsidePorts;
+import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
 import io.gpuremediator.safety.FleetGate;
@@ -18,7 +18,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.AutoScalingStub;
 import io.gpuremediator.testing.AwsQueryStub.Answer;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +36,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 /**
  * The replace step against the emulated API server and a local Auto Scaling endpoint answering the query
  * protocol: one SetInstanceHealth per episode whatever the duplicates, throttling, lost answers and restarts; a
- * providerID of another cloud, or none, calls nothing; the fleet's replacement budget holds.
+ * providerID of another cloud, or none, calls nothing; the fleet's replacement limit holds.
  */
 class ReplaceMockTest {
   private static final String PLAYBOOKS = """
@@ -72,18 +72,18 @@ class ReplaceMockTest {
 
   private ClosedLoopHarness start(int replacements) throws Exception {
     ClosedLoopHarness first = harnesses.isEmpty() ? null : harnesses.get(0);
-    ClosedLoopHarness h = first == null ? new ClosedLoopHarness(dir, PLAYBOOKS, OutsidePorts.NONE)
-        : first.restarted(dir, PLAYBOOKS, OutsidePorts.NONE);
+    ClosedLoopHarness h = first == null ? new ClosedLoopHarness(dir, PLAYBOOKS, OutboundPorts.NONE)
+        : first.restarted(dir, PLAYBOOKS, OutboundPorts.NONE);
     harnesses.add(h);
     // The harness is built before its ports can see its cluster: a second instance over the same server gets the ports.
-    gate = new FleetGate(new SafetyLimits(new Budget(100, true), new Rate(100, Duration.ofHours(1)), 100,
+    gate = new FleetGate(new SafetyLimits(new CountOrPercent(100, true), new Rate(100, Duration.ofHours(1)), 100,
         Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1), new Rate(replacements, Duration.ofHours(24))),
         new InMemoryFleetStore(), h.cluster::nodes, h.cluster::generation, SafetyListener.NONE, h.clock);
     gate.load();
     AutoScalingInstanceHealth client = AutoScalingInstanceHealth.create("us-west-2", Optional.of(aws.endpoint()),
         StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDEXAMPLE", "secret")), OutboundListener.NONE);
     clients.add(client);
-    ClosedLoopHarness ported = h.restarted(dir, PLAYBOOKS, new OutsidePorts(Silences.NOT_CONFIGURED, Notifier.NONE,
+    ClosedLoopHarness ported = h.restarted(dir, PLAYBOOKS, new OutboundPorts(Silences.NOT_CONFIGURED, Notifier.NONE,
         client), gate::admitReplacement);
     harnesses.add(ported);
     return ported;
@@ -157,7 +157,7 @@ class ReplaceMockTest {
         "cannot replace gpu-node-1: its providerID is no spec.providerID; nothing was called");
     h.look("gpu-node-0");
     assertThat(aws.calls()).isEmpty();
-    assertThat(gate.admitReplacement("probe")).isEmpty(); // the budget was not spent by the refusals
+    assertThat(gate.admitReplacement("probe")).isEmpty(); // the replacement limit was not spent by the refusals
   }
 
   @Test

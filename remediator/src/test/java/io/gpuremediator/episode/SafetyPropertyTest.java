@@ -19,7 +19,7 @@ import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.FiringAlerts;
 import io.gpuremediator.testing.Fleets;
 import io.gpuremediator.testing.MutableClock;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,7 +102,7 @@ class SafetyPropertyTest {
           : Optional.of(new DomainBudget.IncidentRule(1 + random.nextInt(4), Duration.ofMinutes(5 + random.nextInt(26))));
       this.limits = new SafetyLimits(fleet.maxUnavailable(), fleet.rate(), fleet.breakerNodes(), fleet.breakerWindow(),
           fleet.autoResetAfter(), fleet.cooldown(), fleet.replaceRate(), List.of(new DomainBudget(CLIQUE,
-              Budget.parse(new String[] {"1", "50%", "2", "20%"}[random.nextInt(4)]).value(), incident)));
+              CountOrPercent.parse(new String[] {"1", "50%", "2", "20%"}[random.nextInt(4)]).value(), incident)));
       this.gate = Fleets.gate(cluster, limits, Fleets.store(), clock);
       this.engine = Fleets.engine(cluster, SHIPPED, gate, false, decided::add, clock);
     }

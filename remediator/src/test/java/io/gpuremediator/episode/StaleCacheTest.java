@@ -15,7 +15,7 @@ import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Fleets;
 import io.gpuremediator.testing.ForwardingCluster;
 import io.gpuremediator.testing.MutableClock;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,7 +53,7 @@ class StaleCacheTest {
     workloads.pod("gpu-node-0", "trainer-0", false);
     MutableClock clock = new MutableClock(T.plusSeconds(30));
     EpisodeLoop loop = new EpisodeLoop(behind, workloads, () -> SHIPPED, truth::nodes,
-        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new Budget(2, false), "gpu-remediator"),
+        new LoopSettings(Duration.ofSeconds(1), Duration.ofSeconds(5), new CountOrPercent(2, false), "gpu-remediator"),
         () -> true, d -> { }, clock);
     loop.advance("gpu-node-0");
     assertThat(workloads.evictions).as("evictions from a node whose episode is over").isEmpty();

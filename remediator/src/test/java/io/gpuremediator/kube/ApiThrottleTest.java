@@ -13,10 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The API budget serves a webhook's calls before the background's, and the background is slowed, never stopped. */
-class ApiBudgetTest {
+/** The API throttle serves a webhook's calls before the background's, and the background is slowed, never stopped. */
+class ApiThrottleTest {
   /** Gives way to webhooks being decided for an hour: as long as any test here runs. */
-  private final ApiBudget budget = new ApiBudget(1000, 1000, 4, TimeUnit.HOURS.toNanos(1), System::nanoTime);
+  private final ApiThrottle throttle = new ApiThrottle(1000, 1000, 4, TimeUnit.HOURS.toNanos(1), System::nanoTime);
   private final CountDownLatch release = new CountDownLatch(1);
 
   @AfterEach
@@ -27,7 +27,7 @@ class ApiBudgetTest {
   @Test
   void aBackgroundCallWaitsWhileAWebhooksCallIsUnderWay() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
-    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.run(() -> budget.write(
+    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.run(() -> throttle.write(
         () -> heldUntilReleased(inside))));
     inside.await();
     assertBackgroundWaitsUntilReleased(webhook, Thread.State.WAITING, "the loop's call waits for the webhook's");
@@ -41,7 +41,7 @@ class ApiBudgetTest {
 
   @Test
   void aWebhookThatIsNeverAnsweredDelaysTheBackgroundButDoesNotStopIt() throws Exception {
-    ApiBudget givesWayBriefly = new ApiBudget(1000, 1000, 4, TimeUnit.MILLISECONDS.toNanos(20), System::nanoTime);
+    ApiThrottle givesWayBriefly = new ApiThrottle(1000, 1000, 4, TimeUnit.MILLISECONDS.toNanos(20), System::nanoTime);
     CompletableFuture<Void> webhook = deciding();
     AtomicBoolean ran = new AtomicBoolean();
     backgroundRead(givesWayBriefly, ran);
@@ -52,7 +52,7 @@ class ApiBudgetTest {
   @Test
   void aWebhooksOwnCallsDoNotGiveWayToItself() throws Exception {
     AtomicBoolean ran = new AtomicBoolean();
-    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.decide(() -> budget.read(() -> {
+    CompletableFuture<Void> webhook = CompletableFuture.runAsync(() -> Foreground.decide(() -> throttle.read(() -> {
       ran.set(true);
       return null;
     })));
@@ -63,7 +63,7 @@ class ApiBudgetTest {
   @Test
   void theBackgroundLeavesATenthOfTheBurstForWebhooks() throws Exception {
     AtomicLong nanos = new AtomicLong();
-    ApiBudget frozen = new ApiBudget(10, 10, 4, 0, nanos::get); // time stands still: no token comes back
+    ApiThrottle frozen = new ApiThrottle(10, 10, 4, 0, nanos::get); // time stands still: no token comes back
     for (int i = 0; i < 9; i++) {
       frozen.read(() -> null);
     }
@@ -107,7 +107,7 @@ class ApiBudgetTest {
   private void assertBackgroundWaitsUntilReleased(CompletableFuture<Void> webhook, Thread.State waiting, String why)
       throws Exception {
     AtomicBoolean ran = new AtomicBoolean();
-    Thread loop = backgroundRead(budget, ran);
+    Thread loop = backgroundRead(throttle, ran);
     await().atMost(Duration.ofSeconds(10)).until(() -> loop.getState() == waiting);
     assertThat(ran).as(why).isFalse();
     release.countDown();
@@ -117,8 +117,8 @@ class ApiBudgetTest {
   }
 
   /** The loop's look at the API server, on a thread of its own. */
-  private static Thread backgroundRead(ApiBudget budget, AtomicBoolean ran) {
-    Thread loop = new Thread(() -> budget.read(() -> {
+  private static Thread backgroundRead(ApiThrottle throttle, AtomicBoolean ran) {
+    Thread loop = new Thread(() -> throttle.read(() -> {
       ran.set(true);
       return null;
     }), "loop");

@@ -2,12 +2,12 @@ package io.gpuremediator.safety;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import org.junit.jupiter.api.Test;
 
 class BudgetWarningsTest {
-  private static Budget budget(String text) {
-    return Budget.parse(text).value();
+  private static CountOrPercent budget(String text) {
+    return CountOrPercent.parse(text).value();
   }
 
   @Test

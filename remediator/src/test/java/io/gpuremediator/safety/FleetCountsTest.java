@@ -7,7 +7,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.InMemoryCluster;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** Counting only the nodes changed since the last count gives what counting the whole fleet again gives. */
 class FleetCountsTest {
   private static final LabelSelector GPU = LabelSelector.parse("nvidia.com/gpu.present=true").value();
-  private static final List<DomainBudget> RACKS = List.of(new DomainBudget("rack", new Budget(1, false)));
+  private static final List<DomainBudget> RACKS = List.of(new DomainBudget("rack", new CountOrPercent(1, false)));
 
   private final InMemoryCluster cluster = new InMemoryCluster(IntStream.range(0, 40).mapToObj(i -> NodeInfo.named("n" + i,
       Map.of("nvidia.com/gpu.present", "true", "rack", "r" + i % 4))).toList());

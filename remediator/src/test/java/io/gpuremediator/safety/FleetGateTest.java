@@ -11,7 +11,7 @@ import io.gpuremediator.safety.SafetyGate.Candidate;
 import io.gpuremediator.state.NodeLedger;
 import io.gpuremediator.state.PastEpisode;
 import io.gpuremediator.testing.MutableClock;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +47,7 @@ class FleetGateTest {
   }
 
   private FleetGate gate(String maxUnavailable, String rate, int breakerNodes, Optional<Duration> autoReset) {
-    FleetGate g = new FleetGate(new SafetyLimits(Budget.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
+    FleetGate g = new FleetGate(new SafetyLimits(CountOrPercent.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
         Duration.ofMinutes(10), autoReset, Duration.ofHours(1)), store, () -> List.copyOf(fleet), EVERY_CALL::incrementAndGet,
         SafetyListener.NONE, clock);
     try {
@@ -112,7 +112,7 @@ class FleetGateTest {
     };
     ExecutorService background = Executors.newSingleThreadExecutor();
     try {
-      FleetGate g = new FleetGate(new SafetyLimits(new Budget(100, true), Rate.parse("1000/1h").value(), 1000,
+      FleetGate g = new FleetGate(new SafetyLimits(new CountOrPercent(100, true), Rate.parse("1000/1h").value(), 1000,
           Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), slow, SelectedFleet.countedWhole(() -> List.copyOf(fleet),
           EVERY_CALL::incrementAndGet), SafetyListener.NONE, clock, background);
       g.load();
@@ -166,7 +166,7 @@ class FleetGateTest {
         store.announce(reason, message);
       }
     };
-    FleetGate g = new FleetGate(new SafetyLimits(new Budget(100, true), Rate.parse("100/1h").value(), 5, Duration.ofMinutes(10),
+    FleetGate g = new FleetGate(new SafetyLimits(new CountOrPercent(100, true), Rate.parse("100/1h").value(), 5, Duration.ofMinutes(10),
         Optional.empty(), Duration.ofHours(1)), counting, SelectedFleet.countedWhole(() -> List.copyOf(fleet), EVERY_CALL::incrementAndGet),
         SafetyListener.NONE, clock, later::add);
     g.load();
@@ -191,7 +191,7 @@ class FleetGateTest {
 
   @Test
   void anUnloadedGateRefusesEverything() {
-    FleetGate cold = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("3/1h").value(), 5,
+    FleetGate cold = new FleetGate(new SafetyLimits(new CountOrPercent(10, true), Rate.parse("3/1h").value(), 5,
         Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), store, () -> fleet, EVERY_CALL::incrementAndGet,
         SafetyListener.NONE, clock);
     assertThat(cold.check(new Candidate(node("n1"), "p", true, Optional.empty(), Optional.empty())))
@@ -213,7 +213,7 @@ class FleetGateTest {
   @ParameterizedTest(name = "{0} of {1} nodes allows {2}")
   @CsvSource({"10%, 19, 1", "10%, 9, 0", "33%, 10, 3", "50%, 7, 3", "100%, 3, 3", "0%, 50, 0", "3, 50, 3"})
   void percentagesRoundDown(String budget, int nodes, int allowed) {
-    assertThat(Budget.parse(budget).value().of(nodes)).isEqualTo(allowed);
+    assertThat(CountOrPercent.parse(budget).value().of(nodes)).isEqualTo(allowed);
   }
 
   @Test
@@ -428,7 +428,7 @@ class FleetGateTest {
       @Override
       public void announce(String reason, String message) {}
     };
-    FleetGate g = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("10/1h").value(), 5, Duration.ofMinutes(10),
+    FleetGate g = new FleetGate(new SafetyLimits(new CountOrPercent(10, true), Rate.parse("10/1h").value(), 5, Duration.ofMinutes(10),
         Optional.empty(), Duration.ofHours(1), Rate.parse("2/24h").value()), flaky, () -> List.copyOf(fleet),
         EVERY_CALL::incrementAndGet, SafetyListener.NONE, clock);
     g.load();

@@ -6,7 +6,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.node.NodeCondition;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.NodeLedger;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -42,13 +42,13 @@ class GpuCountsTest {
   @Test
   void aPercentageBudgetThatCannotCountANodeRefusesTheFenceAsGpuCountUnknown() {
     List<NodeInfo> fleet = List.of(node("dra-node", Map.of(), 0), node("bare", Map.of(), 0), node("plugin", Map.of(), 8));
-    GpuBudget budget = new GpuBudget(Duration.ofSeconds(3), new Budget(50, true), 1,
+    GpuBudget budget = new GpuBudget(Duration.ofSeconds(3), new CountOrPercent(50, true), 1,
         () -> fleet, GpuCounts.publishedFirst(n -> n.equals("dra-node") ? OptionalInt.of(8) : OptionalInt.empty()));
     assertThat(budget.take("dra-node", "GPU-1", Instant.EPOCH)).hasValueSatisfying(r -> {
       assertThat(r.reason()).isEqualTo(Reason.GPU_COUNT_UNKNOWN);
       assertThat(r.detail()).contains("the GPUs of 1 selected node(s) cannot be counted (bare:");
     });
-    GpuBudget absolute = new GpuBudget(Duration.ofSeconds(3), new Budget(2, false), 1,
+    GpuBudget absolute = new GpuBudget(Duration.ofSeconds(3), new CountOrPercent(2, false), 1,
         () -> fleet, GpuCounts.publishedFirst(n -> n.equals("dra-node") ? OptionalInt.of(8) : OptionalInt.empty()));
     assertThat(absolute.take("dra-node", "GPU-1", Instant.EPOCH)).as("a count of GPUs needs no total").isEmpty();
   }

@@ -7,7 +7,7 @@ import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.testing.MutableClock;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,7 +60,7 @@ class StepLimitRowsTest {
 
   @Test
   void aTestOnlyLimitIsTakenByNameAndShowsItsUsageBesideTheBuiltInRows() throws Exception {
-    StepLimits limits = StepLimits.onlyReplacing(ReplaceBudget.NONE).with(NAME, new BmcSessions(2));
+    StepLimits limits = StepLimits.onlyReplacing(ReplaceLimit.NONE).with(NAME, new BmcSessions(2));
     StepLimit sessions = limits.row(NAME);
     assertThat(sessions.take("gpu-node-1", "", T0)).isEmpty();
     assertThat(sessions.take("gpu-node-2", "", T0)).isEmpty();
@@ -81,7 +81,7 @@ class StepLimitRowsTest {
 
   @Test
   void aRowIsNamedOnceAndAnUnknownNameSaysWhichRowsThereAre() {
-    StepLimits limits = StepLimits.onlyReplacing(ReplaceBudget.NONE).with(NAME, new BmcSessions(1));
+    StepLimits limits = StepLimits.onlyReplacing(ReplaceLimit.NONE).with(NAME, new BmcSessions(1));
     assertThatThrownBy(() -> limits.with(NAME, new BmcSessions(3))).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("step limit max_bmc_sessions is a row already");
     assertThatThrownBy(() -> limits.row("max_pdus")).isInstanceOf(IllegalArgumentException.class)
@@ -91,7 +91,7 @@ class StepLimitRowsTest {
 
   private static FleetGate gate() throws FleetStore.FleetStoreException {
     List<NodeInfo> fleet = new ArrayList<>();
-    FleetGate g = new FleetGate(new SafetyLimits(new Budget(10, true), Rate.parse("10/1h").value(), 5,
+    FleetGate g = new FleetGate(new SafetyLimits(new CountOrPercent(10, true), Rate.parse("10/1h").value(), 5,
         Duration.ofMinutes(10), Optional.empty(), Duration.ofHours(1)), new InMemoryFleetStore(), () -> fleet,
         new AtomicLong()::incrementAndGet, SafetyListener.NONE, new MutableClock(T0));
     g.load();

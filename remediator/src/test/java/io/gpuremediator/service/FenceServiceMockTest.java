@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The whole service, the shipped playbooks and its watches, against the emulated API server: a reset-class XID on a DRA
  * node fences that GPU (the node schedulable, the pod using it evicted through the Eviction API), and a human who
  * deletes our DeviceTaintRule ends the episode without a timer's look (the loop's interval is 10 minutes), with nothing
- * put back. That the watch of our rules alone tells the loop is Fabric8DevicesMockTest's and OutsideWatchesTest's.
+ * put back. That the watch of our rules alone tells the loop is Fabric8DevicesMockTest's and HeldObjectWatchesTest's.
  */
 class FenceServiceMockTest {
   private static final String NODE = "gpu-node-1";

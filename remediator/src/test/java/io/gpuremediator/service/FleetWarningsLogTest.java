@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.safety.FleetState;
 import io.gpuremediator.safety.SafetySnapshot;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class FleetWarningsLogTest {
-  private static final Budget TEN_PERCENT = Budget.parse("10%").value();
+  private static final CountOrPercent TEN_PERCENT = CountOrPercent.parse("10%").value();
 
   /** The gate's snapshot of a fleet of {@code selected} nodes under max_unavailable 10%. */
   private static SafetySnapshot fleetOf(int selected) {

@@ -119,7 +119,7 @@ class HostileClientsMockTest {
   }
 
   /**
-   * idle_timeout cut a webhook still being decided: acted on, its answer lost. Three quarantines through an API budget
+   * idle_timeout cut a webhook still being decided: acted on, its answer lost. Three quarantines through an API throttle
    * of one request a second take seconds of silence on the connection, far past an idle_timeout of 1 s; the answer
    * still comes, on the same connection.
    */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A webhook naming 1,000 nodes the watch cache does not hold (the watch covers the selected nodes only), through the
- * whole service against the emulated API server at the default API budget: it is answered without waiting on a read of
+ * whole service against the emulated API server at the default API throttle: it is answered without waiting on a read of
  * any of them (a generous bound here; {@code make bench} measures it against a 2 s target), every alert refused; the
  * reads that follow in the background name the next send's refusal of a node outside the selector.
  */

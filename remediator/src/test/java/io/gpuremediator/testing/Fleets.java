@@ -17,7 +17,7 @@ import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.safety.SafetyListener;
 import io.gpuremediator.safety.SelectedFleet;
-import io.gpuremediator.value.Budget;
+import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
 import java.time.Clock;
@@ -68,7 +68,7 @@ public final class Fleets {
 
   /** Limits from their config spellings. */
   public static SafetyLimits limits(String maxUnavailable, String rate, int breakerNodes, String cooldown) {
-    return new SafetyLimits(Budget.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
+    return new SafetyLimits(CountOrPercent.parse(maxUnavailable).value(), Rate.parse(rate).value(), breakerNodes,
         Duration.ofMinutes(10), Optional.empty(), Durations.parse(cooldown).value());
   }
 
