@@ -12,6 +12,7 @@ import io.gpuremediator.testing.RedfishBmcStub;
 import io.gpuremediator.testing.RunningService;
 import io.gpuremediator.testing.ServiceConfig;
 import io.gpuremediator.testing.Tokens;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -49,6 +50,20 @@ class BmcAddressingServiceMockTest {
     }
   }
 
+  /**
+   * The playbooks, the tokens, the fleet's BMC credentials and a config with wide limits, a fast loop and Redfish with
+   * these {@code bmcs} items (each a line, indented six spaces); answers the config's path.
+   */
+  private Path config(String bmcs) throws IOException {
+    Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
+    Tokens.write(dir, "bmc-addressing-test-token");
+    Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
+    return ServiceConfig.write(dir.resolve("remediator.yaml"), "playbooks.yaml", "leader_election: {enabled: false}\n",
+        "safety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50, window: 10m}}\n",
+        "loop: {interval: 200ms, retry_delay: 200ms}\n", "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n"
+        + "    ca_file: " + RedfishBmcStub.PEMS.resolve("ca.pem").toAbsolutePath() + "\n    bmcs:\n" + bmcs);
+  }
+
   @Test
   void aBmcUrlTheNodeWroteItselfIsNeverFollowedAndAnEntryForAnotherMachineIsABmcMismatch() throws Exception {
     server = EmulatedApiServer.start();
@@ -59,15 +74,7 @@ class BmcAddressingServiceMockTest {
     systemUuid("gpu-node-0", own.systemUuid());
     systemUuid("gpu-node-1", other.systemUuid());
     systemUuid("gpu-node-2", "4c4c4544-0035-3410-8050-c6c04f314733");
-    Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
-    Tokens.write(dir, "bmc-addressing-test-token");
-    Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
-    Path config = dir.resolve("remediator.yaml");
-    ServiceConfig.write(config, "playbooks.yaml", "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
-        + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
-        + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "
-        + RedfishBmcStub.PEMS.resolve("ca.pem").toAbsolutePath() + "\n    bmcs:\n"
-        + "      - {node: gpu-node-0, url: \"" + own.url() + "\"}\n"
+    Path config = config("      - {node: gpu-node-0, url: \"" + own.url() + "\"}\n"
         + "      - {node: gpu-node-1, url: \"" + other.url() + "\"}\n"
         + "      - {node: gpu-node-2, url: \"" + own.url() + "\"}\n"); // a typo: gpu-node-0's BMC
     // What the node's own kubelet can write: the annotation today's release took as the node's BMC.
@@ -110,15 +117,7 @@ class BmcAddressingServiceMockTest {
         return n;
       });
     }
-    Files.writeString(dir.resolve("playbooks.yaml"), PLAYBOOKS);
-    Tokens.write(dir, "bmc-addressing-test-token");
-    Files.writeString(dir.resolve("bmc-credentials"), "admin:fleet-secret\n");
-    Path config = dir.resolve("remediator.yaml");
-    ServiceConfig.write(config, "playbooks.yaml", "leader_election: {enabled: false}\nsafety: {max_unavailable: 100%, rate_limit: 100/1h, breaker: {nodes: 50,"
-        + " window: 10m}}\nloop: {interval: 200ms, retry_delay: 200ms}\n"
-        + "cloud:\n  redfish:\n    credentials_file: bmc-credentials\n    ca_file: "
-        + RedfishBmcStub.PEMS.resolve("ca.pem").toAbsolutePath() + "\n    bmcs:\n"
-        + "      - {provider_id: \"aws:///us-west-2a/i-0b22a22eec53b9321\", url: \"" + other.url() + "\"}\n");
+    Path config = config("      - {provider_id: \"aws:///us-west-2a/i-0b22a22eec53b9321\", url: \"" + other.url() + "\"}\n");
     try (RunningService service = new RunningService(config, server, Clock.systemUTC(), "bmc-addressing-test-token")) {
       assertThat(service.post(Alerts.xid("gpu-node-3", "79"))).contains("actions_applied");
       await().atMost(Duration.ofSeconds(20)).until(() -> service.decisions().contains("\"reason\":\"bmc_mismatch\""));
