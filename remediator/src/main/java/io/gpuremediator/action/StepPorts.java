@@ -15,7 +15,7 @@ import java.util.Set;
 
 /**
  * What long steps act through: the nodes, the workloads, the devices DRA publishes, the ports outside Kubernetes, and the fleet's limits they
- * take a place in (drain and pre-flight slots, the replacement budget).
+ * take a place in (drain and pre-flight slots, the replacement limit).
  *
  * @param retryDelay how long a blocked eviction or a retriable cloud error waits before it is asked again
  * @param jobNamespace where Jobs are created

@@ -71,7 +71,7 @@ public final class EpisodeLoop implements AutoCloseable {
    * Creates the loop with what it calls outside Kubernetes (silences, notifications, instance replacement).
    *
    * @param outside the ports of Alertmanager, the notifier and the cloud
-   * @param fleet the step limits of the safety gate: the fleet's replacement budget and GPU limits
+   * @param fleet the step limits of the safety gate: the fleet's replacement limit and GPU limits
    */
   public EpisodeLoop(Cluster cluster, Workloads workloads, Supplier<PlaybookSet> playbooks,
       Supplier<List<NodeInfo>> selected, LoopSettings settings, BooleanSupplier leading, DecisionListener listener,

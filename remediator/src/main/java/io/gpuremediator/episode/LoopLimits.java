@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 
 /**
  * The limits the loop's steps take a place in: its drain and pre-flight slots, built from its settings, and the
- * fleet's replacement budget and GPU limits, built by the safety gate. An admission counts on its own for three loop
+ * fleet's replacement limit and GPU limits, built by the safety gate. An admission counts on its own for three loop
  * intervals, until the node cache must show it in the ledger.
  */
 final class LoopLimits {

@@ -157,7 +157,7 @@ public final class FleetGate implements SafetyGate {
     return replacements.admit(node);
   }
 
-  /** The fleet's replacement budget, for the replace steps: {@link #admitReplacement}. */
+  /** The fleet's replacement limit, for the replace steps: {@link #admitReplacement}. */
   public ReplaceLimit replacements() {
     return replacements;
   }
@@ -189,7 +189,7 @@ public final class FleetGate implements SafetyGate {
   }
 
   /**
-   * The step limits this gate's limits set: its replacement budget, and the GPU limits ({@code safety.max_unavailable_gpus},
+   * The step limits this gate's limits set: its replacement limit, and the GPU limits ({@code safety.max_unavailable_gpus},
    * {@code safety.max_fenced_per_node}) over the selected nodes, a place counting on its own for {@code settle}.
    */
   public StepLimits.Fleet stepLimits(Duration settle) {
