@@ -60,9 +60,19 @@ public enum Reason {
   NODE_NOT_SELECTED(Outcome.IGNORED),
   /**
    * The node shows a sign that another system owns its repair ({@code defer_to}: a condition, a taint, a label): no new
-   * episode; a running one stops before its next step, the node as it is, for a human.
+   * episode (a sign with a deadline lets the episode quarantine the node first); a running one is deferred before its
+   * next long step, the node as it is, until the other repairer hands it back or the deadline passes.
    */
   DEFERRED(Outcome.IGNORED),
+  /** The other repairer's deadline passed with no repair seen ({@code then: take_over}): our episode goes on. */
+  DEFERRAL_TAKEN_OVER(Outcome.APPLIED),
+  /** The other repairer's deadline passed with no repair seen ({@code then: page}): people were paged, once. */
+  DEFERRAL_PAGED(Outcome.FAILED),
+  /**
+   * The other repairer finished (its sign gone, after a reboot or not) or replaced the node: our quarantine was lifted
+   * by the episode's release steps, and the episode is over, {@code closed_by="other"}.
+   */
+  HANDED_BACK(Outcome.APPLIED),
   /** The node carries gpu-remediator.io/exclude=true. */
   NODE_EXCLUDED(Outcome.IGNORED),
   /** A template rendered a value its Kubernetes field rejects; nothing was written. */

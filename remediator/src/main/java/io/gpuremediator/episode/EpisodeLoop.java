@@ -99,7 +99,8 @@ public final class EpisodeLoop implements AutoCloseable {
     this.ports = new StepPorts(cluster, workloads, devices, outside, LoopLimits.of(settings, cluster, selected, fleet),
         settings.retryDelay(), settings.jobNamespace(), settings.replaceProviders(), settings.dra(),
         settings.evidenceStore());
-    this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves));
+    this.runner = new StepRunner(cluster, moves, ports, leading, gone, new OtherRepairer(cluster, settings.deferTo(), moves,
+        ports, gone));
     this.upkeep = new NodeUpkeep(cluster, outbound, new GiveBacks(HoldingKinds.of(ports, List.of()), writer), moves, gone,
         leading);
     this.scans = new LoopScan(cluster, this.playbooks, selected, preflight, upkeep, outbound, moves, gone);

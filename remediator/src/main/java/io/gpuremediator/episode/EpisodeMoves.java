@@ -93,10 +93,23 @@ final class EpisodeMoves {
     Optional<Stage> announced = t.announced() ? Optional.of(stage) : Optional.empty();
     Decision d = decisions.decide(node, to, decided, detail, records, announced);
     announced.ifPresent(s -> outbound.stageChanged(node, to, playbooks.get().named(to.playbook()), s, decided, detail));
-    String closedBy = decided == Reason.RELEASED_BY_HUMAN || decided == Reason.HUMAN_OVERRIDE ? "human" : "automatic";
+    String closedBy = closedBy(to, decided);
     t.endsAs().ifPresent(outcome -> decisions.listener().episodeEnded(to.playbook(), outcome, closedBy,
         Duration.between(to.startsAt(), d.time()).toMillis() / 1000.0));
     return d;
+  }
+
+  /**
+   * Who ended the episode, as {@code remediator_episode_duration_seconds} labels it: {@code other} (the repairer it was
+   * deferred to handed the node back, or took the node back from us while it was deferred), {@code human}, or
+   * {@code automatic}.
+   */
+  private static String closedBy(Episode to, Reason decided) {
+    boolean deferred = to.progress().stage() == Stage.DEFERRED;
+    if (decided == Reason.HANDED_BACK || decided == Reason.HUMAN_OVERRIDE && deferred) {
+      return "other";
+    }
+    return decided == Reason.RELEASED_BY_HUMAN || decided == Reason.HUMAN_OVERRIDE ? "human" : "automatic";
   }
 
   /** An episode that ended with no write of ours (its Node object is gone): decided only. */
@@ -124,6 +137,11 @@ final class EpisodeMoves {
   Optional<Episode> needsHuman(String node, Episode e, Reason reason, String why) throws ClusterException {
     Episode next = e.with(e.progress().inStage(Stage.NEEDS_HUMAN, writer.now()).noted(why));
     return move(node, e, Transition.NEEDS_HUMAN, next, Optional.empty(), reason, why);
+  }
+
+  /** Pages people ({@code safety.page}) about the episode, as it is now. */
+  void page(String node, Episode e, Reason reason, String detail) {
+    outbound.page(node, e, e.progress().stage(), reason, detail);
   }
 
   Instant now() {

@@ -193,12 +193,8 @@ final class EpisodeOutbound {
   /** Tells the receivers that follow the episode's stage changes ({@code stage_changes: true}) of a new stage. */
   void stageChanged(String node, Episode e, Optional<Playbook> pb, Stage stage, Reason reason, String detail) {
     List<String> told = new ArrayList<>();
-    if (stage == Stage.NEEDS_HUMAN) {
-      for (String receiver : page) { // safety.page: people are paged when the loop gives up on a node
-        told.add(receiver);
-        send(new Notification(receiver, node + " needs a human (" + e.playbook() + "): " + detail, node, stage.code(),
-            reason.code()));
-      }
+    if (stage == Stage.NEEDS_HUMAN) { // safety.page: people are paged when the loop gives up on a node
+      told.addAll(page(node, e, stage, reason, detail));
     }
     if (pb.isEmpty()) {
       return;
@@ -214,6 +210,15 @@ final class EpisodeOutbound {
         }
       }
     }
+  }
+
+  /** Pages people ({@code safety.page}): the node needs a human; answers the receivers told. */
+  List<String> page(String node, Episode e, Stage stage, Reason reason, String detail) {
+    for (String receiver : page) {
+      send(new Notification(receiver, node + " needs a human (" + e.playbook() + "): " + detail, node, stage.code(),
+          reason.code()));
+    }
+    return page;
   }
 
   private void send(Notification n) {

@@ -10,6 +10,7 @@ import io.gpuremediator.playbook.PlaybookSet;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Holding;
 import io.gpuremediator.state.Progress.Task;
+import io.gpuremediator.state.Stage;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -101,7 +102,10 @@ final class NodeUpkeep {
     }
     gone.forget(node);
     giveBacks.giveBackNow(node, last.ledger().holdings().values().stream().map(Holding::held).toList());
-    if (last.means() == LongStep.WhenNodeGone.PASSES) {
+    if (last.episode().progress().stage() == Stage.DEFERRED) {
+      moves.ended(node, last.episode(), Transition.REPLACED_BY_OTHER, "the Node object is gone while the episode was"
+          + " deferred to another repairer (defer_to): it replaced the node; its last ledger: " + LedgerSummary.of(last.ledger()));
+    } else if (last.means() == LongStep.WhenNodeGone.PASSES) {
       moves.ended(node, last.episode(), Transition.REPLACED, "the Node object is gone: " + ReplaceAction.named(last.handle())
           + " was replaced; its last ledger: " + LedgerSummary.of(last.ledger()));
     } else {

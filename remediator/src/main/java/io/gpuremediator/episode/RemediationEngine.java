@@ -195,9 +195,10 @@ public final class RemediationEngine {
 
   private Optional<Decision> skipKnownEpisode(Evaluation e) {
     return EpisodeAdmission.isDuplicate(e.node, e.alert) ? Optional.of(decisions.duplicate(e.alert, e.node.name(),
-        e.playbook.name())) : e.phase == Phase.FIRING ? DeferRule.firstMatch(deferTo, e.node).map(sign -> decision(e.alert,
-        e.node.name(), e.playbook.name(), Reason.DEFERRED, e.node.name() + " shows " + sign + ": another system owns its"
-        + " repair (defer_to); no episode of ours", List.of())) : Optional.empty();
+        e.playbook.name())) : e.phase == Phase.FIRING ? DeferRule.firstRule(deferTo, e.node).filter(r -> r.deadline().isEmpty())
+        .map(sign -> decision(e.alert, e.node.name(), e.playbook.name(), Reason.DEFERRED, e.node.name() + " shows "
+        + sign.describe() + ": another system owns its repair (defer_to); no episode of ours", List.of()))
+        : Optional.empty();
   }
 
   /** A resolved episode is released by the playbook that acted on it; a repeat offender runs the escalation. */

@@ -61,14 +61,16 @@ final class StepRunner {
       }
       List<ActionSpec> list = Episodes.currentList(e, pb.get());
       Instant now = moves.now();
-      if (p.task().isPresent()) {
+      if (p.stage() == Stage.DEFERRED) {
+        e = others.look(node, e, pb.get());
+      } else if (p.task().isPresent()) {
         e = longSteps.look(node, e, pb.get(), list, p.task().get(), set, now, n > 0); // n > 0: e is our own write's, just now
       } else if (p.next() >= list.size()) {
         e = endOfList(node, e, pb.get());
       } else if (!list.get(p.next()).isLongStep() || list.get(p.next()).dryRun()) {
         e = runImmediate(node, e, pb.get(), list);
       } else {
-        e = others.stopsBeforeStep(node, e) ? null : longSteps.start(node, e, pb.get(), list.get(p.next()), set, now);
+        e = others.defersBeforeStep(node, e) ? null : longSteps.start(node, e, pb.get(), list.get(p.next()), set, now);
       }
     }
   }

@@ -35,6 +35,18 @@ enum Transition {
   STEP_FAILED(Stages.ACTIVE, Target.STEP_FAILED, Optional.empty(), true, "needs_human"),
   /** A failed step escalated the episode to the playbook it names. */
   ESCALATED(Stages.ACTIVE, Target.ESCALATED, Optional.of(Reason.ESCALATED), true, ""),
+  /** Before a long step, the node shows another repairer's sign ({@code defer_to}): the episode waits for it. */
+  DEFERRED_TO(Stages.ACTIVE, Target.DEFERRED, Optional.of(Reason.DEFERRED), true, ""),
+  /** A deferred node rebooted and still shows the sign: the other repairer is at work, its deadline starts again. */
+  REPAIR_SEEN(EnumSet.of(Stage.DEFERRED), Target.SAME, Optional.empty(), false, ""),
+  /** The other repairer's deadline passed with no repair seen: our episode goes on from where it was deferred. */
+  TAKEN_OVER(EnumSet.of(Stage.DEFERRED), Target.QUARANTINED, Optional.of(Reason.DEFERRAL_TAKEN_OVER), true, ""),
+  /** The other repairer's deadline passed with no repair seen: people are paged once, the episode stays deferred. */
+  DEFERRAL_PAGED(EnumSet.of(Stage.DEFERRED), Target.SAME, Optional.of(Reason.DEFERRAL_PAGED), false, ""),
+  /** The other repairer finished (its sign is gone): our release steps ran, the episode is over, closed by it. */
+  HANDED_BACK(EnumSet.of(Stage.DEFERRED), Target.RELEASED, Optional.of(Reason.HANDED_BACK), true, "released"),
+  /** The other repairer replaced the deferred node (the Node object is gone): the episode is over, closed by it. */
+  REPLACED_BY_OTHER(EnumSet.of(Stage.DEFERRED), Target.REPLACED, Optional.of(Reason.HANDED_BACK), true, "replaced"),
   /** Nothing more can happen automatically (a template renders an invalid value, a step can never start). */
   NEEDS_HUMAN(Stages.ACTIVE, Target.NEEDS_HUMAN, Optional.empty(), true, "needs_human"),
   /** Every release step ran: the episode is over. */
@@ -116,7 +128,8 @@ enum Transition {
 
   /** The stage a transition leads to. */
   private enum Target {
-    SAME, QUARANTINED, PREFLIGHT, SAME_OR_QUARANTINED, STEP_RUNNING, STEP_PASSED, STEP_FAILED, ESCALATED, NEEDS_HUMAN, RETRIED,
+    SAME, QUARANTINED, PREFLIGHT, SAME_OR_QUARANTINED, STEP_RUNNING, STEP_PASSED, STEP_FAILED, ESCALATED, DEFERRED, NEEDS_HUMAN,
+    RETRIED,
     RELEASED, REPLACED;
 
     boolean allows(Stage before, Stage after, Optional<StepStages> step) {
@@ -129,6 +142,7 @@ enum Transition {
         case STEP_PASSED -> step.isPresent() && after == step.get().passed().orElse(before);
         case STEP_FAILED -> step.isPresent() && after == step.get().failed();
         case ESCALATED -> after == Stage.ESCALATED;
+        case DEFERRED -> after == Stage.DEFERRED;
         case NEEDS_HUMAN -> after == Stage.NEEDS_HUMAN;
         case RETRIED -> after == Stage.QUARANTINED || step.isPresent() && after == step.get().running();
         case RELEASED -> after == Stage.RELEASED;

@@ -28,6 +28,11 @@ public enum Stage {
   REPAIR_FAILED,
   /** A failed step escalated the episode to another playbook. */
   ESCALATED,
+  /**
+   * Another system owns the node's repair ({@code defer_to}): the episode waits, holding what it took, for the other
+   * repairer to hand the node back (its sign gone: our quarantine lifted) or for the sign's deadline.
+   */
+  DEFERRED,
   /** Nothing more will happen automatically; a human decides. */
   NEEDS_HUMAN,
   /** A new node carrying the pre-flight taint proves itself (a diagnose Job, or waiting for a slot to run one). */
