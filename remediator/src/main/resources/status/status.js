@@ -130,7 +130,7 @@
 
   /**
    * The recovery histograms from /metrics (Prometheus text): episodes ended by outcome and by who closed them (automatic,
-   * or a human), with their mean time from the fault; the repairs alone (a GPU reset, a reboot), without the drain; and
+   * a human, or the repairer a deferred episode waited for), with their mean time from the fault; the repairs alone (a GPU reset, a reboot), without the drain; and
    * the time between a node's episodes. Since this instance started, as the histograms are.
    */
   function drawRecovery(metrics) {
@@ -148,7 +148,8 @@
         continue;
       }
       const outcome = (/outcome="([^"]*)"/.exec(m[3] || '') || [])[1] || 'unknown';
-      const by = (/closed_by="([^"]*)"/.exec(m[3] || '') || [])[1] === 'human' ? ' by a human' : '';
+      const closer = (/closed_by="([^"]*)"/.exec(m[3] || '') || [])[1];
+      const by = closer === 'human' ? ' by a human' : closer === 'other' ? ' by another repairer' : '';
       const o = ended.get(outcome + by) || { count: 0, sum: 0 };
       o[m[2]] += value;
       ended.set(outcome + by, o);

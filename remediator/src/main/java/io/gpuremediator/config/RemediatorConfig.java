@@ -87,6 +87,9 @@ public record RemediatorConfig(
         + " DRA stack does not run: there a node's clique is the one NVIDIA's DRA driver publishes (ComputeDomainClique),"
         + " known only while a ComputeDomain uses the node; a selected node that shows neither is not counted in that"
         + " domain, and is named in GET /api/v1/safety's warnings and remediator_domain_label_missing"));
+    deferTo.stream().filter(r -> r.deadline().filter(d -> d.then() == DeferRule.Then.PAGE).isPresent()
+        && safety.page().isEmpty()).findFirst().ifPresent(r -> out.add("defer_to " + r.describe() + " pages people at"
+        + " its deadline, and safety.page names no receiver: the page is only a decision (deferral_paged) and an Event"));
     return out;
   }
 

@@ -141,8 +141,9 @@ final class OtherRepairer {
     }
     gone.forget(node);
     String left = String.join("; ", ActionRegistry.giveBack(node, e, ports));
-    moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.HANDED_BACK, null, "the repairer "
-        + playbook.name() + " was deferred to finished: " + seen + "; our release steps ran, the episode is over"
+    moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.HANDED_BACK, null, "the repairer the"
+        + " episode was deferred to finished: " + seen + "; the release steps of " + playbook.name() + " ran, the episode"
+        + " is over"
         + (left.isEmpty() ? "" : "; " + left), w.get().records(), Stage.RELEASED);
   }
 }

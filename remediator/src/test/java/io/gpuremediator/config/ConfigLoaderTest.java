@@ -354,6 +354,39 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void decodesADeferralsDeadlineAndWhatThenAndNamesEachMistakeWithItsLine() throws IOException {
+    RemediatorConfig c = load(String.join("\n", "auth: {insecure_no_auth: true}", "defer_to:",
+        "  - condition: {type: AcceleratedHardwareReady, status: \"False\"}", "    deadline: 30m", "    then: take_over",
+        "  - taint: {key: karpenter.sh/disrupted}", "    deadline: 1h", "    then: page", "")).config().orElseThrow();
+    assertThat(c.deferTo()).containsExactly(new DeferRule.Condition("AcceleratedHardwareReady", "False",
+        Optional.of(new DeferRule.Deadline(Duration.ofMinutes(30), DeferRule.Then.TAKE_OVER))),
+        new DeferRule.Taint("karpenter.sh/disrupted", Optional.of(new DeferRule.Deadline(Duration.ofHours(1), DeferRule.Then.PAGE))));
+    assertThat(c.warnings()).contains("defer_to taint karpenter.sh/disrupted pages people at its deadline, and safety.page"
+        + " names no receiver: the page is only a decision (deferral_paged) and an Event");
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "defer_to:",
+        "  - taint: {key: a}", "    deadline: 30m",
+        "  - taint: {key: b}", "    deadline: 30s", "    then: page",
+        "  - taint: {key: c}", "    deadline: 1h", "    then: reboot", "")).errors()).containsExactly(
+        f + ":4: defer_to item: \"deadline\" and \"then\" go together (then: take_over | page, after the deadline)",
+        f + ":6: \"deadline\" in defer_to item must be at least 1m",
+        f + ":10: \"then\" in defer_to item must be take_over or page, not \"reboot\"");
+  }
+
+  /** The EKS overlay and the chart's AWS values defer to every condition EKS node auto repair and Karpenter act on. */
+  @Test
+  void theShippedEksConfigDefersToEveryConditionEksAndKarpenterRepairActOn() {
+    // aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go RepairPolicies(), and the EKS node monitoring agent's
+    List<String> repaired = List.of("Ready=False", "Ready=Unknown", "AcceleratedHardwareReady=False", "StorageReady=False",
+        "NetworkingReady=False", "KernelReady=False", "ContainerRuntimeReady=False");
+    RemediatorConfig c = ConfigLoader.load(Path.of("../deploy/aws/remediator.yaml")).config().orElseThrow();
+    assertThat(c.deferTo()).extracting(DeferRule::describe).containsExactlyInAnyOrderElementsOf(
+        repaired.stream().map(r -> "condition " + r).toList());
+    assertThat(c.deferTo()).allSatisfy(r -> assertThat(r.deadline()).hasValueSatisfying(d -> assertThat(d.then())
+        .as("never taken over: the other repairer may replace the node at any moment").isEqualTo(DeferRule.Then.PAGE)));
+  }
+
+  @Test
   void requiresAuthToBeSaidExplicitly() throws IOException {
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(load("listen: 127.0.0.1:1\n").errors()).containsExactly(

@@ -96,7 +96,7 @@ class DeferToMockTest {
     h.look(NODE);
     assertThat(h.episode(NODE)).as("handed back").isNull();
     assertThat(h.decisions(Reason.HANDED_BACK)).singleElement().satisfies(d -> assertThat(d.detail())
-        .contains("the sign is gone").contains("our release steps ran"));
+        .contains("the sign is gone").contains("the release steps of gpu-reboot ran"));
     assertThat(h.node(NODE).unschedulable()).as("our cordon lifted").isFalse();
     assertThat(h.node(NODE).taints()).as("our taint lifted").isEmpty();
     assertThat(h.ended).containsExactly("gpu-reboot released other");
