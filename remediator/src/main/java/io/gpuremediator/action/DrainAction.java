@@ -170,6 +170,7 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
       for (PodInfo p : left) {
         if (!p.terminating()) {
           run.ports().workloads().delete(p, grace(p, spec));
+          PodNotices.tell(run, p, "was deleted by a drain past its timeout", PodNotices.gpuOf(run));
         }
       }
       return new StepResult.Running("timeout reached: deleting the " + left.size() + " pods left (" + names(left) + ")",
@@ -196,6 +197,9 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
         continue;
       }
       Eviction answer = run.ports().workloads().evict(p, grace(p, spec));
+      if (answer instanceof Eviction.Granted) {
+        PodNotices.tell(run, p, "was evicted by a drain", PodNotices.gpuOf(run));
+      }
       if (answer instanceof Eviction.Granted || answer instanceof Eviction.Gone) {
         evicted++;
       } else if (answer instanceof Eviction.BudgetBlocked b) {

@@ -191,7 +191,7 @@ public final class FenceGpuAction extends BackgroundKind<FenceGpuAction.FenceGpu
         + spec.key() + "=" + value(run.episode()) + ":" + written + ")";
     String moved = "";
     if (evicts) {
-      HolderEvictions evictions = HolderEvictions.of(run, GpuHolders.of(run, d.ref()));
+      HolderEvictions evictions = HolderEvictions.of(run, GpuHolders.of(run, d.ref()), uuid);
       if (evictions.waiting().isPresent()) {
         return new StepResult.Running(fenced + "; " + evictions.waiting().get(),
             Optional.of(run.now().plus(run.ports().retryDelay())));

@@ -60,14 +60,25 @@ final class GpuClients {
 
   /** The pods of these operands still on the node ({@code namespace/name}); a DaemonSet's pod is {@code nvidia-<name>-<id>}. */
   static List<String> stillRunning(List<PodInfo> pods, List<String> operands) {
-    List<String> out = new ArrayList<>();
+    return stillRunningPods(pods, operands).stream().map(PodInfo::ref).toList();
+  }
+
+  /** The pods of these operands still on the node. */
+  static List<PodInfo> stillRunningPods(List<PodInfo> pods, List<String> operands) {
+    List<PodInfo> out = new ArrayList<>();
     for (PodInfo p : pods) {
       String name = p.name();
       boolean operand = operands.stream().anyMatch(o -> name.matches("nvidia-" + o + "-[a-z0-9]+"));
       if (p.daemonSet() && operand && !p.finished()) {
-        out.add(p.namespace() + "/" + name);
+        out.add(p);
       }
     }
     return out;
+  }
+
+  /** The operands a reset paused on the node already (as the cache has it). */
+  static List<String> pausedOn(Cluster cluster, String node) {
+    return cluster.node(node).map(n -> OPERANDS.stream().filter(o -> PAUSED.equals(n.labels().get(PREFIX + o))).toList())
+        .orElse(List.of());
   }
 }

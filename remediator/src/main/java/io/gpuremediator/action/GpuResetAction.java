@@ -12,6 +12,7 @@ import io.gpuremediator.playbook.TemplateContext;
 import io.gpuremediator.state.Episode;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.value.Durations;
+import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.yaml.MapReader;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -164,11 +165,17 @@ public final class GpuResetAction extends BackgroundKind<GpuResetAction.GpuReset
    * holds the GPUs open: the reset would be refused). Empty once none runs there: the Job may be created.
    */
   private static Optional<StepResult> pauseClients(LongStepRun<GpuResetSpec> run) throws ClusterException {
+    boolean first = GpuClients.pausedOn(run.ports().cluster(), run.node()).isEmpty();
     List<String> paused = GpuClients.pause(run.ports().cluster(), run.node());
     if (paused.isEmpty()) {
       return Optional.empty();
     }
-    List<String> left = GpuClients.stillRunning(run.ports().workloads().podsOn(run.node()), paused);
+    List<PodInfo> stopping = GpuClients.stillRunningPods(run.ports().workloads().podsOn(run.node()), paused);
+    if (first) {
+      stopping.forEach(p -> PodNotices.tell(run, p, "is stopped (its DaemonSet paused) for a GPU reset",
+          PodNotices.gpuOf(run)));
+    }
+    List<String> left = stopping.stream().map(PodInfo::ref).toList();
     if (left.isEmpty()) {
       return Optional.empty();
     }

@@ -18,11 +18,14 @@ import java.util.Optional;
 record HolderEvictions(Optional<String> waiting, String done) {
   private static final long DEFAULT_GRACE_SECONDS = 30;
 
-  static HolderEvictions of(LongStepRun<?> run, GpuHolders holders) throws ClusterException {
+  static HolderEvictions of(LongStepRun<?> run, GpuHolders holders, String uuid) throws ClusterException {
     List<String> evicted = new ArrayList<>();
     List<String> refused = new ArrayList<>();
     for (PodInfo pod : holders.moved()) {
       Eviction answer = run.ports().workloads().evict(pod, pod.gracePeriodSeconds().orElse(DEFAULT_GRACE_SECONDS));
+      if (answer instanceof Eviction.Granted) {
+        PodNotices.tell(run, pod, "was evicted by a fence of the GPU it holds", "GPU " + uuid);
+      }
       if (answer instanceof Eviction.Granted || answer instanceof Eviction.Gone) {
         evicted.add(pod.ref());
       } else {

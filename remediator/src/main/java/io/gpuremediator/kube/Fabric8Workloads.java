@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
@@ -18,6 +19,7 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.NodeJob;
@@ -25,6 +27,7 @@ import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +77,17 @@ final class Fabric8Workloads implements Workloads {
     return new PodInfo(p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid(),
         p.getStatus() == null ? null : p.getStatus().getPhase(), daemonSet, mirror,
         p.getMetadata().getDeletionTimestamp() != null, Optional.ofNullable(grace));
+  }
+
+  @Override
+  public void recordPodEvent(PodInfo pod, String reason, String message, Instant time) throws ClusterException {
+    Event e = KubeEvents.of(pod.namespace(), "Pod", pod.namespace(), pod.name(), pod.uid().isEmpty() ? null : pod.uid(),
+        "Warning", reason, message, time, NodeKeys.COMPONENT);
+    try {
+      throttle.write(() -> client.v1().events().inNamespace(pod.namespace()).resource(e).create());
+    } catch (KubernetesClientException ex) {
+      throw ApiFailures.of("record event " + reason + " on pod " + pod.ref(), ex);
+    }
   }
 
   @Override

@@ -19,12 +19,18 @@ final class KubeEvents {
    */
   static Event of(String namespace, String kind, String objectNamespace, String name, String type, String reason,
       String message, Instant time, String instance) {
+    return of(namespace, kind, objectNamespace, name, null, type, reason, message, time, instance);
+  }
+
+  /** The same, about the object of this {@code uid} (a pod: never a new one that took an old one's name). */
+  static Event of(String namespace, String kind, String objectNamespace, String name, String uid, String type,
+      String reason, String message, Instant time, String instance) {
     String stamp = time.truncatedTo(ChronoUnit.SECONDS).toString();
     return new EventBuilder()
         .withNewMetadata().withNamespace(namespace)
         .withName(name + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16)).endMetadata()
         .withNewInvolvedObject().withApiVersion("v1").withKind(kind).withNamespace(objectNamespace).withName(name)
-        .endInvolvedObject()
+        .withUid(uid).endInvolvedObject()
         .withType(type).withReason(reason)
         .withMessage(message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 3) + "..." : message)
         .withFirstTimestamp(stamp).withLastTimestamp(stamp).withCount(1)

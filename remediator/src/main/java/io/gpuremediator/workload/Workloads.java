@@ -1,6 +1,7 @@
 package io.gpuremediator.workload;
 
 import io.gpuremediator.node.ClusterException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -12,6 +13,12 @@ public interface Workloads {
 
   /** Asks the Eviction API (policy/v1) to evict the pod, giving it at most {@code gracePeriodSeconds} to stop. */
   Eviction evict(PodInfo pod, long gracePeriodSeconds) throws ClusterException;
+
+  /**
+   * Records a Warning Event about the pod (in its namespace, naming its uid), for whoever owns the workload to read
+   * why it was stopped.
+   */
+  void recordPodEvent(PodInfo pod, String reason, String message, Instant time) throws ClusterException;
 
   /** Deletes the pod (no PodDisruptionBudget check), giving it at most {@code gracePeriodSeconds}; gone already is fine. */
   void delete(PodInfo pod, long gracePeriodSeconds) throws ClusterException;

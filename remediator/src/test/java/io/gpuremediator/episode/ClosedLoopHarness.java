@@ -359,6 +359,12 @@ final class ClosedLoopHarness implements AutoCloseable {
         .filter(e -> reason.equals(e.getReason())).toList();
   }
 
+  /** The Events telling a pod of {@code namespace} why it was evicted or stopped, as a workload's owner reads them. */
+  List<Event> podNotices(String namespace) {
+    return client.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(e -> "GpuRemediatorEvicted".equals(e.getReason()) && "Pod".equals(e.getInvolvedObject().getKind())).toList();
+  }
+
   List<Decision> decisions(Reason reason) {
     return decisions.stream().filter(d -> d.reason() == reason).toList();
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.ActionRecord;
 import io.gpuremediator.decision.Decision;
@@ -102,6 +103,16 @@ class DrainMockTest {
     h.clock.advance(Duration.ofSeconds(6));
     Episode diagnosing = h.lookUntil(NODE, Stage.DIAGNOSING, 3);
     assertThat(h.server.evictionsGranted("ml-training", "trainer-0")).isEqualTo(1);
+    assertThat(h.podNotices("ml-training")).as("the workload is told, once, though the budget refused it first")
+        .singleElement().satisfies(e -> {
+          assertThat(e.getInvolvedObject().getName()).isEqualTo("trainer-0");
+          assertThat(e.getType()).isEqualTo("Warning");
+          assertThat(e.getMessage()).contains("ml-training/trainer-0 was evicted by a drain on node " + NODE)
+              .contains("every GPU of the node").contains("alert GpuXidHardwareError (fingerprint " + xid().fingerprint())
+              .contains("episode " + EpisodeNames.episodeHash(NODE, xid().fingerprint(), xid().startsAt()));
+        });
+    assertThat(h.podNotices("default")).extracting(e -> e.getInvolvedObject().getName()).containsExactly("web-1");
+    assertThat(h.podNotices("kube-system")).as("a DaemonSet's pod, not evicted, is not told").isEmpty();
     assertThat(h.decisions(Reason.DRAINED)).hasSize(1);
     assertThat(h.decisions(Reason.STEPS_APPLIED)).anySatisfy(d -> assertThat(d.actions())
         .extracting(ActionRecord::type).containsExactly("event"));

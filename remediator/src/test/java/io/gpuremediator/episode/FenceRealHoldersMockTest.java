@@ -53,6 +53,10 @@ class FenceRealHoldersMockTest {
         .contains(":NoSchedule)").contains("evicted ml/trainer-3 through the Eviction API")
         .contains("kept running (dra.keep_namespaces): gpu-operator/" + DraShapes.EXPORTER));
     assertThat(h.jobs("gpu_reset")).as("the kept exporter does not hold the reset back").hasSize(1);
+    assertThat(h.podNotices("ml")).singleElement().satisfies(e -> assertThat(e.getMessage())
+        .contains("ml/trainer-3 was evicted by a fence of the GPU it holds on node " + NODE)
+        .contains("GPU " + DraObjects.uuid(NODE, 3) + ", alert GpuXidHardwareError"));
+    assertThat(h.podNotices(DraShapes.EXPORTER_NAMESPACE)).as("the kept exporter is not told").isEmpty();
   }
 
   @Test

@@ -104,6 +104,9 @@ class GpuClientsPauseMockTest {
     assertThat(exporter.history()).as("its pod left for the reset, and came back")
         .containsExactly("placed " + NODE, "removed " + NODE, "placed " + NODE);
     assertThat(h.decisions(Reason.REPAIR_STARTED)).as("one start, the Job's").hasSize(1);
+    assertThat(h.podNotices("gpu-operator")).as("the exporter's pod, stopped for the reset, is told once").singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("is stopped (its DaemonSet paused) for a GPU reset on node "
+            + NODE));
   }
 
   @Test

@@ -40,6 +40,8 @@ final class InMemoryWorkloads implements Workloads {
   final Map<String, Integer> evictions = new HashMap<>();
   /** The node of every pod deleted (not evicted), in order. */
   final List<String> deletedOn = new ArrayList<>();
+  /** The pods told why they were stopped ({@code namespace/name}), one entry per Event, in order. */
+  final List<String> told = new ArrayList<>();
   int jobsCreated;
 
   /** Jobs created at the epoch: an evidence Job's wait is over at once. */
@@ -82,6 +84,11 @@ final class InMemoryWorkloads implements Workloads {
 
   private boolean blocked(PodInfo p) {
     return budgetOf.getOrDefault(p.name(), 1) <= 0;
+  }
+
+  @Override
+  public synchronized void recordPodEvent(PodInfo pod, String reason, String message, Instant time) {
+    told.add(pod.ref());
   }
 
   @Override
