@@ -89,10 +89,15 @@ final class ActionParams {
    * @return empty when absent (a human decides), or when invalid (recorded as a problem)
    */
   static Optional<String> onFail(MapReader params, String kind) {
-    return params.string("on_fail").filter(name -> {
+    return playbookName(params, "on_fail", kind);
+  }
+
+  /** The key {@code key}: the name of a playbook (checked to exist once every file is loaded). */
+  static Optional<String> playbookName(MapReader params, String key, String kind) {
+    return params.string(key).filter(name -> {
       Optional<String> invalid = FieldRule.LABEL_VALUE.check(name);
       if (name.isEmpty() || invalid.isPresent()) {
-        params.problems().add(params.at("on_fail"), kind + " action: \"on_fail\" must name a playbook");
+        params.problems().add(params.at(key), kind + " action: \"" + key + "\" must name a playbook");
         return false;
       }
       return true;

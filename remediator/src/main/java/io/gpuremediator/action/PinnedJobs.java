@@ -7,6 +7,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.state.Progress.Task;
 import io.gpuremediator.value.Durations;
+import io.gpuremediator.verdict.DcgmDiagVerdict;
 import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
 import io.gpuremediator.workload.JobVolume;
@@ -112,6 +113,12 @@ final class PinnedJobs {
     String job = run.ports().jobNamespace() + "/" + name;
     return new StepResult.Started(name, shape.noun() + " " + job + " created", shape.noun() + " " + job
         + " created on " + run.node() + " (" + String.join(" ", shape.command()) + ")");
+  }
+
+  /** The whole log of the task's Job when it is a DCGM diagnostic document ({@code dcgmi diag -j}); else empty. */
+  static Optional<String> document(LongStepRun<?> run) throws ClusterException {
+    return run.ports().workloads().log(run.ports().jobNamespace(), run.task().handle(), DOCUMENT_BYTES)
+        .filter(DcgmDiagVerdict::isDocument);
   }
 
   /**

@@ -75,6 +75,15 @@ public sealed interface StepResult {
     }
   }
 
-  /** Failed: the episode stops here (or escalates), decided with {@code reason}. */
-  record Failed(Reason reason, String note) implements StepResult {}
+  /**
+   * Failed: the episode stops here (or escalates), decided with {@code reason}.
+   *
+   * @param escalateTo the playbook the failure's own verdict chose ({@code on_verdict}); empty: the step's on_fail
+   */
+  record Failed(Reason reason, String note, Optional<String> escalateTo) implements StepResult {
+    /** A failure that escalates as its step's {@code on_fail} says. */
+    public Failed(Reason reason, String note) {
+      this(reason, note, Optional.empty());
+    }
+  }
 }

@@ -6,6 +6,6 @@
  * ({@link io.gpuremediator.action.LongStep}), starts, looks and cancels in the background with stages of its own.
  *
  * <p>Uses: {@code decision}, {@code device}, {@code node}, {@code outbound}, {@code playbook}, {@code safety}, {@code state},
- * {@code value}, {@code workload}, {@code yaml}; libraries: {@code org.yaml}.
+ * {@code value}, {@code verdict}, {@code workload}, {@code yaml}; libraries: {@code org.yaml}.
  */
 package io.gpuremediator.action;

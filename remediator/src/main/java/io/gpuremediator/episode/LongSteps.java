@@ -168,7 +168,7 @@ final class LongSteps {
       PlaybookSet set, Instant now) throws ClusterException {
     moves.decisions().listener().stepFinished(task.kind(), "failed", Duration.between(task.started(), now).toMillis() / 1000.0);
     gone.forget(node);
-    Optional<String> to = spec.escalatesTo().filter(name -> set.named(name).isPresent());
+    Optional<String> to = f.escalateTo().or(spec::escalatesTo).filter(name -> set.named(name).isPresent());
     if (to.isPresent()) {
       Progress escalated = Progress.startingIn(Stage.ESCALATED, now, 0, f.note());
       return moves.escalate(node, e, e.escalatedTo(to.get(), escalated), to.get(), kind.escalationReason().orElse(null),

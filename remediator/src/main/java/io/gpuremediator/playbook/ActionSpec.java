@@ -1,6 +1,7 @@
 package io.gpuremediator.playbook;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -61,6 +62,11 @@ public interface ActionSpec {
   /** The playbook a failure of this step escalates the episode to; empty: it stays out for a human. */
   default Optional<String> escalatesTo() {
     return Optional.empty();
+  }
+
+  /** Every playbook a failure of this step may escalate to: its on_fail and those its verdicts choose. */
+  default List<String> escalationTargets() {
+    return escalatesTo().stream().toList();
   }
 
   /**

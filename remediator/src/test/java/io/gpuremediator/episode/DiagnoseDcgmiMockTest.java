@@ -20,10 +20,13 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The diagnose step through the closed loop against the emulated API server, its Job's {@code dcgmi diag -r 2 -j} run
@@ -45,6 +48,25 @@ class DiagnoseDcgmiMockTest {
             - label: {key: gpu-remediator.io/needs-human, value: "true"}
       """);
   private static final String DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04";
+  /** The diagnose with a rung for each verdict, and a playbook for each. */
+  private static final String VERDICT_PLAYBOOKS = Playbooks.quarantining("gpu-diagnose", """
+            - diagnose: {image: "DCGM", command: [dcgmi, diag, -r, "2", -j], timeout: 10m, on_fail: gpu-service,
+                         on_verdict: {reset_gpu: gpu-reset, reboot: gpu-reboot, service: gpu-service}}
+            - untaint: {key: gpu-remediator.io/unhealthy}
+            - uncordon: {}
+        - name: gpu-reset
+          match: ['alertname="NeverFires"']
+          actions:
+            - label: {key: gpu-remediator.io/next, value: reset}
+        - name: gpu-reboot
+          match: ['alertname="NeverFires"']
+          actions:
+            - label: {key: gpu-remediator.io/next, value: reboot}
+        - name: gpu-service
+          match: ['alertname="NeverFires"']
+          actions:
+            - label: {key: gpu-remediator.io/next, value: service}
+      """).replace("DCGM", DCGM_IMAGE);
   @TempDir Path dir;
   private ClosedLoopHarness h;
   private JobKubelet kubelet;
@@ -60,11 +82,16 @@ class DiagnoseDcgmiMockTest {
   }
 
   private void start(String image, String faultyGpu) {
-    h = new ClosedLoopHarness(dir, String.format(PLAYBOOKS, image), OutboundPorts.NONE,
+    startWith(String.format(PLAYBOOKS, image), faultyGpu == null ? Map.of() : Map.of(JobKubelet.FAULTY_MEMORY_LABEL,
+        faultyGpu));
+  }
+
+  private void startWith(String playbooks, Map<String, String> simLabels) {
+    h = new ClosedLoopHarness(dir, playbooks, OutboundPorts.NONE,
         new MutableClock(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
-    if (faultyGpu != null) {
+    if (!simLabels.isEmpty()) {
       h.client.nodes().withName(NODE).edit(n -> {
-        n.getMetadata().getLabels().put(JobKubelet.FAULTY_MEMORY_LABEL, faultyGpu);
+        n.getMetadata().getLabels().putAll(simLabels);
         return n;
       });
     }
@@ -141,6 +168,27 @@ class DiagnoseDcgmiMockTest {
     assertThat(h.decisions(Reason.ESCALATED)).singleElement().satisfies(d -> assertThat(d.detail())
         .endsWith("gpu-service"));
     assertThat(h.node(NODE).unschedulable()).isTrue();
+  }
+
+  /**
+   * {@code on_verdict}: the recorded fault documents each choose their rung: faulty memory (the fake's GpuBurn failure)
+   * goes to service, not a reboot; a host-side PCIe replay violation reboots; NVLinks down reset the GPU, not a human.
+   */
+  @ParameterizedTest(name = "{0} -> {2}")
+  @CsvSource({"faulty memory, " + JobKubelet.FAULTY_MEMORY_LABEL + "=2, gpu-service, 205",
+      "PCIe replays, " + JobKubelet.DIAG_DOCUMENT_LABEL + "=pcie-replay-fail, gpu-reboot, 205",
+      "NVLinks down, " + JobKubelet.DIAG_DOCUMENT_LABEL + "=nvlink-down-fail, gpu-reset, 226"})
+  void eachFaultsVerdictChoosesItsRung(String fault, String simLabel, String playbook, int exit) {
+    String[] kv = simLabel.split("=");
+    startWith(VERDICT_PLAYBOOKS, Map.of(kv[0], kv[1]));
+    h.fire(Alerts.xid(NODE, "48"));
+    lookUntil(() -> !h.decisions(Reason.ESCALATED).isEmpty());
+    assertThat(diagnoseExitCode()).isEqualTo(exit);
+    String rung = playbook.equals("gpu-reset") ? "reset_gpu" : playbook.substring(4);
+    assertThat(h.decisions(Reason.DIAGNOSTICS_FAILED)).singleElement().satisfies(d -> assertThat(d.detail())
+        .contains("verdict " + rung + " (").contains("on_verdict " + rung + " escalates to " + playbook));
+    assertThat(h.decisions(Reason.ESCALATED)).singleElement().satisfies(d -> assertThat(d.detail()).endsWith(playbook));
+    assertThat(h.episode(NODE).playbook()).isEqualTo(playbook);
   }
 
   @Test

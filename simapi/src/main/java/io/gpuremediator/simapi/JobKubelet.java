@@ -40,7 +40,8 @@ import java.util.function.Predicate;
  * runtime injects nvidia-smi, nvidia-debugdump and nvidia-persistenced only; libnvidia-container src/nvc_info.c);
  * and what an image holds only in that image: {@code images/<repository>/bin} is on the PATH of a container whose image
  * is that repository ({@code dcgmi} in NVIDIA's {@code dcgm} image). A node labelled {@value #FAULTY_MEMORY_LABEL}
- * with a GPU index has that GPU's memory faulty, as the fake dcgmi's diagnostic finds it. A
+ * with a GPU index has that GPU's memory faulty, as the fake dcgmi's diagnostic finds it; one labelled
+ * {@value #DIAG_DOCUMENT_LABEL} answers with that recorded fault document. A
  * node labelled {@value #DRIVER_CONTAINER_LABEL}=true runs the GPU Operator's driver container, whose root is the node's
  * {@code /run/nvidia/driver} (its DaemonSet selects nodes on that label and mounts {@code /run/nvidia} Bidirectional:
  * tests/real/gpu-operator/v26.7.0-dra/driver-0500_daemonset.yaml); any other has the driver installed on the host.
@@ -62,6 +63,11 @@ public final class JobKubelet implements AutoCloseable {
   public static final String DRIVER_CONTAINER_LABEL = "nvidia.com/gpu.deploy.driver";
   /** A node labelled so, with a GPU index, has faulty memory on that GPU (what no repair mends). */
   public static final String FAULTY_MEMORY_LABEL = "sim.gpu-remediator.io/faulty-memory-gpu";
+  /**
+   * A node labelled so answers {@code dcgmi diag -j} with the recorded fault document it names
+   * ({@code tests/real/dcgm/diag-v4-<value>.json}: {@code pcie-replay-fail}, {@code nvlink-down-fail}, ...).
+   */
+  public static final String DIAG_DOCUMENT_LABEL = "sim.gpu-remediator.io/diag-document";
   private static final String BUG_REPORT = "nvidia-bug-report.sh";
   /** containerd's message for a container whose command is not in its image, as a pod's status shows it. */
   private static final String START_ERROR = "failed to create containerd task: failed to create shim task: OCI runtime"
@@ -332,6 +338,9 @@ public final class JobKubelet implements AutoCloseable {
     String gpu = n == null || n.getMetadata().getLabels() == null ? null
         : n.getMetadata().getLabels().get(FAULTY_MEMORY_LABEL);
     write(gpuState(node).resolve("faulty-memory"), gpu == null ? "" : gpu + " 1\n");
+    String document = n == null || n.getMetadata().getLabels() == null ? null
+        : n.getMetadata().getLabels().get(DIAG_DOCUMENT_LABEL);
+    write(gpuState(node).resolve("diag-document"), document == null ? "" : document + "\n");
   }
 
   /** The node's driver, where its install puts it, and a /tmp in each root a chroot can write to. */

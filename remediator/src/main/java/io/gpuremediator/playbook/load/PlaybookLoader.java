@@ -84,8 +84,8 @@ public final class PlaybookLoader {
           }
         });
         Stream.concat(p.actions().stream(), p.onResolved().stream())
-            .map(ActionSpec::escalatesTo).flatMap(Optional::stream).filter(to -> !names.contains(to) || to.equals(p.name()))
-            .forEach(to -> errors.add(p.source() + ": diagnose on_fail \"" + to + "\" names no other playbook"));
+            .flatMap(a -> a.escalationTargets().stream()).distinct().filter(to -> !names.contains(to) || to.equals(p.name()))
+            .forEach(to -> errors.add(p.source() + ": on_fail or on_verdict \"" + to + "\" names no other playbook"));
       }
       checked.add(new PlaybookFile(f.path(), f.playbooks(), errors));
     }

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.action.DiagnoseAction.DiagnoseSpec;
 import io.gpuremediator.action.DrainAction.DrainMode;
 import io.gpuremediator.action.DrainAction.DrainSpec;
+import io.gpuremediator.verdict.Rung;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,13 +53,28 @@ class LongStepDecodersTest {
   }
 
   @Test
+  void aDiagnosesOnVerdictNamesAPlaybookForEachRungAndEveryOneMustExist() throws IOException {
+    String f = dir.resolve("p.yaml").toString();
+    LoadResult ok = load("diagnose: {image: dcgm, command: [dcgmi, diag, -j], on_fail: human, on_verdict: {service: human}}");
+    assertThat(ok.errors()).isEmpty();
+    DiagnoseSpec d = (DiagnoseSpec) ok.set().named("p").orElseThrow().actions().get(0);
+    assertThat(d.onVerdict()).containsExactly(Map.entry(Rung.SERVICE, "human"));
+    assertThat(load("diagnose: {image: dcgm, command: [dcgmi], on_verdict: {reset_gpu: nobody, rma: human, reboot: \"\"}}")
+        .errors()).containsExactly(
+        f + ":5: diagnose action: \"reboot\" must name a playbook",
+        f + ":5: unknown key \"rma\" in diagnose action's on_verdict");
+    assertThat(load("diagnose: {image: dcgm, command: [dcgmi], on_verdict: {reset_gpu: nobody}}").errors()).containsExactly(
+        f + ":2: on_fail or on_verdict \"nobody\" names no other playbook");
+  }
+
+  @Test
   void aDiagnoseNeedsAnImageACommandAndAnOnFailThatExists() throws IOException {
     String f = dir.resolve("p.yaml").toString();
     assertThat(load("diagnose: {image: \"a b\", on_fail: nobody}").errors()).containsExactly(
         f + ":5: diagnose action: \"image\" must be an image reference without spaces, at most 512 characters",
         f + ":5: diagnose action: missing required key \"command\"");
     assertThat(load("diagnose: {image: dcgm, command: [dcgmi, diag], on_fail: nobody}").errors()).containsExactly(
-        f + ":2: diagnose on_fail \"nobody\" names no other playbook");
+        f + ":2: on_fail or on_verdict \"nobody\" names no other playbook");
     LoadResult ok = load("diagnose: {image: dcgm, command: [dcgmi, diag, -r, \"2\"], timeout: 1h, on_fail: human}");
     assertThat(ok.errors()).isEmpty();
     DiagnoseSpec d = (DiagnoseSpec) ok.set().named("p").orElseThrow().actions().get(0);
