@@ -28,9 +28,10 @@ import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 
 /**
- * {@code drain: {mode, timeout, grace_period, skip_namespaces}}: a long step that moves the workload off the node.
- * Each look lists the node's pods, leaves alone what a drain never moves (DaemonSet and mirror pods, skipped
- * namespaces, finished pods), and evicts the rest through the Eviction API. Stateless between looks: everything it
+ * {@code drain: {mode, timeout, grace_period, skip_namespaces, policies}}: a long step that moves the workload off the
+ * node. Each look lists the node's pods, leaves alone what a drain never moves (DaemonSet and mirror pods, skipped
+ * namespaces, finished pods), and evicts the rest through the Eviction API, but a pod a policy holds back (waiting for
+ * its checkpoint or its completion, {@link DrainPolicy}). Stateless between looks: everything it
  * needs is the node's pods now and the task's start, so a restart resumes it, and an eviction the API refused is
  * simply asked again later, never forced past a budget. It starts only with a drain slot ({@code safety.max_draining}).
  */
@@ -55,9 +56,15 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
    *
    * @param gracePeriod the most a pod gets to terminate, whatever its own terminationGracePeriodSeconds
    * @param skipNamespaces pods in namespaces matching this regex are left alone (DaemonSet and mirror pods always are)
+   * @param policies per workload, how its pods are moved ({@link DrainPolicy}); a pod none selects is evicted
    */
   public record DrainSpec(DrainMode mode, Duration timeout, Duration gracePeriod,
-      Pattern skipNamespaces, boolean dryRun) implements LongStepSpec {  }
+      Pattern skipNamespaces, List<DrainPolicy> policies, boolean dryRun) implements LongStepSpec {
+    /** Copies the policies. */
+    public DrainSpec {
+      policies = List.copyOf(policies);
+    }
+  }
 
   /** Namespaces a drain leaves alone unless the playbook says otherwise: the cluster's and ours. */
   static final String DEFAULT_SKIP_NAMESPACES = "^(kube-system|gpu-operator|gpu-remediator)$";
@@ -104,17 +111,19 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
         }
       });
     }
-    if (mode.isEmpty() || timeout.isEmpty() || grace.isEmpty() || skip.isEmpty()) {
+    Optional<List<DrainPolicy>> policies = DrainPolicy.decode(params, timeout.orElse(MAX_TIMEOUT));
+    if (mode.isEmpty() || timeout.isEmpty() || grace.isEmpty() || skip.isEmpty() || policies.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new DrainSpec(mode.get(), timeout.get(), grace.get(), skip.get(), dryRun));
+    return Optional.of(new DrainSpec(mode.get(), timeout.get(), grace.get(), skip.get(), policies.get(), dryRun));
   }
 
   /** Applied to a draft it only says what will happen; the episode engine evicts the pods in the background. */
   @Override
   public PreparedAction prepare(DrainSpec spec, TemplateContext ctx) {
     String what = "drain " + ctx.node() + ": " + spec.mode().code() + " pods (timeout " + Durations.format(spec.timeout())
-        + ", grace period at most " + Durations.format(spec.gracePeriod()) + ", namespaces skipped: " + spec.skipNamespaces() + ")";
+        + ", grace period at most " + Durations.format(spec.gracePeriod()) + ", namespaces skipped: " + spec.skipNamespaces()
+        + (spec.policies().isEmpty() ? "" : ", " + spec.policies().size() + " workload policies") + ")";
     return draft -> new ActionRecord(name(), StepOutcome.PENDING, what);
   }
 
@@ -192,8 +201,14 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
     Set<String> blockers = new LinkedHashSet<>();
     Optional<Instant> retryAt = Optional.empty();
     String throttled = "";
+    List<String> held = new ArrayList<>();
     for (PodInfo p : left) {
       if (p.terminating()) {
+        continue;
+      }
+      Optional<String> waits = DrainPolicy.of(spec.policies(), p).flatMap(x -> x.holds(p, run.task().started(), now));
+      if (waits.isPresent()) {
+        held.add(waits.get());
         continue;
       }
       Eviction answer = run.ports().workloads().evict(p, grace(p, spec));
@@ -226,15 +241,22 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
         break;
       }
     }
-    StringBuilder note = new StringBuilder().append(left.size()).append(" pods left to move");
+    return new StepResult.Running(note(left.size(), evicted, terminating, blockers, held) + throttled, retryAt);
+  }
+
+  /** What a look that left pods says: how many, what it did, what waits and why. */
+  private static String note(int left, int evicted, long terminating, Set<String> blockers, List<String> held) {
+    StringBuilder note = new StringBuilder().append(left).append(" pods left to move");
     if (evicted > 0 || terminating > 0) {
       note.append(" (").append(evicted).append(" evicted now, ").append(terminating).append(" terminating)");
     }
     if (!blockers.isEmpty()) {
       note.append("; waiting on PDB ").append(String.join(", ", blockers));
     }
-    note.append(throttled);
-    return new StepResult.Running(note.toString(), retryAt);
+    if (!held.isEmpty()) {
+      note.append("; held by a drain policy: ").append(String.join("; ", held));
+    }
+    return note.toString();
   }
 
   private static long grace(PodInfo p, DrainSpec spec) {

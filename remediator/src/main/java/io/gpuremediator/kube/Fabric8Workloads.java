@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -32,9 +33,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The pods and Jobs on a node, through fabric8. Evictions are posted as raw requests so the answer's
@@ -74,9 +77,13 @@ final class Fabric8Workloads implements Workloads {
     boolean mirror = p.getMetadata().getAnnotations() != null
         && p.getMetadata().getAnnotations().containsKey("kubernetes.io/config.mirror");
     Long grace = p.getSpec() == null ? null : p.getSpec().getTerminationGracePeriodSeconds();
+    Set<String> conditions = p.getStatus() == null || p.getStatus().getConditions() == null ? Set.of()
+        : p.getStatus().getConditions().stream().filter(c -> "True".equals(c.getStatus())).map(PodCondition::getType)
+            .collect(Collectors.toSet());
     return new PodInfo(p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid(),
         p.getStatus() == null ? null : p.getStatus().getPhase(), daemonSet, mirror,
-        p.getMetadata().getDeletionTimestamp() != null, Optional.ofNullable(grace));
+        p.getMetadata().getDeletionTimestamp() != null, Optional.ofNullable(grace), p.getMetadata().getLabels(),
+        p.getMetadata().getAnnotations(), conditions);
   }
 
   @Override

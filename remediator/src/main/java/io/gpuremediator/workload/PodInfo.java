@@ -1,7 +1,9 @@
 package io.gpuremediator.workload;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A pod on a node, as a drain sees it.
@@ -11,16 +13,29 @@ import java.util.Optional;
  * @param mirror a static pod's mirror ({@code kubernetes.io/config.mirror}): the API cannot remove it
  * @param terminating deletion has started (deletionTimestamp set)
  * @param gracePeriodSeconds the pod's own terminationGracePeriodSeconds, if set
+ * @param labels the pod's labels (what a drain policy selects on)
+ * @param annotations the pod's annotations (a checkpoint a training job marks itself with)
+ * @param conditions the types of the pod's conditions whose status is {@code True}
  */
 public record PodInfo(String namespace, String name, String uid, String phase, boolean daemonSet, boolean mirror,
-    boolean terminating, Optional<Long> gracePeriodSeconds) {
-  /** Validates presence. */
+    boolean terminating, Optional<Long> gracePeriodSeconds, Map<String, String> labels, Map<String, String> annotations,
+    Set<String> conditions) {
+  /** Validates presence; copies the maps. */
   public PodInfo {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(name, "name");
     uid = uid == null ? "" : uid;
     phase = phase == null ? "Unknown" : phase;
     Objects.requireNonNull(gracePeriodSeconds, "gracePeriodSeconds");
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+    conditions = conditions == null ? Set.of() : Set.copyOf(conditions);
+  }
+
+  /** A pod with no labels, annotations or conditions to read. */
+  public PodInfo(String namespace, String name, String uid, String phase, boolean daemonSet, boolean mirror,
+      boolean terminating, Optional<Long> gracePeriodSeconds) {
+    this(namespace, name, uid, phase, daemonSet, mirror, terminating, gracePeriodSeconds, Map.of(), Map.of(), Set.of());
   }
 
   /** Whether the pod has finished (Succeeded or Failed): it holds nothing and needs no eviction. */

@@ -53,6 +53,25 @@ class LongStepDecodersTest {
   }
 
   @Test
+  void drainPoliciesSelectAWorkloadAndEachMistakeIsNamed() throws IOException {
+    LoadResult ok = load("drain: {timeout: 2h, policies: [{select: {labels: \"app=llm\"}, mode: wait_for_checkpoint,"
+        + " checkpoint: {condition: Checkpointed}, deadline: 30m}, {select: {namespace: inference}, mode: evict}]}");
+    assertThat(ok.errors()).isEmpty();
+    assertThat(((DrainSpec) ok.set().named("p").orElseThrow().actions().get(0)).policies()).hasSize(2);
+    String f = dir.resolve("p.yaml").toString();
+    assertThat(load("drain: {timeout: 1h, policies: [{select: {}, mode: wait}, {select: {namespace: ml},"
+        + " mode: wait_for_checkpoint, deadline: 2h}, {select: {namespace: ml}, mode: evict, checkpoint: {annotation: a}}]}")
+        .errors()).containsExactly(
+        f + ":5: drain action's policies item: \"select\" needs a namespace or labels (a label selector)",
+        f + ":5: drain action's policies item: \"mode\" must be evict, wait_for_completion or wait_for_checkpoint, not"
+            + " \"wait\"",
+        f + ":5: drain action's policies item: \"deadline\" 2h is past the drain's timeout 1h",
+        f + ":5: drain action's policies item: wait_for_checkpoint needs a checkpoint ({annotation: KEY} or {condition:"
+            + " TYPE}) and a deadline",
+        f + ":5: drain action's policies item: \"checkpoint\" goes with mode wait_for_checkpoint only");
+  }
+
+  @Test
   void aDiagnosesOnVerdictNamesAPlaybookForEachRungAndEveryOneMustExist() throws IOException {
     String f = dir.resolve("p.yaml").toString();
     LoadResult ok = load("diagnose: {image: dcgm, command: [dcgmi, diag, -j], on_fail: human, on_verdict: {service: human}}");
