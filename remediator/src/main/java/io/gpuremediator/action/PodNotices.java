@@ -4,21 +4,19 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.workload.PodInfo;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Tells the workload: each pod a step evicts or stops (a drain, a fence's eviction of the GPU's holders, a reset's pause
  * of the GPU Operator's clients) gets a Warning Event in its own namespace, naming the node, the GPU, the alert and the
  * episode, so its owner (a person, Kueue, JobSet's controller) can tell a hardware eviction from a job failure. An
- * Event that cannot be written is logged, and the step goes on: the node's safety never waits on a notice.
+ * Event that cannot be written is a warning Event on the node (once per message), and the step goes on: the node's
+ * safety never waits on a notice.
  */
 final class PodNotices {
   /** The Event's reason: a stable word a controller can watch for. */
   static final String REASON = "GpuRemediatorEvicted";
   /** The alert label naming the GPU by its UUID, as dcgm-exporter writes it. */
   private static final String UUID_LABEL = "UUID";
-  private static final Logger LOGGER = LoggerFactory.getLogger(PodNotices.class);
 
   private PodNotices() {}
 
@@ -44,7 +42,8 @@ final class PodNotices {
     try {
       run.ports().workloads().recordPodEvent(pod, REASON, message, run.now());
     } catch (ClusterException e) {
-      LOGGER.warn("pod {} on node {}: its Event {} was not recorded: {}", pod.ref(), run.node(), REASON, e.getMessage());
+      run.warn().accept("PodEventNotRecorded", "the Event telling " + pod.ref() + " why it was stopped was not recorded: "
+          + e.getMessage());
     }
   }
 }
