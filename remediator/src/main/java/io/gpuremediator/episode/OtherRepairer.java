@@ -140,7 +140,12 @@ final class OtherRepairer {
       return;
     }
     gone.forget(node);
-    String left = String.join("; ", ActionRegistry.giveBack(node, e, ports));
+    String left;
+    try {
+      left = String.join("; ", ActionRegistry.giveBack(node, e, ports));
+    } catch (ClusterException ex) { // the ledger holds them for no episode now: the loop gives them back
+      left = "what it holds outside the node is given back by the loop (" + ex.getMessage() + ")";
+    }
     moves.decided(node, e.with(e.progress().releasingFromStart()), Transition.HANDED_BACK, null, "the repairer the"
         + " episode was deferred to finished: " + seen + "; the release steps of " + playbook.name() + " ran, the episode"
         + " is over"

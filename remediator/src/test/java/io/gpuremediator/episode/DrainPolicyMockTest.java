@@ -35,6 +35,8 @@ class DrainPolicyMockTest {
                     deadline: 30m
                   - select: {namespace: inference}
                     mode: evict
+                  - select: {namespace: batch}
+                    mode: wait_for_completion
       """);
   @TempDir Path dir;
   @AutoClose private ClosedLoopHarness h;
@@ -77,6 +79,23 @@ class DrainPolicyMockTest {
     h.lookUntil(NODE, Stage.DRAINED, 3);
     assertThat(h.server.evictionsGranted("ml", "trainer-0")).isEqualTo(1);
     assertThat(h.decisions(Reason.DRAINED)).hasSize(1);
+  }
+
+  @Test
+  void aBatchPodRunsToCompletionAndTheDrainEndsWhenItFinishes() {
+    h = new ClosedLoopHarness(dir, PLAYBOOKS, OutboundPorts.NONE);
+    h.pod("batch", "etl-0", NODE, Map.of("app", "etl"));
+    h.fire(Alerts.xid(NODE, "79"));
+    h.clock.advance(Duration.ofMinutes(90));
+    Episode draining = h.lookUntil(NODE, Stage.DRAINING, 2);
+    assertThat(draining.progress().note()).contains("batch/etl-0 runs to completion (no deadline: the drain's timeout)");
+    assertThat(h.server.evictionRequests()).isZero();
+    h.client.pods().inNamespace("batch").withName("etl-0").editStatus(p -> {
+      p.getStatus().setPhase("Succeeded");
+      return p;
+    });
+    h.lookUntil(NODE, Stage.DRAINED, 2);
+    assertThat(h.server.evictionRequests()).as("it finished: nothing evicted").isZero();
   }
 
   @Test
