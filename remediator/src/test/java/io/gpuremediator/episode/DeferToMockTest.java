@@ -58,12 +58,7 @@ class DeferToMockTest {
 
   @Test
   void aRunningEpisodeIsDeferredBeforeItsNextStepOnceItsNodeIsAnotherSystems() {
-    h = new ClosedLoopHarness(dir, String.format(RebootJobMockTest.PLAYBOOKS, "job", ""), List.of(EKS));
-    Nodes.runningPod(h.client, "ml", "trainer", NODE, Map.of("app", "llm"));
-    h.fire(Alerts.xid(NODE, "79"));
-    h.lookUntil(NODE, Stage.DRAINING, 2);
-    eksMarks(NODE);
-    Episode deferred = h.lookUntil(NODE, Stage.DEFERRED, 4);
+    Episode deferred = deferredWhileDraining();
     assertThat(h.decisions(Reason.DRAINED)).as("the step under way went on to its end").hasSize(1);
     assertThat(deferred.playbook()).isEqualTo("gpu-reboot");
     assertThat(h.decisions(Reason.DEFERRED)).singleElement().satisfies(d -> assertThat(d.detail())
@@ -82,12 +77,7 @@ class DeferToMockTest {
    */
   @Test
   void aNodeTheOtherRepairerRebootedAndClearedIsHandedBackWithOurCordonLifted() {
-    h = new ClosedLoopHarness(dir, String.format(RebootJobMockTest.PLAYBOOKS, "job", ""), List.of(EKS));
-    Nodes.runningPod(h.client, "ml", "trainer", NODE, Map.of("app", "llm"));
-    h.fire(Alerts.xid(NODE, "79"));
-    h.lookUntil(NODE, Stage.DRAINING, 2);
-    eksMarks(NODE);
-    h.lookUntil(NODE, Stage.DEFERRED, 3);
+    deferredWhileDraining();
     Nodes.booted(h.client, NODE, NODE + "-boot-2", true);
     h.look(NODE);
     assertThat(h.episode(NODE)).as("a reboot, the condition still False: a repair under way").isNotNull();
@@ -133,17 +123,22 @@ class DeferToMockTest {
   /** The other repairer replaces the deferred node (Karpenter deletes the Node): the episode is over, closed by it. */
   @Test
   void aDeferredNodeTheOtherRepairerReplacedClosesItsEpisodeClosedByOther() {
-    h = new ClosedLoopHarness(dir, String.format(RebootJobMockTest.PLAYBOOKS, "job", ""), List.of(EKS));
-    Nodes.runningPod(h.client, "ml", "trainer", NODE, Map.of("app", "llm"));
-    h.fire(Alerts.xid(NODE, "79"));
-    h.lookUntil(NODE, Stage.DRAINING, 2);
-    eksMarks(NODE);
-    h.lookUntil(NODE, Stage.DEFERRED, 3);
+    deferredWhileDraining();
     h.client.nodes().withName(NODE).delete();
     h.look(NODE);
     assertThat(h.decisions(Reason.HANDED_BACK)).singleElement().satisfies(d -> assertThat(d.detail())
         .contains("deferred to another repairer (defer_to): it replaced the node"));
     assertThat(h.ended).containsExactly("gpu-reboot replaced other");
+  }
+
+  /** An episode draining its node when EKS marks it: the drain goes on to its end, then the episode is deferred. */
+  private Episode deferredWhileDraining() {
+    h = new ClosedLoopHarness(dir, String.format(RebootJobMockTest.PLAYBOOKS, "job", ""), List.of(EKS));
+    Nodes.runningPod(h.client, "ml", "trainer", NODE, Map.of("app", "llm"));
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.DRAINING, 2);
+    eksMarks(NODE);
+    return h.lookUntil(NODE, Stage.DEFERRED, 4);
   }
 
   private void eksClears(String node) {
