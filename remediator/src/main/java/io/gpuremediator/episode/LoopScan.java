@@ -64,7 +64,8 @@ final class LoopScan {
       for (Episode e : n.ledger().episodes().values()) {
         counts.merge(e.progress().stage(), 1, Integer::sum);
         fenced += e.fenced().size();
-        if (!e.progress().stage().isFailed()) {
+        // A deferral is not a step under way (the other repairer's time; GpuRemediatorNodesNeedHuman watches it).
+        if (!e.progress().stage().isFailed() && e.progress().stage() != Stage.DEFERRED) {
           e.progress().task().ifPresent(t -> oldest.merge(t.kind(), t.started(), (a, b) -> a.isBefore(b) ? a : b));
         }
         work |= Episodes.hasWork(e, set) || set.named(e.playbook()).map(pb -> outbound.due(e, pb, now)).orElse(false)
