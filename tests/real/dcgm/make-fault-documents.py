@@ -26,11 +26,11 @@ def pcie_pass():
     return {"name": "pcie", "results": results, "test_summary": {"status": "Pass"}}
 
 
-def fail(test, gpu, error_id, severity, category, warning):
+def fail(test, gpu, error_id, severity, category, *warnings):
     out = copy.deepcopy(test)
     out["results"][gpu] = {"entity_group": "GPU", "entity_group_id": 1, "entity_id": gpu, "status": "Fail",
                            "warnings": [{"error_category": category, "error_id": error_id,
-                                         "error_severity": severity, "warning": warning}]}
+                                         "error_severity": severity, "warning": w} for w in warnings]}
     out["test_summary"] = {"status": "Fail"}
     return out
 
@@ -52,6 +52,8 @@ write("diag-v4-memory-fail.json", document(fail(DIAGNOSTIC, 3, 52, 2, 10,
 # Pcie.cpp: DCGM_FR_PCIE_H_REPLAY_VIOLATION (98), ISOLATE (2), HARDWARE_PCIE (13)
 write("diag-v4-pcie-replay-fail.json", document(DIAGNOSTIC, fail(pcie_pass(), 5, 98, 2, 13,
       "GPU 5 host-side PCIe replay violation, see dmesg for more information")))
-# PcieMain.cpp: DCGM_FR_GPU_EXPECTED_NVLINKS_UP (99), TRIAGE (4), HARDWARE_NVLINK (11)
-write("diag-v4-nvlink-down-fail.json", document(DIAGNOSTIC, fail(pcie_pass(), 2, 99, 4, 11,
-      "Only 16 NvLinks are up out of the expected 18")))
+# The pcie test's NVLink check: DCGM_FR_NVLINK_DOWN (14), TRIAGE (4), HARDWARE_NVLINK (11), "GPU %u's NvLink link %d is
+# currently down", one warning per link, as a real run printed them (NVIDIA/DCGM #49: "GPU 0's NvLink link 0 is
+# currently down", links 0 to 4, in the PCIe test's warnings)
+write("diag-v4-nvlink-down-fail.json", document(DIAGNOSTIC, fail(pcie_pass(), 0, 14, 4, 11,
+      *[f"GPU 0's NvLink link {link} is currently down" for link in range(5)])))

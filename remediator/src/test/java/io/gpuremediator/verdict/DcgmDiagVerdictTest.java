@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The verdicts of the recorded {@code dcgmi diag -j} documents of tests/real/dcgm (SOURCES.md): a passing run has none;
  * a GPU's faulty memory (DCGM_FR_FAULTY_MEMORY, hardware memory) goes to service; a host-side PCIe replay violation
- * (DCGM_FR_PCIE_H_REPLAY_VIOLATION, hardware PCIe) reboots; NVLinks down (DCGM_FR_GPU_EXPECTED_NVLINKS_UP, hardware
+ * (DCGM_FR_PCIE_H_REPLAY_VIOLATION, hardware PCIe) reboots; NVLinks down (DCGM_FR_NVLINK_DOWN, hardware
  * NVLink) reset the GPU. Several failures take the worst rung.
  */
 class DcgmDiagVerdictTest {
@@ -46,7 +46,8 @@ class DcgmDiagVerdictTest {
   void nvlinksDownResetTheGpu() throws IOException {
     assertThat(DcgmDiagVerdict.of(recorded("nvlink-down-fail"))).hasValueSatisfying(v -> {
       assertThat(v.rung()).isEqualTo(Rung.RESET_GPU);
-      assertThat(v.failures()).singleElement().asString().contains("error 99 (severity triage, hardware NVLink)");
+      assertThat(v.failures()).hasSize(5).allSatisfy(f -> assertThat(f).contains("error 14 (severity triage, hardware NVLink)"));
+      assertThat(v.failures().get(0)).endsWith("GPU 0's NvLink link 0 is currently down");
     });
   }
 
@@ -59,7 +60,7 @@ class DcgmDiagVerdictTest {
         .indexOf("\"category\": \"Integration\"")), nvlink.substring(nvlink.indexOf("\"category\": \"Integration\"")));
     assertThat(DcgmDiagVerdict.of(memoryAndNvlink)).hasValueSatisfying(v -> {
       assertThat(v.rung()).as("service outranks a GPU reset").isEqualTo(Rung.SERVICE);
-      assertThat(v.failures()).hasSize(2);
+      assertThat(v.failures()).hasSize(6);
     });
   }
 
