@@ -205,6 +205,12 @@ final class ClosedLoopHarness implements AutoCloseable {
         replaceProviders, preflight, List.of(), fencing));
   }
 
+  /** The same, deferring to another repairer on nodes that show these signs. */
+  ClosedLoopHarness restarted(Path dir, String playbooksYaml, List<DeferRule> deferTo) {
+    return restart(new ClosedLoopHarness(dir, playbooksYaml, 1, server, clock, false, OutboundPorts.NONE, ReplaceLimit.NONE,
+        replaceProviders, preflight, deferTo, fencing));
+  }
+
   private ClosedLoopHarness restart(ClosedLoopHarness next) {
     restarts.add(next);
     return next;

@@ -120,6 +120,30 @@ class DeferToMockTest {
     assertThat(h.decisions(Reason.DEFERRED)).as("never deferred again").hasSize(1);
   }
 
+  /**
+   * A restart while deferred (invariant 7): the new instance finds the episode deferred in the ledger, counts the
+   * deadline from the deferral, not from its own start, and takes the node over once, asking for one reboot.
+   */
+  @Test
+  void aRestartKeepsTheDeferralAndItsDeadline() {
+    DeferRule eks = new DeferRule.Condition("AcceleratedHardwareReady", "False",
+        Optional.of(new DeferRule.Deadline(Duration.ofMinutes(30), DeferRule.Then.TAKE_OVER)));
+    String playbooks = String.format(RebootJobMockTest.PLAYBOOKS, "job", "");
+    h = new ClosedLoopHarness(dir, playbooks, List.of(eks));
+    eksMarks(NODE);
+    h.fire(Alerts.xid(NODE, "79"));
+    h.lookUntil(NODE, Stage.DEFERRED, 3);
+    h.clock.advance(Duration.ofMinutes(20));
+    ClosedLoopHarness second = h.restarted(dir, playbooks, List.of(eks));
+    second.look(NODE);
+    assertThat(second.episode(NODE).progress().stage()).as("20m in: still deferred").isEqualTo(Stage.DEFERRED);
+    h.clock.advance(Duration.ofMinutes(11));
+    second.lookUntil(NODE, Stage.REPAIRING, 3);
+    assertThat(second.decisions(Reason.DEFERRAL_TAKEN_OVER)).as("31m after the deferral, not after the restart")
+        .hasSize(1);
+    assertThat(h.client.batch().v1().jobs().inNamespace("gpu-remediator").list().getItems()).hasSize(1);
+  }
+
   /** The other repairer replaces the deferred node (Karpenter deletes the Node): the episode is over, closed by it. */
   @Test
   void aDeferredNodeTheOtherRepairerReplacedClosesItsEpisodeClosedByOther() {
