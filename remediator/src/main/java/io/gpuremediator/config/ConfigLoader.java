@@ -10,6 +10,7 @@ import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.SparePolicy;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.safety.DomainBudget;
 import io.gpuremediator.safety.SafetyLimits;
@@ -88,6 +89,7 @@ public final class ConfigLoader {
     Optional<PreflightSettings> preflight = PreflightConfig.decode(m, problems);
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
+    Optional<SparePolicy> spares = SparesDecoder.spares(m, problems);
     DraScope dra = dra(m, problems);
     LedgerLimits ledger = ledger(m, problems);
     List<String> allowedHosts = HttpConfig.allowedHosts(m, problems);
@@ -111,7 +113,7 @@ public final class ConfigLoader {
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
         cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence, ledger,
-        allowedHosts));
+        allowedHosts, spares));
   }
 
   /** {@code ledger}: what a node's ledger (an annotation; 256 KiB of them in all) may hold. */

@@ -5,6 +5,7 @@ import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
 import io.gpuremediator.node.LabelSelector;
 import io.gpuremediator.node.NodeInfo;
+import io.gpuremediator.node.SparePolicy;
 import io.gpuremediator.outbound.BmcAddress;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
@@ -50,7 +51,8 @@ public record RemediatorConfig(
     DraScope dra,
     Optional<EvidenceStore> evidenceStore,
     LedgerLimits ledger,
-    List<String> allowedHosts) {
+    List<String> allowedHosts,
+    Optional<SparePolicy> spares) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {

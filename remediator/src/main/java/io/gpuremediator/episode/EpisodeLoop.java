@@ -44,6 +44,7 @@ public final class EpisodeLoop implements AutoCloseable {
   private final GoneNodes gone = new GoneNodes();
   private final NodeUpkeep upkeep;
   private final LoopScan scans;
+  private final Optional<SparePool> spares;
   private final PreflightGate preflight;
   private final EpisodeWriter writer;
   private final Supplier<List<NodeInfo>> selected;
@@ -103,7 +104,13 @@ public final class EpisodeLoop implements AutoCloseable {
         ports, gone));
     this.upkeep = new NodeUpkeep(cluster, outbound, new GiveBacks(HoldingKinds.of(ports, List.of()), writer), moves, gone,
         leading);
-    this.scans = new LoopScan(cluster, this.playbooks, selected, preflight, upkeep, outbound, moves, gone);
+    this.spares = settings.spares().map(p -> new SparePool(p, cluster, workloads, decisions.events()));
+    this.scans = new LoopScan(cluster, this.playbooks, selected, preflight, upkeep, outbound, moves, gone, spares);
+  }
+
+  /** The hot spare pool as the last scan left it; empty when no {@code spares} is configured. */
+  public Optional<SparesNow> spares() {
+    return spares.map(SparePool::held);
   }
 
   /** Starts the timer, the worker threads, and the watches of what episodes hold outside their nodes (Jobs, rules). */

@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -29,9 +30,10 @@ final class LoopScan {
   private final EpisodeOutbound outbound;
   private final EpisodeMoves moves;
   private final GoneNodes gone;
+  private final Optional<SparePool> spares;
 
   LoopScan(Cluster cluster, Supplier<PlaybookSet> playbooks, Supplier<List<NodeInfo>> selected, PreflightGate preflight,
-      NodeUpkeep upkeep, EpisodeOutbound outbound, EpisodeMoves moves, GoneNodes gone) {
+      NodeUpkeep upkeep, EpisodeOutbound outbound, EpisodeMoves moves, GoneNodes gone, Optional<SparePool> spares) {
     this.cluster = cluster;
     this.playbooks = playbooks;
     this.selected = selected;
@@ -40,6 +42,7 @@ final class LoopScan {
     this.outbound = outbound;
     this.moves = moves;
     this.gone = gone;
+    this.spares = spares;
   }
 
   /**
@@ -79,6 +82,9 @@ final class LoopScan {
       if (lead && !seen.contains(node)) {
         kick.accept(node);
       }
+    }
+    if (lead) {
+      spares.ifPresent(pool -> pool.tend(selected.get(), now));
     }
     moves.decisions().listener().stages(counts, fenced);
     moves.decisions().listener().oldestSteps(oldest);

@@ -3,6 +3,7 @@ package io.gpuremediator.episode;
 import io.gpuremediator.action.PreflightSettings;
 import io.gpuremediator.device.DraScope;
 import io.gpuremediator.node.DeferRule;
+import io.gpuremediator.node.SparePolicy;
 import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
@@ -28,12 +29,21 @@ import java.util.Set;
  *     node stops for a human
  * @param dra the DRA driver a {@code fence_gpu} fences through, and the namespaces whose DaemonSets it keeps
  * @param evidenceStore where the reports of collect steps that name no store of their own go ({@code evidence.store})
+ * @param spares the hot spare pool ({@code spares}), when configured
  */
 public record LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
     Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
-    List<DeferRule> deferTo, DraScope dra, Optional<EvidenceStore> evidenceStore) {
+    List<DeferRule> deferTo, DraScope dra, Optional<EvidenceStore> evidenceStore, Optional<SparePolicy> spares) {
   /** How many loop intervals a place a step took counts on its own, before the node cache must show it. */
   private static final int SETTLE_INTERVALS = 3;
+
+  /** Settings with no spare pool. */
+  public LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
+      Set<String> replaceProviders, Optional<PreflightSettings> preflight, List<String> page, int workers,
+      List<DeferRule> deferTo, DraScope dra, Optional<EvidenceStore> evidenceStore) {
+    this(interval, retryDelay, maxDraining, jobNamespace, replaceProviders, preflight, page, workers, deferTo, dra,
+        evidenceStore, Optional.empty());
+  }
 
   /** Settings whose collect steps store their reports only where they say ({@code collect.store}). */
   public LoopSettings(Duration interval, Duration retryDelay, CountOrPercent maxDraining, String jobNamespace,
@@ -82,6 +92,7 @@ public record LoopSettings(Duration interval, Duration retryDelay, CountOrPercen
     Objects.requireNonNull(jobNamespace, "jobNamespace");
     Objects.requireNonNull(dra, "dra");
     Objects.requireNonNull(evidenceStore, "evidenceStore");
+    Objects.requireNonNull(spares, "spares");
     if (workers < 1) {
       throw new IllegalArgumentException("the loop needs at least one worker");
     }

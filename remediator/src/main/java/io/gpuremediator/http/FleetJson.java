@@ -1,5 +1,6 @@
 package io.gpuremediator.http;
 
+import io.gpuremediator.episode.SparesNow;
 import io.gpuremediator.node.FieldRule;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.state.FencedGpu;
@@ -9,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -22,6 +24,8 @@ final class FleetJson {
   static final String IN_SERVICE = "in_service";
   static final String NOT_READY = "not_ready";
   static final String CORDONED = "cordoned";
+  /** A node the hot spare pool holds out of service. */
+  static final String SPARE = "spare";
 
   private FleetJson() {}
 
@@ -31,12 +35,18 @@ final class FleetJson {
   }
 
   static JsonObject of(List<NodeInfo> selected, Optional<String> label) {
+    return of(selected, label, Optional.empty());
+  }
+
+  /** The same, the hot spare pool's nodes in stage {@code spare} and the pool itself under {@code spares}. */
+  static JsonObject of(List<NodeInfo> selected, Optional<String> label, Optional<SparesNow> spares) {
+    Set<String> spare = spares.map(p -> Set.copyOf(p.spares())).orElse(Set.of());
     Map<String, JsonArray> groups = new TreeMap<>();
     Map<String, Map<String, Integer>> counts = new TreeMap<>();
     Map<String, Integer> total = new TreeMap<>();
     selected.stream().sorted(Comparator.comparing(NodeInfo::name)).forEach(n -> {
       String value = label.map(l -> n.labels().getOrDefault(l, "")).orElse("");
-      String stage = stage(n);
+      String stage = spare.contains(n.name()) && NodesJson.shownStage(n).isEmpty() ? SPARE : stage(n);
       JsonObject cell = new JsonObject().put("node", n.name()).put("stage", stage);
       List<String> fenced = n.ledger().episodes().values().stream().flatMap(e -> e.fenced().stream())
           .map(FencedGpu::uuid).toList();
@@ -50,8 +60,11 @@ final class FleetJson {
     JsonArray out = new JsonArray();
     groups.forEach((value, nodes) -> out.add(new JsonObject().put("value", value)
         .put("stages", json(counts.get(value))).put("nodes", nodes)));
-    return new JsonObject().put("group_by", label.orElse(null)).put("selected_nodes", selected.size())
+    JsonObject fleet = new JsonObject().put("group_by", label.orElse(null)).put("selected_nodes", selected.size())
         .put("stages", json(total)).put("groups", out);
+    spares.ifPresent(p -> fleet.put("spares", new JsonObject().put("taint", p.taint()).put("count", p.count())
+        .put("target", p.target()).put("out_of_service", p.out()).put("nodes", new JsonArray(p.spares()))));
+    return fleet;
   }
 
   private static JsonObject json(Map<String, Integer> counts) {

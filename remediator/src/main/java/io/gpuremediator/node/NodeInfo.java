@@ -100,6 +100,12 @@ public record NodeInfo(
         resourceVersion, ledger, ledgerFault, gpuCapacity, draClique);
   }
 
+  /** The same node with these taints. */
+  public NodeInfo withTaints(List<Taint> newTaints) {
+    return new NodeInfo(name, labels, annotations, newTaints, unschedulable, conditions, internalIps, bootId,
+        resourceVersion, ledger, ledgerFault, gpuCapacity, draClique);
+  }
+
   /** The same node with these labels. */
   public NodeInfo withLabels(Map<String, String> newLabels) {
     return new NodeInfo(name, newLabels, annotations, taints, unschedulable, conditions, internalIps, bootId,

@@ -10,6 +10,6 @@ final class LoopSettingsOf {
   static LoopSettings config(RemediatorConfig config) {
     return new LoopSettings(config.loop().interval(), config.loop().retryDelay(), config.safety().maxDraining(),
         config.leaderElection().namespace(), config.replaceProviders(), config.preflight(), config.safety().page(),
-        config.kubernetes().writesInFlight(), config.deferTo(), config.dra(), config.evidenceStore());
+        config.kubernetes().writesInFlight(), config.deferTo(), config.dra(), config.evidenceStore(), config.spares());
   }
 }

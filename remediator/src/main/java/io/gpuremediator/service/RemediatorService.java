@@ -129,7 +129,7 @@ public final class RemediatorService implements AutoCloseable {
         workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(), limits.bodyTimeout(), metrics::requestLimited),
-        new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()));
+        new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()), loop::spares);
     HttpServerOptions options = HttpListen.options(config);
     server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",

@@ -373,6 +373,26 @@ class ConfigLoaderTest {
         f + ":10: \"then\" in defer_to item must be take_over or page, not \"reboot\"");
   }
 
+  @Test
+  void decodesTheSparePoolAndNamesEachMistakeWithItsLine() throws IOException {
+    RemediatorConfig c = load(String.join("\n", "auth: {insecure_no_auth: true}",
+        "spares: {select: \"nvidia.com/gpu.present=true,pool=train\", count: 4}", "")).config().orElseThrow();
+    assertThat(c.spares()).hasValueSatisfying(p -> {
+      assertThat(p.count()).isEqualTo(4);
+      assertThat(p.taintKey()).isEqualTo("gpu-remediator.io/spare");
+      assertThat(p.select().matches(Map.of("nvidia.com/gpu.present", "true", "pool", "train"))).isTrue();
+    });
+    assertThat(load("auth: {insecure_no_auth: true}\n").config().orElseThrow().spares()).isEmpty();
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "spares: {count: 0, taint: \"not a key\", size: 2}",
+        "")).errors()).containsExactly(
+        f + ":2: missing required key \"select\" in spares (a label selector of the nodes the pool holds)",
+        f + ":2: \"count\" in spares must be 1 to 1000, not 0",
+        f + ":2: \"taint\" in spares: \"not a key\" is not a qualified name (optional DNS prefix and '/', then at most 63 of"
+            + " A-Z, a-z, 0-9, '-', '_', '.')",
+        f + ":2: unknown key \"size\" in spares");
+  }
+
   /** The EKS overlay and the chart's AWS values defer to every condition EKS node auto repair and Karpenter act on. */
   @Test
   void theShippedEksConfigDefersToEveryConditionEksAndKarpenterRepairActOn() {
