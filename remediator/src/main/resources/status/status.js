@@ -255,6 +255,11 @@
     for (const [stage, n] of Object.entries(fleet.stages || {}).sort()) {
       legend.append(element('span', '', 'legend-cell ' + stageClass(stage)), element('span', stage + ' ' + n));
     }
+    if (fleet.spares) { // the hot spare pool: what it holds now of its target, while nodes of its selection are out
+      const p = fleet.spares;
+      legend.append(element('span', '; hot spares ' + p.nodes.length + ' of ' + p.target + ' (pool of ' + p.count + ', '
+        + p.out_of_service + ' out of service)' + (p.nodes.length ? ': ' + p.nodes.join(', ') : '')));
+    }
     const box = byId('fleet-map');
     box.replaceChildren();
     for (const g of fleet.groups) {
