@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * next scan (its taint removed: it takes work), and a node whose episode ended returns as a spare while the pool is
  * short (the most recently released first; else any idle, Ready, schedulable node of the selection). A spare carries
  * only the spare taint, no claim of ours: it counts toward no budget, no episode holds it, and nothing remediates it
- * unless an alert names it. Each release and each spare taken is an Event on its node.
+ * unless an alert names it (then it is remediated like any node, and counts as out, not as a spare, until its episode
+ * ends). Each release and each spare taken is an Event on its node.
  */
 final class SparePool {
   private static final Logger LOGGER = LoggerFactory.getLogger(SparePool.class);
@@ -55,9 +56,10 @@ final class SparePool {
   /** One scan's tending: releases spares past the target, takes idle nodes as spares while short. */
   void tend(List<NodeInfo> nodes, Instant now) {
     List<NodeInfo> selected = nodes.stream().filter(policy::selects).filter(n -> !n.isExcluded()).toList();
-    List<NodeInfo> spares = selected.stream().filter(policy::isSpare).sorted(Comparator.comparing(NodeInfo::name)).toList();
-    long out = selected.stream().filter(n -> !policy.isSpare(n))
-        .filter(n -> ClaimKey.anyTakesNodeOutOfService(n.ledger())).count();
+    // A spare an alert named is under its episode: not a spare the pool can give, and one of the nodes out.
+    List<NodeInfo> spares = selected.stream().filter(policy::isSpare).filter(n -> n.ledger().episodes().isEmpty())
+        .sorted(Comparator.comparing(NodeInfo::name)).toList();
+    long out = selected.stream().filter(n -> ClaimKey.anyTakesNodeOutOfService(n.ledger())).count();
     int target = (int) Math.max(0, policy.count() - out);
     List<String> pool = new ArrayList<>(spares.stream().map(NodeInfo::name).toList());
     for (int i = target; i < spares.size(); i++) {

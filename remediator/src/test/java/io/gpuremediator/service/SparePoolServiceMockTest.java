@@ -101,6 +101,13 @@ class SparePoolServiceMockTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> spares().contains("gpu-node-0"));
       assertThat(spares()).as("the repaired node is the spare the pool was short of").hasSize(2);
       assertThat(schedulable(released)).isTrue();
+
+      // An alert that names a spare: remediated like any node, and counted as out, not as a spare.
+      String kept = released.equals("gpu-node-3") ? "gpu-node-4" : "gpu-node-3";
+      assertThat(service.post(Alerts.xid(kept, "79"))).contains("actions_applied");
+      await().atMost(Duration.ofSeconds(20)).until(() -> pool(service).getInteger("out_of_service") == 1);
+      assertThat(pool(service).getJsonArray("nodes").getList()).as("the faulty spare is no spare")
+          .containsExactly("gpu-node-0");
     }
   }
 
