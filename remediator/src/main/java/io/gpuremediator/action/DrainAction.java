@@ -68,6 +68,7 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
 
   /** Namespaces a drain leaves alone unless the playbook says otherwise: the cluster's and ours. */
   static final String DEFAULT_SKIP_NAMESPACES = "^(kube-system|gpu-operator|gpu-remediator)$";
+  private static final Pattern DEFAULT_SKIP = Pattern.compile(DEFAULT_SKIP_NAMESPACES);
   private static final Duration MAX_TIMEOUT = Duration.ofDays(7);
   private static final int NAMES_SHOWN = 5;
   private static final StepStages STAGES = new StepStages(Stage.DRAINING, Optional.of(Stage.DRAINED), Stage.DRAIN_FAILED,
@@ -145,7 +146,16 @@ public final class DrainAction extends BackgroundKind<DrainAction.DrainSpec> {
 
   /** The pods the drain must see gone. */
   static boolean moves(PodInfo p, DrainSpec spec) {
-    return !p.daemonSet() && !p.mirror() && !p.finished() && !spec.skipNamespaces().matcher(p.namespace()).find();
+    return moves(p, spec.skipNamespaces());
+  }
+
+  /** Whether a drain with the default skipped namespaces would move the pod: a workload, not the node's own. */
+  public static boolean movesByDefault(PodInfo p) {
+    return moves(p, DEFAULT_SKIP);
+  }
+
+  private static boolean moves(PodInfo p, Pattern skipNamespaces) {
+    return !p.daemonSet() && !p.mirror() && !p.finished() && !skipNamespaces.matcher(p.namespace()).find();
   }
 
   /** A pod that leaves while evictions wait for their retry time ends the drain when it leaves. */

@@ -34,8 +34,6 @@ final class PinnedJobs {
   private static final int MAX_COMMAND_ARGS = 64;
   private static final int MAX_IMAGE_CHARS = 512;
   private static final int LOG_LINES = 20;
-  /** DCGM 4's document ({@code dcgmi diag -j}); DCGM 3 named it "DCGM GPU Diagnostic". */
-  private static final String DCGM_DOCUMENT = "\"DCGM Diagnostic\"";
   private static final Pattern DCGM_WARNING = Pattern.compile("\"warning\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
   private static final long DOCUMENT_BYTES = 1 << 20;
   private static final int MAX_WARNINGS = 5;
@@ -130,7 +128,7 @@ final class PinnedJobs {
     String log = run.ports().workloads().logTail(namespace, run.task().handle(), LOG_LINES).strip();
     if (log.endsWith("}")) {
       Optional<String> whole = run.ports().workloads().log(namespace, run.task().handle(), DOCUMENT_BYTES);
-      if (whole.isPresent() && whole.get().contains(DCGM_DOCUMENT)) {
+      if (whole.isPresent() && DcgmDiagVerdict.isDocument(whole.get())) {
         List<String> warnings = new ArrayList<>();
         Matcher m = DCGM_WARNING.matcher(whole.get());
         while (m.find() && warnings.size() < MAX_WARNINGS) {

@@ -254,6 +254,7 @@ public final class EpisodeLoop implements AutoCloseable {
     if (ticker != null) {
       ticker.shutdownNow();
     }
+    spares.ifPresent(SparePool::close);
     if (drains != null) {
       drains.close();
     }

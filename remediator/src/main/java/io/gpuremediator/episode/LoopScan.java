@@ -84,7 +84,7 @@ final class LoopScan {
       }
     }
     if (lead) {
-      spares.ifPresent(pool -> pool.tend(selected.get(), now));
+      spares.ifPresent(pool -> pool.tendSoon(selected.get(), now));
     }
     moves.decisions().listener().stages(counts, fenced);
     moves.decisions().listener().oldestSteps(oldest);

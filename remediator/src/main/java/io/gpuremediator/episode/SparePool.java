@@ -1,5 +1,6 @@
 package io.gpuremediator.episode;
 
+import io.gpuremediator.action.DrainAction;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeEvent;
@@ -8,13 +9,16 @@ import io.gpuremediator.node.SparePolicy;
 import io.gpuremediator.node.Taint;
 import io.gpuremediator.state.ClaimKey;
 import io.gpuremediator.state.PastEpisode;
-import io.gpuremediator.workload.PodInfo;
+import io.gpuremediator.threads.DaemonThreads;
 import io.gpuremediator.workload.Workloads;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +33,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SparePool {
   private static final Logger LOGGER = LoggerFactory.getLogger(SparePool.class);
-  /** Namespaces whose pods never make a node busy (a drain leaves them too). */
-  private static final Set<String> SYSTEM = Set.of("kube-system", "gpu-operator", "gpu-remediator");
   /** The most nodes one scan looks at for an idle one (each a pod list): the pool refills over scans. */
   private static final int CANDIDATES_A_SCAN = 8;
 
@@ -39,6 +41,9 @@ final class SparePool {
   private final Workloads workloads;
   private final NodeEvents events;
   private volatile SparesNow held;
+  /** The pool's own thread: its pod lists and node writes never hold up the loop's timer. */
+  private final ExecutorService worker = Executors.newSingleThreadExecutor(DaemonThreads.named("remediator-spare-pool"));
+  private final AtomicBoolean tending = new AtomicBoolean();
 
   SparePool(SparePolicy policy, Cluster cluster, Workloads workloads, NodeEvents events) {
     this.policy = policy;
@@ -51,6 +56,34 @@ final class SparePool {
   /** The pool as the last scan left it. */
   SparesNow held() {
     return held;
+  }
+
+  /**
+   * Tends the pool on its own thread with the nodes of this scan; a scan that finds the last tending still under way
+   * leaves it be (the next scan sees what it wrote).
+   */
+  void tendSoon(List<NodeInfo> nodes, Instant now) {
+    if (!tending.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      worker.execute(() -> {
+        try {
+          tend(nodes, now);
+        } catch (RuntimeException e) {
+          LOGGER.warn("spare pool: tending failed: {}", e.toString(), e);
+        } finally {
+          tending.set(false);
+        }
+      });
+    } catch (RejectedExecutionException e) { // stopped
+      tending.set(false);
+    }
+  }
+
+  /** Stops the pool's thread. */
+  void close() {
+    worker.shutdownNow();
   }
 
   /** One scan's tending: releases spares past the target, takes idle nodes as spares while short. */
@@ -101,15 +134,11 @@ final class SparePool {
   /** Whether no workload runs on the node (DaemonSet, mirror, finished and system pods aside). */
   private boolean idle(NodeInfo n) {
     try {
-      return workloads.podsOn(n.name()).stream().noneMatch(SparePool::busy);
+      return workloads.podsOn(n.name()).stream().noneMatch(DrainAction::movesByDefault);
     } catch (ClusterException e) {
       LOGGER.warn("spare pool: the pods of {} could not be listed: {}", n.name(), e.getMessage());
       return false;
     }
-  }
-
-  private static boolean busy(PodInfo p) {
-    return !p.daemonSet() && !p.mirror() && !p.finished() && !SYSTEM.contains(p.namespace());
   }
 
   /** Adds ({@code spare}) or removes the spare taint; false when the write failed (tried again at the next scan). */

@@ -22,11 +22,6 @@ public sealed interface DeferRule {
   /** How long the other repairer is given before {@link Deadline#then} happens; empty: as long as it takes. */
   Optional<Deadline> deadline();
 
-  /** The first rule the node matches, described; empty when none does. */
-  static Optional<String> firstMatch(List<DeferRule> rules, NodeInfo node) {
-    return firstRule(rules, node).map(DeferRule::describe);
-  }
-
   /** The first rule the node matches; empty when none does. */
   static Optional<DeferRule> firstRule(List<DeferRule> rules, NodeInfo node) {
     return rules.stream().filter(r -> r.matches(node)).findFirst();
