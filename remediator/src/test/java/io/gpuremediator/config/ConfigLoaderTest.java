@@ -15,9 +15,12 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -395,10 +398,16 @@ class ConfigLoaderTest {
 
   /** The EKS overlay and the chart's AWS values defer to every condition EKS node auto repair and Karpenter act on. */
   @Test
-  void theShippedEksConfigDefersToEveryConditionEksAndKarpenterRepairActOn() {
-    // aws/karpenter-provider-aws pkg/cloudprovider/cloudprovider.go RepairPolicies(), and the EKS node monitoring agent's
-    List<String> repaired = List.of("Ready=False", "Ready=Unknown", "AcceleratedHardwareReady=False", "StorageReady=False",
-        "NetworkingReady=False", "KernelReady=False", "ContainerRuntimeReady=False");
+  void theShippedEksConfigDefersToEveryConditionEksAndKarpenterRepairActOn() throws IOException {
+    // Karpenter's AWS RepairPolicies as recorded (tests/real/karpenter/repair-policies.go.txt): every condition and status.
+    Matcher m = Pattern.compile("ConditionType:\\s+(corev1\\.NodeReady|\"(\\w+)\"),\\s*"
+        + "ConditionStatus:\\s+corev1\\.Condition(\\w+)").matcher(Files.readString(Path.of(
+            "../tests/real/karpenter/repair-policies.go.txt")));
+    List<String> repaired = new ArrayList<>();
+    while (m.find()) {
+      repaired.add((m.group(2) == null ? "Ready" : m.group(2)) + "=" + m.group(3));
+    }
+    assertThat(repaired).hasSize(7).contains("Ready=Unknown", "AcceleratedHardwareReady=False");
     RemediatorConfig c = ConfigLoader.load(Path.of("../deploy/aws/remediator.yaml")).config().orElseThrow();
     assertThat(c.deferTo()).extracting(DeferRule::describe).containsExactlyInAnyOrderElementsOf(
         repaired.stream().map(r -> "condition " + r).toList());
