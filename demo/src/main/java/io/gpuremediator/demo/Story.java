@@ -24,16 +24,17 @@ import java.util.stream.Collectors;
  * The scripted story: two GPUs lost silently (started first, because their rule waits {@code for: 2m}), an
  * XID 79 whose node is quarantined and drained (the training job's PodDisruptionBudget holds its worker
  * until the job has checkpointed), rebooted, diagnosed and returned; an XID 48 whose GPU is reset, diagnosed and
- * returned; the driver itself asking for a GPU reset (its recovery action), which is done and the node returned; an
- * application XID, the silent losses quarantined and drained, the GPUs
+ * returned; the driver itself asking for a GPU reset (its recovery action), which is done and the node returned; one
+ * GPU of a DRA node fenced; an application XID; a hot spare released the moment a node is quarantined, the job's worker
+ * landing on it, the silent losses quarantined and drained, the GPUs
  * back and diagnostics deciding (one node returns to service, the other escalates to a human), a node no reboot
  * mends replaced through Karpenter (its replacement passing the pre-flight gate before it takes work), and a storm
  * the breaker stops. Each chapter waits, with a deadline, for what the pipeline should do, and prints it as
  * it is seen.
  */
 public final class Story {
-  /** The story uses GPU nodes 3 to 9, 11 and 12 to 21 (8 has a Karpenter NodeClaim). */
-  public static final int GPU_NODES_NEEDED = 26;
+  /** The story uses GPU nodes 3 to 27 (8 has a Karpenter NodeClaim; 26 and 27 are a spare pool's). */
+  public static final int GPU_NODES_NEEDED = 28;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String RECOVERY_ALERT = "GpuRecoveryActionRequired";
@@ -76,6 +77,8 @@ public final class Story {
   private final String ib;
   private final String draNode;
   private final String draSpare;
+  private final String spareFailing;
+  private final String spare;
   private final List<String> storm;
   private final FabricChapter fabric;
 
@@ -100,6 +103,8 @@ public final class Story {
     fabric = new FabricChapter(p, t, see, List.of(gpuNodes.get(10), gpuNodes.get(22), gpuNodes.get(23)), this::report);
     draNode = gpuNodes.get(24);
     draSpare = gpuNodes.get(25);
+    spareFailing = gpuNodes.get(26);
+    spare = gpuNodes.get(27);
   }
 
   /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */
@@ -232,6 +237,9 @@ public final class Story {
     t.note("why: XIDs 13, 31, 43, 45 and 68 are raised by the workload (NVIDIA's device plugin ignores them too);");
     t.note("quarantining the node would punish the next job for this one's bug");
 
+    SpareChapter.Seen spared = new SpareChapter(p, t, see, spareFailing, spare, this::report)
+        .play(quarantineMilestones(XID_ALERT, spareFailing), repairMilestones(spareFailing, "reboot"));
+
     t.chapter("5. The silent GPU loss on " + lost + ", once `for: 2m` has passed");
     PendingWait waitLost = new PendingWait(see, t, LOST_ALERT, lost, Instant.parse(pending[0].path("activeAt").asText()), LOST_FOR,
         STEP_TIMEOUT, SERIES_READ.get(LOST_ALERT), lostAt, LOST_CAP);
@@ -319,6 +327,12 @@ public final class Story {
         + ", reset and diagnosed alone, unfenced " + Timeline.human(dra.milestones().get("unfenced")) + " after the fault; node "
         + (dra.cordoned() ? "CORDONED" : "never cordoned") + ", " + dra.othersRunning() + " other pods kept running, its exporter "
         + (dra.exporterKept() ? "exporting throughout" : "EVICTED")));
+    t.plain(String.format("  %-18s %-26s %s", spareFailing, "XID 79, a spare pool's", "quarantined "
+        + Timeline.human(spared.milestones().get("node")) + " after the fault; " + (spared.released().isEmpty() ? "NO SPARE RELEASED"
+        : spared.released() + " released from the pool " + Timeline.human(spared.milestones().get("released"))
+        + (spared.beforeDrained() ? " (before the drain ended)" : " (AFTER THE DRAIN)")) + ", the job's worker on "
+        + (spared.landedOn().isEmpty() ? "NO NODE" : spared.landedOn() + " " + Timeline.human(spared.milestones().get("landed")))
+        + " after; rebooted, diagnosed, " + (spared.refilled() ? "held as the pool's spare" : "NOT HELD AS A SPARE")));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -347,7 +361,7 @@ public final class Story {
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
         replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired(),
         evidenceFirst, stored.isEmpty() || !Files.isRegularFile(report) ? "" : stored, dra.cordoned(), dra.othersRunning(),
-        dra.exporterKept());
+        dra.exporterKept(), spared.released(), spared.beforeDrained(), spared.landedOn(), spared.refilled());
   }
 
   /**

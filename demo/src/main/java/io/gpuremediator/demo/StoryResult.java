@@ -41,6 +41,10 @@ import java.util.Map;
  * @param draOthersRunning how many of that node's 7 other inference pods kept running
  * @param draExporterKept whether that node's exporter (the GPU Operator v26.7 DRA stack's, its claim on every GPU) ran
  *     throughout the fence, the fenced GPU's series still scraped
+ * @param spareReleased the spare the spare pool released when one of its nodes was quarantined (empty: none)
+ * @param spareBeforeDrained whether it was released before that node's drain ended
+ * @param spareLandedOn the node the job's worker was placed on by the scheduler's filters once evicted (empty: none)
+ * @param spareRefilled whether the repaired node was held as the pool's spare after its episode
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -74,4 +78,8 @@ public record StoryResult(
     String xidEvidenceStored,
     boolean draNodeCordoned,
     int draOthersRunning,
-    boolean draExporterKept) {}
+    boolean draExporterKept,
+    String spareReleased,
+    boolean spareBeforeDrained,
+    String spareLandedOn,
+    boolean spareRefilled) {}

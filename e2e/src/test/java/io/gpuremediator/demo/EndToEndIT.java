@@ -47,6 +47,10 @@ class EndToEndIT {
     assertThat(r.draOthersRunning()).as("XID 48 on a DRA node: its 7 other GPUs' pods kept running").isEqualTo(7);
     assertThat(r.draExporterKept()).as("XID 48 on a DRA node: the v26.7 exporter kept running and exporting the fenced GPU")
         .isTrue();
+    assertThat(r.spareReleased()).as("a quarantine releases the pool's spare").isEqualTo("gpu-node-27");
+    assertThat(r.spareBeforeDrained()).as("the spare takes work before the failed node's drain ends").isTrue();
+    assertThat(r.spareLandedOn()).as("the evicted worker lands on the released spare").isEqualTo("gpu-node-27");
+    assertThat(r.spareRefilled()).as("the repaired node refills the pool").isTrue();
     assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
     assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
     assertThat(r.replacedThrough()).as("the node beyond repair: its NodeClaim deleted").contains("NodeClaim ")
