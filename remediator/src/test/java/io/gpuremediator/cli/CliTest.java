@@ -44,14 +44,15 @@ class CliTest {
         "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by gpu-count-dropped,"
             + " gpu-dra-recovery-reset, gpu-dra-xid-reset, gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
-            + " gpu-repeat-offender, gpu-row-remap-failure, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service,"
+            + " gpu-repeat-offender, gpu-row-remap-failure, gpu-telemetry-wedged, gpu-xid-application-repeated, gpu-xid-reboot,"
+            + " gpu-xid-reset, gpu-xid-service,"
             + " infiniband-link-down, neuron-hardware-error, neuron-health-unclassified, node-condition-reboot,"
             + " node-condition-replace, node-memory-uncorrectable): its messages are counted as"
             + " unknown_receiver and not sent",
         "WARNING: " + config + ": silence steps with no alertmanager configured: gpu-count-dropped, gpu-ecc-uncorrectable,"
             + " gpu-fabric, gpu-hardware-xid, gpu-nvlink-down, gpu-pcie-link-degraded, gpu-recovery-drain, gpu-recovery-reboot,"
             + " gpu-recovery-reset, gpu-recovery-service, gpu-repeat-offender, gpu-row-remap-failure,"
-            + " gpu-xid-reboot, gpu-xid-reset, gpu-xid-service, infiniband-link-down, neuron-hardware-error,"
+            + " gpu-telemetry-wedged, gpu-xid-application-repeated, gpu-xid-reboot, gpu-xid-reset, gpu-xid-service, infiniband-link-down, neuron-hardware-error,"
             + " node-condition-reboot, node-condition-replace, node-memory-uncorrectable: each is a silence_failed"
             + " decision, and the episodes go on unsilenced",
         "WARNING: " + config + ": replace or reboot steps by aws with no cloud.aws configured: gpu-repeat-offender,"

@@ -40,6 +40,7 @@ class AlertContractTest {
     return Stream.of(
         Arguments.of("GpuXidHardwareError", "critical", true),
         Arguments.of("GpuXidApplicationError", "info", false),
+        Arguments.of("GpuXidApplicationRepeated", "critical", true),
         Arguments.of("GpuRecoveryActionRequired", "critical", true),
         Arguments.of("GpuEccUncorrectable", "critical", true),
         Arguments.of("GpuEccCorrectableRate", "warning", false),
@@ -50,6 +51,7 @@ class AlertContractTest {
         Arguments.of("GpuFabricDegraded", "critical", true),
         Arguments.of("GpuCountDropped", "critical", true),
         Arguments.of("GpuTelemetryMissing", "warning", false),
+        Arguments.of("GpuTelemetryWedged", "critical", true),
         Arguments.of("GpuThermal", "warning", false),
         Arguments.of("NeuronHardwareError", "critical", true),
         Arguments.of("NeuronCollectivesHang", "warning", false),

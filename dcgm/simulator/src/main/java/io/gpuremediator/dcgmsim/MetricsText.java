@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -34,6 +35,8 @@ final class MetricsText {
   private static final int HEALTH_PASS = 0;
   private static final int HEALTH_FAIL = 20;
   /** An HGX H100 board's NVSwitches, each a switch entity of dcgm-exporter (nvswitch, hostname labels). */
+  /** dcgm-exporter's default --xid-count-window-size (5 minutes). */
+  private static final String XID_WINDOW_MS = "300000";
   private static final int NVSWITCHES = 4;
   private static final Set<String> SWITCH_FIELDS = Set.of("DCGM_FI_DEV_NVSWITCH_FATAL_ERRORS");
   /** Fabric Manager's status: 3 Success, 4 Failure (dcgmFabricManagerStatus_t). */
@@ -95,6 +98,14 @@ final class MetricsText {
             labels.put("health_error_code", fails ? "DCGM_FR_NVLINK_DOWN" : "DCGM_FR_OK");
             sample(out, field.name(), labels, fails ? HEALTH_FAIL : HEALTH_PASS);
           }
+        } else if (field.name().equals("DCGM_EXP_XID_ERRORS_COUNT")) {
+          // As expcollector.go writes it: the XIDs in the window by code (`xid`), else one series of 0 without `xid`.
+          // The window holds the injected XID while it is injected (the demo's faults last less than its 5 minutes).
+          Map<String, String> labels = gpuLabels(node, gpu);
+          labels.put("window_size_in_ms", XID_WINDOW_MS);
+          Optional<String> code = fleet.fault(node, gpu, FaultKind.XID).map(SimFleet.Fault::value);
+          code.ifPresent(c -> labels.put("xid", c));
+          sample(out, field.name(), labels, code.isPresent() ? 1 : 0);
         } else if (RECOVERY_ACTION.contains(field.name()) && !fleet.reportsRecoveryAction(node)) {
           continue;   // an older driver: DCGM has no value, and dcgm-exporter writes no series
         } else {

@@ -149,8 +149,8 @@ class PlaybookLoaderTest {
     assertThat(loaded.errors()).isEmpty();
     assertThat(loaded.set().playbooks()).extracting(Playbook::name).containsExactly("gpu-dra-xid-reset",
         "gpu-dra-recovery-reset", "gpu-xid-reset", "gpu-xid-reboot", "gpu-xid-service", "gpu-hardware-xid", "gpu-recovery-reset", "gpu-recovery-reboot",
-        "gpu-recovery-drain", "gpu-recovery-service", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
-        "gpu-count-dropped", "neuron-hardware-error", "neuron-health-unclassified",
+        "gpu-recovery-drain", "gpu-recovery-service", "gpu-xid-application-repeated", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
+        "gpu-count-dropped", "gpu-telemetry-wedged", "neuron-hardware-error", "neuron-health-unclassified",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "node-condition-reboot",
         "node-condition-replace", "gpu-repeat-offender",
         "gpu-needs-human");
@@ -161,7 +161,7 @@ class PlaybookLoaderTest {
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
     assertThat(set.ladderOf(set.named("gpu-xid-reset").orElseThrow())).containsExactly("gpu-count-dropped",
         "gpu-dra-recovery-reset", "gpu-dra-xid-reset", "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-recovery-drain", "gpu-recovery-reboot",
-        "gpu-recovery-reset", "gpu-xid-reboot", "gpu-xid-reset", "infiniband-link-down", "node-condition-reboot");
+        "gpu-recovery-reset", "gpu-telemetry-wedged", "gpu-xid-reboot", "gpu-xid-reset", "infiniband-link-down", "node-condition-reboot");
     assertThat(set.ladderOf(set.named("gpu-xid-service").orElseThrow())).as("no escalate: a rung of its own")
         .containsExactly("gpu-xid-service");
   }
