@@ -58,6 +58,7 @@ class AlertContractTest {
         Arguments.of("NeuronEccUncorrected", "warning", false),
         Arguments.of("GpuPcieReplayRate", "warning", false),
         Arguments.of("GpuClocksThrottled", "warning", false),
+        Arguments.of("GpuPeerOutlier", "warning", false),
         Arguments.of("NodeMemoryUncorrectable", "critical", true),
         Arguments.of("InfinibandLinkDown", "critical", true),
         Arguments.of("InfinibandLinkFlapping", "warning", false),

@@ -129,6 +129,7 @@ final class MetricsText {
       case "DCGM_FI_DEV_MEMORY_TEMP" -> hot ? 98 : 44 + gpu;
       case "DCGM_FI_DEV_POWER_USAGE" -> 512.25 - gpu;
       case "DCGM_FI_DEV_GPU_UTIL" -> 93;
+      case "DCGM_FI_DEV_SM_CLOCK" -> 1980;   // an H100 SXM's boost clock, every GPU alike
       case "DCGM_FI_DEV_FB_USED" -> 71234;
       case "DCGM_FI_DEV_XID_ERRORS" -> fleet.fault(node, gpu, FaultKind.XID).map(f -> Double.parseDouble(f.value())).orElse(0.0);
       case "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL" -> fleet.dbeCount(node, gpu);
