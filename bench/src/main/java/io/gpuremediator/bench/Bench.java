@@ -146,6 +146,12 @@ public final class Bench {
           + " client in one JVM)");
     });
 
+    section("big-storm", () -> {
+      System.out.println("\n== a storm of " + BigStorm.NODES + " nodes at once (one webhook) against the default limits, and"
+          + " what the fleet state and a node's ledger weigh");
+      BigStorm.run(playbooks, work);
+    });
+
     section("fleet-state", () -> {
       System.out.println("\n== the fleet state's work for one webhook (its sighting, the rate limits' counts, its start, pruned"
           + " as it goes) as the state remembers more nodes (in this JVM)");
