@@ -6,11 +6,13 @@ import io.gpuremediator.config.RemediatorConfig.Receiver;
 import io.gpuremediator.config.RemediatorConfig.ReceiverType;
 import io.gpuremediator.config.RemediatorConfig.Redfish;
 import io.gpuremediator.node.ReplaceProvider;
+import io.gpuremediator.value.Durations;
 import io.gpuremediator.yaml.MapReader;
 import io.gpuremediator.yaml.Problems;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -88,6 +90,24 @@ final class OutboundConfig {
    */
   record Cloud(Optional<Aws> aws, Optional<Redfish> redfish, Set<String> replaceProviders) {}
 
+  /** {@code every} 10s to 1h (DescribeInstanceStatus is paced by it), {@code lead} 1h to 7d (a drain fits before the event). */
+  private static RemediatorConfig.ScheduledEvents scheduledEvents(MapReader ev, Problems problems) {
+    RemediatorConfig.ScheduledEvents d = RemediatorConfig.ScheduledEvents.DEFAULT;
+    Duration every = ev.parsed("every", Durations::parse).orElse(d.every());
+    if (every.compareTo(Duration.ofSeconds(10)) < 0 || every.compareTo(Duration.ofHours(1)) > 0) {
+      problems.add(ev.at("every"), "\"every\" in cloud.aws.scheduled_events must be between 10s and 1h");
+      every = d.every();
+    }
+    Duration lead = ev.parsed("lead", Durations::parse).orElse(d.lead());
+    if (lead.compareTo(Duration.ofHours(1)) < 0 || lead.compareTo(Duration.ofDays(7)) > 0) {
+      problems.add(ev.at("lead"), "\"lead\" in cloud.aws.scheduled_events must be between 1h and 7d (the drain must end"
+          + " before the event may start)");
+      lead = d.lead();
+    }
+    ev.finish();
+    return new RemediatorConfig.ScheduledEvents(every, lead);
+  }
+
   static Cloud cloud(MapReader m, Path base, Problems problems) {
     return m.map("cloud", "cloud").map(c -> {
       Optional<Aws> aws = c.map("aws", "cloud.aws").flatMap(a -> {
@@ -99,8 +119,10 @@ final class OutboundConfig {
           return true;
         });
         Optional<URI> endpoint = a.string("endpoint").flatMap(e -> httpUrl(a, "endpoint", e, "cloud.aws", problems));
+        Optional<RemediatorConfig.ScheduledEvents> events = a.map("scheduled_events", "cloud.aws.scheduled_events")
+            .map(ev -> scheduledEvents(ev, problems));
         a.finish();
-        return region.map(r -> new Aws(r, endpoint));
+        return region.map(r -> new Aws(r, endpoint, events));
       });
       Optional<Redfish> redfish = c.map("redfish", "cloud.redfish").flatMap(r -> RedfishConfig.decode(r, base, problems));
       Set<String> providers = new TreeSet<>();

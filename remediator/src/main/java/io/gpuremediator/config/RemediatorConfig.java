@@ -109,8 +109,26 @@ public record RemediatorConfig(
   /** A notification receiver ({@code notify.receivers}); its URL is read from a file (it is a secret). */
   public record Receiver(String name, ReceiverType type, Path urlFile) {}
 
-  /** Where instances are replaced ({@code cloud.aws}); credentials come from the SDK's default provider chain. */
-  public record Aws(String region, Optional<URI> endpoint) {}
+  /**
+   * Where instances are replaced ({@code cloud.aws}); credentials come from the SDK's default provider chain.
+   *
+   * @param scheduledEvents whether and how EC2's scheduled events are read ({@code scheduled_events})
+   */
+  public record Aws(String region, Optional<URI> endpoint, Optional<ScheduledEvents> scheduledEvents) {
+    /** Without scheduled events. */
+    public Aws(String region, Optional<URI> endpoint) {
+      this(region, endpoint, Optional.empty());
+    }
+  }
+
+  /**
+   * {@code cloud.aws.scheduled_events: {every, lead}}: EC2's scheduled events of the selected nodes read every
+   * {@code every}, each firing CloudMaintenanceScheduled {@code lead} before it may start.
+   */
+  public record ScheduledEvents(Duration every, Duration lead) {
+    /** Read every 5 minutes; fired 2 hours ahead. */
+    public static final ScheduledEvents DEFAULT = new ScheduledEvents(Duration.ofMinutes(5), Duration.ofHours(2));
+  }
 
   /**
    * How servers are power-cycled through their BMCs ({@code cloud.redfish}): which BMC is which node's is what an

@@ -9,9 +9,11 @@ import io.gpuremediator.outbound.InstanceReboots;
 import io.gpuremediator.outbound.Notifier;
 import io.gpuremediator.outbound.OutboundListener;
 import io.gpuremediator.outbound.OutboundPorts;
+import io.gpuremediator.outbound.ScheduledEvents;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.AutoScalingInstanceHealth;
 import io.gpuremediator.outbound.aws.Ec2InstanceReboots;
+import io.gpuremediator.outbound.aws.Ec2ScheduledEvents;
 import io.gpuremediator.outbound.aws.S3EvidenceUploads;
 import io.gpuremediator.outbound.http.AlertmanagerSilences;
 import io.gpuremediator.outbound.http.RedfishResets;
@@ -36,8 +38,10 @@ final class OutboundWiring implements AutoCloseable {
 
   private final OutboundPorts ports;
   private final List<AutoCloseable> clients;
+  private final Optional<ScheduledEvents> scheduledEvents;
 
-  private OutboundWiring(OutboundPorts ports, List<AutoCloseable> clients) {
+  private OutboundWiring(OutboundPorts ports, List<AutoCloseable> clients, Optional<ScheduledEvents> scheduledEvents) {
+    this.scheduledEvents = scheduledEvents;
     this.ports = ports;
     this.clients = clients;
   }
@@ -90,6 +94,11 @@ final class OutboundWiring implements AutoCloseable {
       instances = groups;
       reboots = ec2;
     }
+    Optional<ScheduledEvents> scheduled = config.aws().filter(a -> a.scheduledEvents().isPresent()).map(a -> {
+      Ec2ScheduledEvents events = Ec2ScheduledEvents.create(a.region(), a.endpoint(), counted);
+      clients.add(events);
+      return events;
+    });
     BmcResets bmcs = config.redfish().map(r -> (BmcResets) RedfishResets.create(vertx, new ConfiguredBmcs(r),
         r.credentialsFile(), r.caFile(), r.insecureHttp(), counted)).orElse(BmcResets.NOT_CONFIGURED);
     config.redfish().filter(RemediatorConfig.Redfish::insecureHttp).ifPresent(r -> LOGGER.warn("cloud.redfish allows"
@@ -97,11 +106,16 @@ final class OutboundWiring implements AutoCloseable {
     S3EvidenceUploads evidence = S3EvidenceUploads.withDefaultCredentials(
         config.aws().map(RemediatorConfig.Aws::region).orElse("us-east-1"), counted);
     clients.add(evidence);
-    return new OutboundWiring(new OutboundPorts(silences, notifier, instances, reboots, bmcs, evidence), clients);
+    return new OutboundWiring(new OutboundPorts(silences, notifier, instances, reboots, bmcs, evidence), clients, scheduled);
   }
 
   OutboundPorts ports() {
     return ports;
+  }
+
+  /** EC2's scheduled events, where {@code cloud.aws.scheduled_events} asks for them. */
+  Optional<ScheduledEvents> scheduledEvents() {
+    return scheduledEvents;
   }
 
   @Override

@@ -21,10 +21,12 @@ import io.gpuremediator.http.WebhookAdmission;
 import io.gpuremediator.http.WebhookHandler;
 import io.gpuremediator.kube.Fabric8Cluster;
 import io.gpuremediator.kube.KubeApi;
+import io.gpuremediator.maintenance.MaintenanceWatch;
 import io.gpuremediator.metrics.RemediatorMetrics;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.node.UnwatchedNodes;
+import io.gpuremediator.outbound.ScheduledEvents;
 import io.gpuremediator.playbook.load.LoadResult;
 import io.gpuremediator.playbook.load.PlaybookReloader;
 import io.gpuremediator.safety.BudgetWarnings;
@@ -117,6 +119,7 @@ public final class RemediatorService implements AutoCloseable {
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
     cluster.reSignsLedgersWhen(() -> !config.dryRun() && leadership.isLeader());
     leadership.start(vertx, workers);
+    outside.scheduledEvents().ifPresent(events -> watchMaintenance(events, selected, engine, workers));
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : !leadership.isLeader() ? Optional.of("not the leader")
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
@@ -145,6 +148,15 @@ public final class RemediatorService implements AutoCloseable {
       LOGGER.info("status page and read-only API without a token on {}:{}", status.host(), statusServer.actualPort());
     }
     return server.actualPort();
+  }
+
+  /** EC2's scheduled events every {@code every}, on the leader once the node watch and the fleet state are in. */
+  private void watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine,
+      WorkerExecutor workers) {
+    RemediatorConfig.ScheduledEvents every = config.aws().orElseThrow().scheduledEvents().orElseThrow();
+    MaintenanceWatch watch = new MaintenanceWatch(events, cluster, selected, engine::handle, every.lead(), clock);
+    vertx.setPeriodic(every.every().toMillis(), id -> workers.executeBlocking(() -> leadership.isLeader() && cluster.isReady()
+        && gate.isLoaded() ? watch.look().size() : 0, false));
   }
 
   /** Loads the playbooks, refusing to start on invalid ones or on outside ports they need and the config lacks. */

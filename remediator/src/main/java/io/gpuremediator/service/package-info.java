@@ -4,7 +4,8 @@
  * the {@code serve} command and by the tests that run the whole service.
  *
  * <p>Uses: {@code action}, {@code config}, {@code decision}, {@code device}, {@code episode}, {@code http}, {@code kube},
- * {@code metrics}, {@code node}, {@code outbound}, {@code outbound.aws}, {@code outbound.http}, {@code playbook},
+ * {@code maintenance}, {@code metrics}, {@code node}, {@code outbound}, {@code outbound.aws}, {@code outbound.http},
+ * {@code playbook},
  * {@code playbook.load}, {@code safety}, {@code threads}; libraries: {@code io.prometheus},
  * {@code io.vertx}, {@code org.slf4j}.
  */

@@ -41,7 +41,7 @@ class CliTest {
     Files.writeString(config, "auth: {insecure_no_auth: true}\n");
     assertThat(run("validate", "../deploy/playbooks", config.toString())).isZero();
     assertThat(out().lines().filter(l -> l.startsWith("WARNING: "))).containsExactly(
-        "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by gpu-count-dropped,"
+        "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by cloud-maintenance, gpu-count-dropped,"
             + " gpu-dra-recovery-reset, gpu-dra-xid-reset, gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
             + " gpu-repeat-offender, gpu-row-remap-failure, gpu-telemetry-wedged, gpu-xid-application-repeated, gpu-xid-reboot,"

@@ -473,4 +473,23 @@ class ConfigLoaderTest {
             f + ":3: auth sets tokens and insecure_no_auth: true; with insecure_no_auth every request is let in, so set one"
                 + " or the other");
   }
+
+  /** EC2's scheduled events: read every 5 minutes, fired 2 hours ahead, unless said otherwise within bounds. */
+  @Test
+  void scheduledEventsAreReadOnlyWhenAskedForAndTheirPaceAndLeadAreBounded() throws IOException {
+    assertThat(load("auth: {insecure_no_auth: true}\ncloud: {aws: {region: us-west-2}}\n").config().orElseThrow().aws()
+        .orElseThrow().scheduledEvents()).isEmpty();
+    assertThat(load("auth: {insecure_no_auth: true}\ncloud: {aws: {region: us-west-2, scheduled_events: {}}}\n").config()
+        .orElseThrow().aws().orElseThrow().scheduledEvents()).contains(RemediatorConfig.ScheduledEvents.DEFAULT);
+    assertThat(load("auth: {insecure_no_auth: true}\ncloud: {aws: {region: us-west-2, scheduled_events: {every: 1m, lead: 6h}}}\n")
+        .config().orElseThrow().aws().orElseThrow().scheduledEvents())
+        .contains(new RemediatorConfig.ScheduledEvents(Duration.ofMinutes(1), Duration.ofHours(6)));
+    String f = dir.resolve("remediator.yaml").toString();
+    assertThat(load(String.join("\n", "auth: {insecure_no_auth: true}", "cloud:", "  aws:", "    region: us-west-2",
+        "    scheduled_events: {every: 1s, lead: 30m, ahead: 2h}", "")).errors()).containsExactly(
+        f + ":5: \"every\" in cloud.aws.scheduled_events must be between 10s and 1h",
+        f + ":5: \"lead\" in cloud.aws.scheduled_events must be between 1h and 7d (the drain must end before the event may"
+            + " start)",
+        f + ":5: unknown key \"ahead\" in cloud.aws.scheduled_events");
+  }
 }
