@@ -4,6 +4,7 @@ import io.gpuremediator.decision.Decision;
 import io.gpuremediator.decision.DecisionLog;
 import io.gpuremediator.episode.HumanControls;
 import io.gpuremediator.episode.SparesNow;
+import io.gpuremediator.maintenance.MaintenanceWatch;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.FleetGate;
 import io.prometheus.client.CollectorRegistry;
@@ -52,7 +53,8 @@ public final class ApiRouter {
       WebhookAdmission admission,
       HumanControls controls,
       HostCheck hosts,
-      Supplier<Optional<SparesNow>> spares) {}
+      Supplier<Optional<SparesNow>> spares,
+      Supplier<Optional<List<MaintenanceWatch.Upcoming>>> maintenance) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
@@ -118,19 +120,19 @@ public final class ApiRouter {
     router.get("/api/v1/decisions").handler(auth).handler(ctx -> decisions(ctx, r.decisions()));
     router.get("/api/v1/nodes").handler(auth).handler(ctx -> JsonAnswers.json(ctx, 200, NodesJson.of(r.nodes().get())));
     router.get("/api/v1/safety").handler(auth).handler(safety::safety);
-    router.get("/api/v1/fleet").handler(auth).handler(ctx -> fleet(ctx, r.selectedNodes(), r.spares(), r.workers()));
+    router.get("/api/v1/fleet").handler(auth).handler(ctx -> fleet(ctx, r));
   }
 
   /** Every selected node (tens of thousands on a large fleet), sorted and grouped on a worker, off the event loop. */
-  private static void fleet(RoutingContext ctx, Supplier<List<NodeInfo>> selected, Supplier<Optional<SparesNow>> spares,
-      WorkerExecutor workers) {
+  private static void fleet(RoutingContext ctx, Routes r) {
     Optional<String> label = Optional.ofNullable(ctx.request().getParam("group_by")).filter(l -> !l.isEmpty());
     Optional<String> invalid = label.flatMap(FleetJson::invalidLabel);
     if (invalid.isPresent()) {
       JsonAnswers.json(ctx, 400, JsonAnswers.error(invalid.get()));
       return;
     }
-    workers.executeBlocking(() -> FleetJson.of(selected.get(), label, spares.get()), false).onComplete(done -> {
+    r.workers().executeBlocking(() -> MaintenanceJson.with(FleetJson.of(r.selectedNodes().get(), label, r.spares().get()),
+        r.maintenance().get()), false).onComplete(done -> {
       if (done.succeeded()) {
         JsonAnswers.json(ctx, 200, done.result());
       } else {

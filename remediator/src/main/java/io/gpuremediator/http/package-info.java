@@ -5,8 +5,8 @@
  * {@code /api/v1/nodes}, {@code /api/v1/safety}, the fleet map's {@code /api/v1/fleet}), the human controls, the status page at {@code /} (also alone, without
  * a token, on {@code status_listen}), {@code /metrics} and the probes. Handlers never block the event loop.
  *
- * <p>Uses: {@code alert}, {@code bounded}, {@code decision}, {@code episode}, {@code metrics}, {@code node}, {@code safety},
- * {@code state}, {@code value}, {@code yaml}; libraries: {@code com.fasterxml.jackson.core}, {@code io.prometheus},
+ * <p>Uses: {@code alert}, {@code bounded}, {@code decision}, {@code episode}, {@code maintenance}, {@code metrics},
+ * {@code node}, {@code outbound}, {@code safety}, {@code state}, {@code value}, {@code yaml}; libraries: {@code com.fasterxml.jackson.core}, {@code io.prometheus},
  * {@code io.vertx}, {@code org.slf4j}.
  */
 package io.gpuremediator.http;

@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -61,6 +62,11 @@ public final class MaintenanceWatch {
 
   private record Learned(Optional<String> instanceId, Instant at) {}
 
+  /** A pending event of a selected node, as the last look that read the events saw it; {@code due}: fired. */
+  public record Upcoming(String node, ScheduledEvent event, boolean due) {}
+
+  private volatile List<Upcoming> upcoming = List.of();
+
   public MaintenanceWatch(ScheduledEvents events, Cluster cluster, Supplier<List<NodeInfo>> selected,
       Consumer<WebhookMessage> engine, Duration lead, Clock clock) {
     this.events = events;
@@ -86,14 +92,19 @@ public final class MaintenanceWatch {
     Map<String, List<ScheduledEvent>> byInstance = new HashMap<>();
     scheduled.forEach(e -> byInstance.computeIfAbsent(e.instanceId(), k -> new ArrayList<>()).add(e));
     List<Alert> out = new ArrayList<>();
+    List<Upcoming> pending = new ArrayList<>();
     for (NodeInfo n : nodes) {
       List<ScheduledEvent> mine = Optional.ofNullable(instances.get(n.name())).flatMap(Learned::instanceId).map(byInstance::get)
           .orElse(List.of());
       List<String> due = new ArrayList<>();
       for (ScheduledEvent e : mine) {
-        if (e.pending(now) && !now.isBefore(e.notBefore().minus(lead))) {
+        boolean fires = e.pending(now) && !now.isBefore(e.notBefore().minus(lead));
+        if (fires) {
           out.add(firing(n.name(), e));
           due.add(e.key());
+        }
+        if (e.pending(now)) {
+          pending.add(new Upcoming(n.name(), e, fires));
         }
       }
       for (Episode ep : n.ledger().episodes().values()) {
@@ -103,11 +114,18 @@ public final class MaintenanceWatch {
         }
       }
     }
+    upcoming = List.copyOf(pending);
     if (!out.isEmpty()) {
       engine.accept(new WebhookMessage("cloud-maintenance", out.stream().anyMatch(Alert::isFiring) ? AlertStatus.FIRING
           : AlertStatus.RESOLVED, "", 0, Map.of(), out));
     }
     return out;
+  }
+
+  /** The selected nodes' pending events as the last look that read them saw them, the soonest first. */
+  public List<Upcoming> upcoming() {
+    return upcoming.stream().sorted(Comparator.comparing((Upcoming u) -> u.event().notBefore()).thenComparing(Upcoming::node))
+        .toList();
   }
 
   private Alert firing(String node, ScheduledEvent e) {

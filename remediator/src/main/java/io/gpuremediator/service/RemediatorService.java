@@ -119,7 +119,8 @@ public final class RemediatorService implements AutoCloseable {
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
     cluster.reSignsLedgersWhen(() -> !config.dryRun() && leadership.isLeader());
     leadership.start(vertx, workers);
-    outside.scheduledEvents().ifPresent(events -> watchMaintenance(events, selected, engine, workers));
+    Optional<MaintenanceWatch> maintenance = outside.scheduledEvents().map(events -> watchMaintenance(events, selected, engine,
+        workers));
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : !leadership.isLeader() ? Optional.of("not the leader")
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
@@ -132,7 +133,8 @@ public final class RemediatorService implements AutoCloseable {
         workers, clock,
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(), limits.bodyTimeout(), metrics::requestLimited),
-        new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()), loop::spares);
+        new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()), loop::spares,
+        () -> maintenance.map(MaintenanceWatch::upcoming));
     HttpServerOptions options = HttpListen.options(config);
     server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
@@ -151,12 +153,13 @@ public final class RemediatorService implements AutoCloseable {
   }
 
   /** EC2's scheduled events every {@code every}, on the leader once the node watch and the fleet state are in. */
-  private void watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine,
+  private MaintenanceWatch watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine,
       WorkerExecutor workers) {
     RemediatorConfig.ScheduledEvents every = config.aws().orElseThrow().scheduledEvents().orElseThrow();
     MaintenanceWatch watch = new MaintenanceWatch(events, cluster, selected, engine::handle, every.lead(), clock);
     vertx.setPeriodic(every.every().toMillis(), id -> workers.executeBlocking(() -> leadership.isLeader() && cluster.isReady()
         && gate.isLoaded() ? watch.look().size() : 0, false));
+    return watch;
   }
 
   /** Loads the playbooks, refusing to start on invalid ones or on outside ports they need and the config lacks. */

@@ -85,6 +85,9 @@ class CloudMaintenanceMockTest {
     assertThat(fired).singleElement().satisfies(a -> assertThat(a.labels()).containsEntry("node", REBOOTED)
         .containsEntry("event_code", "system-reboot").containsEntry("event_id", "instance-event-0")
         .containsEntry("not_before", notBefore.toString()));
+    assertThat(watch.upcoming()).as("what GET /api/v1/fleet shows under maintenance")
+        .extracting(u -> u.node() + " " + u.event().code() + " " + u.due())
+        .containsExactly(REBOOTED + " system-reboot true", LATER + " system-reboot false");
     h.lookUntil(REBOOTED, Stage.DRAINED, 5);
     assertThat(h.client.pods().inNamespace("ml-training").withName("llm-pretrain-worker-0").get()).as("evicted").isNull();
     assertThat(h.decisions(Reason.DRAINED)).singleElement().satisfies(d -> assertThat(d.time()).isBefore(notBefore));
