@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * not_before, instance; severity critical, remediate "true"), started at that time exactly: the same event is the same
  * episode however often it is fired, across restarts and failovers. An episode of the alert whose event is no longer
  * pending (completed, cancelled, its window past, or no longer described) is resolved from the episode itself, so a
- * restart loses nothing. An event whose window is already past, or that EC2 says is over, fires nothing. A look whose
+ * restart loses nothing; a node whose instance is not known yet is concluded nothing about. An event whose window is already past, or that EC2 says is over, fires nothing. A look whose
  * read failed concludes nothing: nothing fires, nothing resolves. Which instance a node is comes from its
  * {@code spec.providerID}, read once per node (it never changes; a node without one again an hour later) and at most
  * {@value #IDENTITIES_A_LOOK} a look.
@@ -94,8 +94,11 @@ public final class MaintenanceWatch {
     List<Alert> out = new ArrayList<>();
     List<Upcoming> pending = new ArrayList<>();
     for (NodeInfo n : nodes) {
-      List<ScheduledEvent> mine = Optional.ofNullable(instances.get(n.name())).flatMap(Learned::instanceId).map(byInstance::get)
-          .orElse(List.of());
+      Optional<String> instance = Optional.ofNullable(instances.get(n.name())).flatMap(Learned::instanceId);
+      if (instance.isEmpty()) {
+        continue; // which instance it is is not known (yet): nothing is concluded about it, not even that its event is over
+      }
+      List<ScheduledEvent> mine = byInstance.getOrDefault(instance.get(), List.of());
       List<String> due = new ArrayList<>();
       for (ScheduledEvent e : mine) {
         boolean fires = e.pending(now) && !now.isBefore(e.notBefore().minus(lead));
@@ -143,7 +146,10 @@ public final class MaintenanceWatch {
   private void learn(List<NodeInfo> nodes) {
     int read = 0;
     Instant now = clock.instant();
-    for (NodeInfo n : nodes) {
+    // Nodes under a maintenance episode first: after a restart, theirs is what decides whether one is over.
+    List<NodeInfo> order = nodes.stream().sorted(Comparator.comparing((NodeInfo n) -> n.ledger().episodes().values().stream()
+        .noneMatch(e -> e.alertname().equals(ALERTNAME)))).toList();
+    for (NodeInfo n : order) {
       Learned known = instances.get(n.name());
       boolean recheck = known != null && known.instanceId().isEmpty() && !known.at().plus(NO_INSTANCE_RECHECK).isAfter(now);
       if (known != null && !recheck || read >= IDENTITIES_A_LOOK) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuremediator.alert.Alert;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.maintenance.MaintenanceWatch;
+import io.gpuremediator.node.Cluster;
+import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
@@ -17,6 +19,7 @@ import io.gpuremediator.outbound.aws.Ec2ScheduledEvents;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.AwsQueryStub.Answer;
 import io.gpuremediator.testing.Ec2Stub;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -97,6 +100,11 @@ class CloudMaintenanceMockTest {
       assertThat(h.node(untouched).unschedulable()).as(untouched).isFalse();
     }
 
+    ec2.events(instance(0), reboot(0, "[Completed] The instance is scheduled for a reboot", notBefore));
+    assertThat(restartedWithoutIdentities().look()).as("a restarted watch that cannot read providerIDs yet concludes nothing")
+        .isEmpty();
+    ec2.events(instance(0), reboot(0, "The instance is scheduled for a reboot", notBefore));
+
     ec2.next(Answer.THROTTLED);
     h.clock.advance(Duration.ofHours(2));
     assertThat(watch.look()).as("a read that failed concludes nothing").isEmpty();
@@ -115,6 +123,18 @@ class CloudMaintenanceMockTest {
 
   private MaintenanceWatch watch() {
     return new MaintenanceWatch(events, h.cluster, () -> h.cluster.nodes(), h.engine::handle, LEAD, h.clock);
+  }
+
+  /** A new watch (as after a restart) whose reads of providerIDs all fail. */
+  private MaintenanceWatch restartedWithoutIdentities() {
+    Cluster failing = (Cluster) Proxy.newProxyInstance(Cluster.class.getClassLoader(), new Class<?>[] {Cluster.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("identity")) {
+            throw new ClusterException("the API server is not answering", true, null);
+          }
+          return method.invoke(h.cluster, args);
+        });
+    return new MaintenanceWatch(events, failing, () -> h.cluster.nodes(), h.engine::handle, LEAD, h.clock);
   }
 
   private static ScheduledEvent reboot(int i, String description, Instant notBefore) {
