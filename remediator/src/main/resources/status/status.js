@@ -260,6 +260,11 @@
       legend.append(element('span', '; hot spares ' + p.nodes.length + ' of ' + p.target + ' (pool of ' + p.count + ', '
         + p.out_of_service + ' out of service)' + (p.nodes.length ? ': ' + p.nodes.join(', ') : '')));
     }
+    if (fleet.maintenance && fleet.maintenance.length) { // the cloud's scheduled events, the soonest first
+      legend.append(element('span', '; cloud maintenance: ' + fleet.maintenance.slice(0, 5).map(m => m.node + ' '
+        + m.event_code + ' not before ' + m.not_before + (m.due ? ' (draining ahead)' : '')).join(', ')
+        + (fleet.maintenance.length > 5 ? ' and ' + (fleet.maintenance.length - 5) + ' more' : '')));
+    }
     const box = byId('fleet-map');
     box.replaceChildren();
     for (const g of fleet.groups) {
