@@ -88,6 +88,18 @@ public final class RemediationEngine {
    * breaker before any of its nodes is acted on.
    */
   public WebhookResult handle(WebhookMessage message) {
+    return handle(message, scope);
+  }
+
+  /**
+   * The same for alerts this service raised itself (cloud maintenance of its own selected nodes): ours by construction,
+   * so {@code accept_alerts}, which tells a shared Alertmanager's other clusters apart, does not apply.
+   */
+  public WebhookResult handleOwn(WebhookMessage message) {
+    return handle(message, AlertScope.ALL);
+  }
+
+  private WebhookResult handle(WebhookMessage message, AlertScope scope) {
     PlaybookSet set = playbooks.get();
     List<Candidate> candidates = new ArrayList<>(message.alerts().size());
     Map<String, Instant> firing = new LinkedHashMap<>();

@@ -156,7 +156,7 @@ public final class RemediatorService implements AutoCloseable {
   private MaintenanceWatch watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine,
       WorkerExecutor workers) {
     RemediatorConfig.ScheduledEvents every = config.aws().orElseThrow().scheduledEvents().orElseThrow();
-    MaintenanceWatch watch = new MaintenanceWatch(events, cluster, selected, engine::handle, every.lead(), clock);
+    MaintenanceWatch watch = new MaintenanceWatch(events, cluster, selected, engine::handleOwn, every.lead(), clock);
     vertx.setPeriodic(every.every().toMillis(), id -> workers.executeBlocking(() -> leadership.isLeader() && cluster.isReady()
         && gate.isLoaded() ? watch.look().size() : 0, false));
     return watch;

@@ -3,10 +3,14 @@ package io.gpuremediator.episode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuremediator.alert.Alert;
+import io.gpuremediator.alert.AlertStatus;
+import io.gpuremediator.alert.WebhookMessage;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.maintenance.MaintenanceWatch;
 import io.gpuremediator.node.Cluster;
 import io.gpuremediator.node.ClusterException;
+import io.gpuremediator.node.LabelSelector;
+import io.gpuremediator.node.NodeResolver;
 import io.gpuremediator.outbound.BmcResets;
 import io.gpuremediator.outbound.InstanceHealth;
 import io.gpuremediator.outbound.InstanceReboots;
@@ -16,6 +20,7 @@ import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.ScheduledEvent;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.aws.Ec2ScheduledEvents;
+import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.AwsQueryStub.Answer;
 import io.gpuremediator.testing.Ec2Stub;
@@ -123,6 +128,21 @@ class CloudMaintenanceMockTest {
 
   private MaintenanceWatch watch() {
     return new MaintenanceWatch(events, h.cluster, () -> h.cluster.nodes(), h.engine::handle, LEAD, h.clock);
+  }
+
+  /** Behind a shared Alertmanager ({@code accept_alerts}), the service's own maintenance alerts are still its own. */
+  @Test
+  void acceptAlertsDoesNotRefuseTheServicesOwnMaintenanceAlerts() {
+    ec2.events(instance(0), reboot(0, "The instance is scheduled for a reboot", h.clock.instant().plus(Duration.ofMinutes(30))));
+    RemediationEngine sharedAlertmanager = EngineBuilder.of(() -> h.playbooks, h.cluster,
+        new NodeResolver(List.of("node"), LabelSelector.parse("nvidia.com/gpu.present=true").value(), h.cluster), h.clock)
+        .accept(List.of(Matcher.parse("cluster=\"prod-a\"").value())).loop(h.loop).build();
+    List<Alert> fired = new MaintenanceWatch(events, h.cluster, () -> h.cluster.nodes(), m -> { }, LEAD, h.clock).look();
+
+    assertThat(sharedAlertmanager.handle(new WebhookMessage("", AlertStatus.FIRING, "", 0, Map.of(), fired)).decisions())
+        .singleElement().satisfies(d -> assertThat(d.reason()).isEqualTo(Reason.FOREIGN_ALERT));
+    assertThat(sharedAlertmanager.handleOwn(new WebhookMessage("", AlertStatus.FIRING, "", 0, Map.of(), fired)).decisions())
+        .singleElement().satisfies(d -> assertThat(d.reason()).isEqualTo(Reason.ACTIONS_APPLIED));
   }
 
   /** A new watch (as after a restart) whose reads of providerIDs all fail. */
