@@ -114,12 +114,7 @@ public record RemediatorConfig(
    *
    * @param scheduledEvents whether and how EC2's scheduled events are read ({@code scheduled_events})
    */
-  public record Aws(String region, Optional<URI> endpoint, Optional<ScheduledEvents> scheduledEvents) {
-    /** Without scheduled events. */
-    public Aws(String region, Optional<URI> endpoint) {
-      this(region, endpoint, Optional.empty());
-    }
-  }
+  public record Aws(String region, Optional<URI> endpoint, Optional<ScheduledEvents> scheduledEvents) {}
 
   /**
    * {@code cloud.aws.scheduled_events: {every, lead}}: EC2's scheduled events of the selected nodes read every

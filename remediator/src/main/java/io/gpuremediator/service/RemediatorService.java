@@ -51,6 +51,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,8 +120,7 @@ public final class RemediatorService implements AutoCloseable {
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
     cluster.reSignsLedgersWhen(() -> !config.dryRun() && leadership.isLeader());
     leadership.start(vertx, workers);
-    Optional<MaintenanceWatch> maintenance = outside.scheduledEvents().map(events -> watchMaintenance(events, selected, engine,
-        workers));
+    Optional<MaintenanceWatch> maintenance = outside.scheduledEvents().map(events -> watchMaintenance(events, selected, engine));
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : !leadership.isLeader() ? Optional.of("not the leader")
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
@@ -152,13 +152,21 @@ public final class RemediatorService implements AutoCloseable {
     return server.actualPort();
   }
 
-  /** EC2's scheduled events every {@code every}, on the leader once the node watch and the fleet state are in. */
-  private MaintenanceWatch watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine,
-      WorkerExecutor workers) {
+  /**
+   * EC2's scheduled events every {@code every}, on the leader once the node watch and the fleet state are in, on a
+   * worker of their own (their EC2 and providerID reads never hold up a webhook's); a look still under way when the
+   * next is due is not doubled.
+   */
+  private MaintenanceWatch watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine) {
     RemediatorConfig.ScheduledEvents every = config.aws().orElseThrow().scheduledEvents().orElseThrow();
     MaintenanceWatch watch = new MaintenanceWatch(events, cluster, selected, engine::handleOwn, every.lead(), clock);
-    vertx.setPeriodic(every.every().toMillis(), id -> workers.executeBlocking(() -> leadership.isLeader() && cluster.isReady()
-        && gate.isLoaded() ? watch.look().size() : 0, false));
+    WorkerExecutor worker = vertx.createSharedWorkerExecutor("remediator-cloud-maintenance", 1);
+    AtomicBoolean looking = new AtomicBoolean();
+    vertx.setPeriodic(every.every().toMillis(), id -> {
+      if (leadership.isLeader() && cluster.isReady() && gate.isLoaded() && looking.compareAndSet(false, true)) {
+        worker.executeBlocking(watch::look, false).onComplete(done -> looking.set(false));
+      }
+    });
     return watch;
   }
 

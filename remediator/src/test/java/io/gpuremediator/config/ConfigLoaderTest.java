@@ -149,7 +149,8 @@ class ConfigLoaderTest {
     assertThat(c.receivers()).containsExactly(
         new RemediatorConfig.Receiver("gpu-oncall", RemediatorConfig.ReceiverType.SLACK, dir.resolve("slack-url")),
         new RemediatorConfig.Receiver("bot", RemediatorConfig.ReceiverType.WEBHOOK, Path.of("/etc/bot-url")));
-    assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(URI.create("http://127.0.0.1:4566"))));
+    assertThat(c.aws()).contains(new RemediatorConfig.Aws("us-west-2", Optional.of(URI.create("http://127.0.0.1:4566")),
+        Optional.empty()));
     String f = dir.resolve("remediator.yaml").toString();
     assertThat(c.redfish()).contains(new RemediatorConfig.Redfish(dir.resolve("redfish/credentials"),
         Optional.of(Path.of("/etc/bmc-ca.pem")), false, List.of(
