@@ -11,6 +11,7 @@ import io.gpuremediator.outbound.OutboundPorts;
 import io.gpuremediator.outbound.Silences;
 import io.gpuremediator.outbound.http.WebhookNotifier;
 import io.gpuremediator.state.Episode;
+import io.gpuremediator.state.Stage;
 import io.gpuremediator.testing.Alerts;
 import io.gpuremediator.testing.MutableClock;
 import io.gpuremediator.testing.Playbooks;
@@ -153,14 +154,14 @@ class NotificationsTest {
     h = new ClosedLoopHarness(dir, PLAYBOOKS, ports(notifier), new MutableClock(Instant.now()));
     long started = System.nanoTime();
     h.fire(Alerts.xid(NODE, "79"));
-    h.look(NODE);
+    // A look whose write meets a conflict on a busy machine retries on the next: the loop's own rule, not a wait.
+    h.lookUntil(NODE, Stage.DRAINED, 3);
     long tookMillis = (System.nanoTime() - started) / 1_000_000;
     // The look that queued the notifications is over while the hanging receiver still holds its request open: had the
     // look waited for it, the notifier's 5 s timeout would have closed that request before the look returned.
     await().atMost(Duration.ofSeconds(10)).until(() -> hanging.get() == 1 && failed.get() >= 2);
     assertThat(hung.get().response().closed()).as("the hanging request is still open after the look").isFalse();
     assertThat(hung.get().response().ended()).isFalse();
-    assertThat(h.episode(NODE).progress().stage().code()).isEqualTo("drained");
     assertThat(notifier.held()).isGreaterThanOrEqualTo(2);
     System.out.printf("notify: the webhook and the look that drained %s took %d ms while a receiver hung and another"
         + " answered 500 (retried %d times so far)%n", NODE, tookMillis, failed.get());
