@@ -265,6 +265,11 @@
         + m.event_code + ' not before ' + m.not_before + (m.due ? ' (draining ahead)' : '')).join(', ')
         + (fleet.maintenance.length > 5 ? ' and ' + (fleet.maintenance.length - 5) + ' more' : '')));
     }
+    for (const s of fleet.sweeps || []) { // health sweeps of idle nodes: those under way, those due, what holds them back
+      legend.append(element('span', '; sweep ' + s.name + ': ' + s.running.length + ' of ' + s.max_concurrent + ' running'
+        + (s.running.length ? ' (' + s.running.map(r => r.node).join(', ') + ')' : '') + ', ' + s.due + ' due'
+        + (s.blocked_by ? ', held back: ' + s.blocked_by : '')));
+    }
     const box = byId('fleet-map');
     box.replaceChildren();
     for (const g of fleet.groups) {

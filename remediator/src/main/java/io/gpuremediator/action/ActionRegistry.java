@@ -129,6 +129,11 @@ public final class ActionRegistry {
         : Optional.empty();
   }
 
+  /** The diagnostic a step runs, when it is a diagnose step (what a sweep runs of its playbook). */
+  public static Optional<DiagnoseAction.DiagnoseSpec> diagnostic(ActionSpec spec) {
+    return spec instanceof DiagnoseAction.DiagnoseSpec d ? Optional.of(d) : Optional.empty();
+  }
+
   /** The notification a step sends, when it is a notify step. */
   public static Optional<NotifySpec> notification(ActionSpec spec) {
     return spec instanceof NotifySpec n ? Optional.of(n) : Optional.empty();

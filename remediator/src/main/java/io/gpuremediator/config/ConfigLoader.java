@@ -15,6 +15,7 @@ import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.safety.DomainBudget;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.state.LedgerLimits;
+import io.gpuremediator.sweep.SweepPolicy;
 import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Durations;
 import io.gpuremediator.value.Rate;
@@ -90,6 +91,7 @@ public final class ConfigLoader {
     var accept = AcceptAlerts.decode(m, problems);
     List<DeferRule> deferTo = DeferToDecoder.deferTo(m, problems);
     Optional<SparePolicy> spares = SparesDecoder.spares(m, problems);
+    List<SweepPolicy> sweeps = SweepsDecoder.sweeps(m, problems);
     DraScope dra = dra(m, problems);
     LedgerLimits ledger = ledger(m, problems);
     List<String> allowedHosts = HttpConfig.allowedHosts(m, problems);
@@ -98,10 +100,7 @@ public final class ConfigLoader {
       e.finish();
       return store.flatMap(s -> s);
     });
-    LogFormat logFormat = m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
-      problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
-      return LogFormat.TEXT;
-    })).orElse(LogFormat.TEXT);
+    LogFormat logFormat = logFormat(m, problems);
     m.finish();
     if (!problems.isEmpty()) {
       return Optional.empty();
@@ -113,7 +112,14 @@ public final class ConfigLoader {
     return Optional.of(new RemediatorConfig(listen.get().host(), listen.get().port(), auth, tls, maxBody, playbooks, dryRun,
         kubernetes, selector, nodeFrom, safety, leader, limits, loop, statusListen, alertmanager, receivers, cloud.aws(),
         cloud.redfish(), cloud.replaceProviders(), preflight, accept, logFormat, deferTo, dra, evidence, ledger,
-        allowedHosts, spares));
+        allowedHosts, spares, sweeps));
+  }
+
+  private static LogFormat logFormat(MapReader m, Problems problems) {
+    return m.string("log_format").map(f -> LogFormat.parse(f).orElseGet(() -> {
+      problems.add(m.at("log_format"), "\"log_format\" must be text or json, not \"" + f + "\"");
+      return LogFormat.TEXT;
+    })).orElse(LogFormat.TEXT);
   }
 
   /** {@code ledger}: what a node's ledger (an annotation; 256 KiB of them in all) may hold. */

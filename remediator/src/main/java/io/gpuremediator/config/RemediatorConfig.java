@@ -11,6 +11,7 @@ import io.gpuremediator.playbook.EvidenceStore;
 import io.gpuremediator.playbook.Matcher;
 import io.gpuremediator.safety.SafetyLimits;
 import io.gpuremediator.state.LedgerLimits;
+import io.gpuremediator.sweep.SweepPolicy;
 import io.gpuremediator.value.CountOrPercent;
 import io.gpuremediator.value.Rate;
 import java.net.URI;
@@ -52,11 +53,13 @@ public record RemediatorConfig(
     Optional<EvidenceStore> evidenceStore,
     LedgerLimits ledger,
     List<String> allowedHosts,
-    Optional<SparePolicy> spares) {
+    Optional<SparePolicy> spares,
+    List<SweepPolicy> sweeps) {
 
   /** Copies lists and validates presence. */
   public RemediatorConfig {
     deferTo = List.copyOf(deferTo);
+    sweeps = List.copyOf(sweeps);
     allowedHosts = List.copyOf(allowedHosts); // http.allowed_hosts: the names a request's Host may carry besides ours
     Objects.requireNonNull(listenHost, "listenHost");
     Objects.requireNonNull(auth, "auth");

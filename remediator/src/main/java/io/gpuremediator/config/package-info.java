@@ -4,6 +4,6 @@
  * {@code file:line: message}. Relative paths are resolved against the config file's directory.
  *
  * <p>Uses: {@code action}, {@code device}, {@code node}, {@code outbound}, {@code playbook}, {@code safety}, {@code state},
- * {@code value}, {@code yaml}; libraries: {@code org.yaml}.
+ * {@code sweep}, {@code value}, {@code yaml}; libraries: {@code org.yaml}.
  */
 package io.gpuremediator.config;

@@ -223,7 +223,13 @@ public enum Reason {
   /** The silences of an ended episode were expired. */
   SILENCE_EXPIRED(Outcome.APPLIED),
   /** Alertmanager could not be asked for a silence; retried with backoff, the episode goes on without it. */
-  SILENCE_FAILED(Outcome.FAILED);
+  SILENCE_FAILED(Outcome.FAILED),
+  /** A sweep's diagnostic Job was started on an idle node (sweeps). */
+  SWEEP_STARTED(Outcome.APPLIED),
+  /** A sweep's Job was deleted, no episode opened: GPU work came to its node, or the node left the sweep's reach. */
+  SWEEP_PREEMPTED(Outcome.SUPPRESSED),
+  /** A sweep's pod never ran its diagnostic (the kubelet refused it, or it was lost): no episode, swept again later. */
+  SWEEP_NOT_RUN(Outcome.FAILED);
 
   private final Outcome outcome;
   private final String code;

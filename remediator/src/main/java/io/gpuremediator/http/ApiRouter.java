@@ -7,6 +7,7 @@ import io.gpuremediator.episode.SparesNow;
 import io.gpuremediator.maintenance.MaintenanceWatch;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.safety.FleetGate;
+import io.gpuremediator.sweep.SweepStatus;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
 import io.vertx.core.Vertx;
@@ -54,7 +55,8 @@ public final class ApiRouter {
       HumanControls controls,
       HostCheck hosts,
       Supplier<Optional<SparesNow>> spares,
-      Supplier<Optional<List<MaintenanceWatch.Upcoming>>> maintenance) {}
+      Supplier<Optional<List<MaintenanceWatch.Upcoming>>> maintenance,
+      Supplier<List<SweepStatus>> sweeps) {}
 
   /** Creates the router. */
   public static Router create(Vertx vertx, Routes r) {
@@ -131,8 +133,8 @@ public final class ApiRouter {
       JsonAnswers.json(ctx, 400, JsonAnswers.error(invalid.get()));
       return;
     }
-    r.workers().executeBlocking(() -> MaintenanceJson.with(FleetJson.of(r.selectedNodes().get(), label, r.spares().get()),
-        r.maintenance().get()), false).onComplete(done -> {
+    r.workers().executeBlocking(() -> SweepsJson.with(MaintenanceJson.with(FleetJson.of(r.selectedNodes().get(), label,
+        r.spares().get()), r.maintenance().get()), r.sweeps().get()), false).onComplete(done -> {
       if (done.succeeded()) {
         JsonAnswers.json(ctx, 200, done.result());
       } else {

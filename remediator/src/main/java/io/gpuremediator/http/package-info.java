@@ -6,7 +6,7 @@
  * a token, on {@code status_listen}), {@code /metrics} and the probes. Handlers never block the event loop.
  *
  * <p>Uses: {@code alert}, {@code bounded}, {@code decision}, {@code episode}, {@code maintenance}, {@code metrics},
- * {@code node}, {@code outbound}, {@code safety}, {@code state}, {@code value}, {@code yaml}; libraries: {@code com.fasterxml.jackson.core}, {@code io.prometheus},
+ * {@code node}, {@code outbound}, {@code safety}, {@code state}, {@code sweep}, {@code value}, {@code yaml}; libraries: {@code com.fasterxml.jackson.core}, {@code io.prometheus},
  * {@code io.vertx}, {@code org.slf4j}.
  */
 package io.gpuremediator.http;

@@ -3,16 +3,12 @@ package io.gpuremediator.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
-import io.fabric8.kubernetes.api.model.Toleration;
-import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watcher;
@@ -23,6 +19,7 @@ import io.gpuremediator.node.ClusterException;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobRun;
+import io.gpuremediator.workload.LabelledJob;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
@@ -31,7 +28,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -83,7 +79,7 @@ final class Fabric8Workloads implements Workloads {
     return new PodInfo(p.getMetadata().getNamespace(), p.getMetadata().getName(), p.getMetadata().getUid(),
         p.getStatus() == null ? null : p.getStatus().getPhase(), daemonSet, mirror,
         p.getMetadata().getDeletionTimestamp() != null, Optional.ofNullable(grace), p.getMetadata().getLabels(),
-        p.getMetadata().getAnnotations(), conditions);
+        p.getMetadata().getAnnotations(), conditions, JobManifest.accelerators(p));
   }
 
   @Override
@@ -191,31 +187,38 @@ final class Fabric8Workloads implements Workloads {
 
   @Override
   public void createJob(NodeJob j) throws ClusterException {
-    List<Toleration> tolerations = new ArrayList<>();
-    for (String key : j.tolerations()) {
-      tolerations.add(new TolerationBuilder().withKey(key).withOperator("Exists").build());
-    }
-    List<EnvVar> env = new ArrayList<>();
-    j.env().entrySet().stream().sorted(Map.Entry.comparingByKey())
-        .forEach(v -> env.add(new EnvVar(v.getKey(), v.getValue(), null)));
-    Job job = new JobBuilder()
-        .withNewMetadata().withName(j.name()).withNamespace(j.namespace()).withLabels(j.labels()).endMetadata()
-        .withNewSpec().withBackoffLimit(0).withActiveDeadlineSeconds(j.deadline().toSeconds())
-        .withTtlSecondsAfterFinished((int) j.keep().toSeconds())
-        .withNewTemplate().withNewMetadata().withLabels(j.labels()).endMetadata()
-        .withNewSpec().withNodeName(j.node()).withRestartPolicy("Never").withTolerations(tolerations)
-        .withHostPID(j.hostPid() ? Boolean.TRUE : null)
-        .withVolumes(JobVolumes.volumes(j.volumes()))
-        .addNewContainer().withName(j.container()).withImage(j.image()).withCommand(j.command()).withEnv(env)
-        .withSecurityContext(j.privileged() ? new SecurityContextBuilder().withPrivileged(true).build() : null)
-        .withVolumeMounts(JobVolumes.mounts(j.volumes()))
-        .endContainer()
-        .endSpec().endTemplate().endSpec().build();
+    Job job = JobManifest.of(j);
     try {
       throttle.write(() -> client.batch().v1().jobs().inNamespace(j.namespace()).resource(job).create());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw ApiFailures.of("create job " + j.namespace() + "/" + j.name(), e);
+      }
+    }
+  }
+
+  @Override
+  public List<LabelledJob> jobsLabelled(String namespace, String key) throws ClusterException {
+    try {
+      List<LabelledJob> out = new ArrayList<>();
+      for (Job j : throttle.read(() -> client.batch().v1().jobs().inNamespace(namespace).withLabel(key).list()).getItems()) {
+        JobWatch.runOf(j).ifPresent(run -> out.add(new LabelledJob(j.getMetadata().getName(), JobManifest.node(j).orElse(""),
+            j.getMetadata().getLabels(), run)));
+      }
+      return out;
+    } catch (KubernetesClientException e) {
+      throw ApiFailures.of("list jobs labelled " + key + " in " + namespace, e);
+    }
+  }
+
+  @Override
+  public void deleteJob(String namespace, String name) throws ClusterException {
+    try {
+      throttle.write(() -> client.batch().v1().jobs().inNamespace(namespace).withName(name)
+          .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw ApiFailures.of("delete job " + namespace + "/" + name, e);
       }
     }
   }

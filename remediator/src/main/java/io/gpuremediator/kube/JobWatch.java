@@ -84,7 +84,7 @@ final class JobWatch implements AutoCloseable {
       }
       if ("True".equals(c.getStatus()) && "Failed".equals(c.getType())) {
         return Optional.of(new JobRun("DeadlineExceeded".equals(c.getReason()) ? JobState.TIMED_OUT : JobState.FAILED,
-            created));
+            created, c.getReason()));
       }
     }
     return Optional.of(new JobRun(JobState.RUNNING, created));

@@ -14,6 +14,8 @@ public final class NodeKeys {
    * they leave {@code node_selector}.
    */
   public static final String MANAGED_LABEL = DOMAIN + "managed";
+  /** The label of a sweep's Jobs, its value the sweep's name (a Job's label, never a node's). */
+  public static final String SWEEP_LABEL = DOMAIN + "sweep";
   /** The component name on the Events we record. */
   public static final String COMPONENT = "gpu-remediator";
 

@@ -37,7 +37,7 @@ final class FleetAdmission {
   Optional<Refusal> reserve(Candidate c) {
     g.lock.lock();
     try {
-      Optional<Refusal> refusal = refusal(c);
+      Optional<Refusal> refusal = refusal(c, List.of());
       if (refusal.isEmpty() && c.becomesUnavailable()) {
         reservations.add(c);
       }
@@ -69,7 +69,17 @@ final class FleetAdmission {
   Optional<Refusal> check(Candidate c) {
     g.lock.lock();
     try {
-      return refusal(c);
+      return refusal(c, List.of());
+    } finally {
+      g.lock.unlock();
+    }
+  }
+
+  /** {@link #check}, counting {@code lent} (nodes lent to other work, a sweep's) as out of service beside the fleet's. */
+  Optional<Refusal> checkBeside(Candidate c, List<Candidate> lent) {
+    g.lock.lock();
+    try {
+      return refusal(c, lent);
     } finally {
       g.lock.unlock();
     }
@@ -80,8 +90,8 @@ final class FleetAdmission {
     return g.loaded ? stops.stoppedNow() : Optional.of(NOT_LOADED);
   }
 
-  /** The first limit that refuses {@code c}, counting the reservations not yet settled (under the lock). */
-  private Optional<Refusal> refusal(Candidate c) {
+  /** The first limit that refuses {@code c}, counting the reservations not yet settled and the lent (under the lock). */
+  private Optional<Refusal> refusal(Candidate c, List<Candidate> lent) {
     if (!g.loaded) {
       return Optional.of(NOT_LOADED);
     }
@@ -93,9 +103,13 @@ final class FleetAdmission {
     }
     counts.update();
     incidents.open(c, counts.domains());
-    FleetView fleet = new FleetView(now, g.state, g.limits, counts.selected(), counts.unavailable(), counts.domains(),
-        reservations);
-    if (c.becomesUnavailable()) {
+    List<Candidate> out = reservations;
+    if (!lent.isEmpty()) {
+      out = new ArrayList<>(reservations);
+      out.addAll(lent);
+    }
+    FleetView fleet = new FleetView(now, g.state, g.limits, counts.selected(), counts.unavailable(), counts.domains(), out);
+    if (c.becomesUnavailable() && lent.isEmpty()) {
       g.listener.unavailable(MaxUnavailableLimit.unavailable(fleet), g.limits.maxUnavailable().of(counts.selected()));
     }
     for (FleetLimit limit : FleetLimits.ROWS) {

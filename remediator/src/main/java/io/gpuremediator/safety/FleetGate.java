@@ -139,6 +139,14 @@ public final class FleetGate implements SafetyGate {
     return admission.check(c);
   }
 
+  /**
+   * Whether {@code c} would be admitted with {@code lent} (nodes lent to other work: the sweeps under way) counted as
+   * out of service too, each in its failure domains; reserves nothing. A sweep is started only where this admits it.
+   */
+  public Optional<Refusal> checkBeside(Candidate c, List<Candidate> lent) {
+    return admission.checkBeside(c, lent);
+  }
+
   @Override
   public Optional<Refusal> stopped() {
     return admission.stopped();

@@ -6,6 +6,7 @@ import io.gpuremediator.node.ReplaceProvider;
 import io.gpuremediator.playbook.ActionSpec;
 import io.gpuremediator.playbook.Playbook;
 import io.gpuremediator.playbook.PlaybookSet;
+import io.gpuremediator.sweep.SweepPlaybooks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ public final class OutboundReadiness {
     config.preflight().flatMap(PreflightSettings::onFail).filter(name -> playbooks.named(name).isEmpty())
         .ifPresent(name -> out.add("preflight.on_fail names playbook " + name + ", which no playbook file defines: a"
             + " failed pre-flight would have nowhere to escalate"));
+    out.addAll(SweepPlaybooks.unmet(config.sweeps(), playbooks));
     if (config.redfish().isPresent()) {
       return out;
     }

@@ -35,6 +35,7 @@ import io.gpuremediator.safety.FleetStore;
 import io.gpuremediator.safety.GpuCounts;
 import io.gpuremediator.safety.InMemoryFleetStore;
 import io.gpuremediator.safety.SelectedFleet;
+import io.gpuremediator.sweep.SweepRunner;
 import io.gpuremediator.threads.DaemonThreads;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.hotspot.DefaultExports;
@@ -51,7 +52,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,6 +79,8 @@ public final class RemediatorService implements AutoCloseable {
   private HttpServer statusServer;
   private FleetGate gate;
   private Leadership leadership;
+  /** Records each decision, counts it, and writes a refusal's Event. */
+  private DecisionListener decided;
   private EpisodeLoop loop;
   /** A multi-node webhook's nodes, written side by side up to kubernetes.writes_in_flight. */
   private NodeFanOut fanOut;
@@ -120,7 +122,10 @@ public final class RemediatorService implements AutoCloseable {
     vertx.setPeriodic(FLEET_WARNINGS_CHECK_MILLIS, id -> workers.executeBlocking(fleetWarnings::check, false));
     cluster.reSignsLedgersWhen(() -> !config.dryRun() && leadership.isLeader());
     leadership.start(vertx, workers);
-    Optional<MaintenanceWatch> maintenance = outside.scheduledEvents().map(events -> watchMaintenance(events, selected, engine));
+    BackgroundLooks looks = new BackgroundLooks(vertx, () -> leadership.isLeader() && cluster.isReady() && gate.isLoaded());
+    Optional<MaintenanceWatch> maintenance = outside.scheduledEvents()
+        .map(events -> watchMaintenance(events, selected, engine, looks));
+    Optional<SweepRunner> sweeps = sweeps(selected, engine, looks);
     Readiness readiness = () -> !reloader.isLoaded() ? Optional.of("playbooks not loaded")
         : !leadership.isLeader() ? Optional.of("not the leader")
         : !cluster.isReady() ? Optional.of("Kubernetes node watch not synced")
@@ -134,7 +139,7 @@ public final class RemediatorService implements AutoCloseable {
         connections, new ClientRate(limits.clientRate(), clock, client -> metrics.requestLimited("client_rate")),
         new WebhookAdmission(limits.webhookQueue(), config.maxBodyBytes(), limits.bodyTimeout(), metrics::requestLimited),
         new HumanControls(loop, cluster, reloader::current), new HostCheck(config.allowedHosts()), loop::spares,
-        () -> maintenance.map(MaintenanceWatch::upcoming));
+        () -> maintenance.map(MaintenanceWatch::upcoming), () -> sweeps.map(SweepRunner::status).orElse(List.of()));
     HttpServerOptions options = HttpListen.options(config);
     server = listen("", options, connections, ApiRouter.create(vertx, routes));
     LOGGER.info("listening on {}:{} (tls={}, auth={}, dry_run={}, node_selector={}, node_from={}, playbooks={})",
@@ -152,22 +157,24 @@ public final class RemediatorService implements AutoCloseable {
     return server.actualPort();
   }
 
-  /**
-   * EC2's scheduled events every {@code every}, on the leader once the node watch and the fleet state are in, on a
-   * worker of their own (their EC2 and providerID reads never hold up a webhook's); a look still under way when the
-   * next is due is not doubled.
-   */
-  private MaintenanceWatch watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine) {
+  /** EC2's scheduled events every {@code every}, as the alert CloudMaintenanceScheduled. */
+  private MaintenanceWatch watchMaintenance(ScheduledEvents events, Supplier<List<NodeInfo>> selected, RemediationEngine engine,
+      BackgroundLooks looks) {
     RemediatorConfig.ScheduledEvents every = config.aws().orElseThrow().scheduledEvents().orElseThrow();
     MaintenanceWatch watch = new MaintenanceWatch(events, cluster, selected, engine::handleOwn, every.lead(), clock);
-    WorkerExecutor worker = vertx.createSharedWorkerExecutor("remediator-cloud-maintenance", 1);
-    AtomicBoolean looking = new AtomicBoolean();
-    vertx.setPeriodic(every.every().toMillis(), id -> {
-      if (leadership.isLeader() && cluster.isReady() && gate.isLoaded() && looking.compareAndSet(false, true)) {
-        worker.executeBlocking(watch::look, false).onComplete(done -> looking.set(false));
-      }
-    });
+    looks.every(every.every(), "remediator-cloud-maintenance", watch::look);
     return watch;
+  }
+
+  /** The sweeps, looked at every loop interval; none under the global dry-run, which writes nothing. */
+  private Optional<SweepRunner> sweeps(Supplier<List<NodeInfo>> selected, RemediationEngine engine, BackgroundLooks looks) {
+    if (config.sweeps().isEmpty() || config.dryRun()) {
+      return Optional.empty();
+    }
+    SweepRunner runner = new SweepRunner(config.sweeps(), reloader::current, selected, kube.workloads(),
+        LoopSettingsOf.config(config).jobNamespace(), gate, engine::handleOwn, decided, clock);
+    looks.every(config.loop().interval(), "remediator-sweeps", runner::look);
+    return Optional.of(runner);
   }
 
   /** Loads the playbooks, refusing to start on invalid ones or on outside ports they need and the config lacks. */
@@ -197,7 +204,7 @@ public final class RemediatorService implements AutoCloseable {
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
     new LimitsCollector(gate::snapshot).register(registry);
     eventWriter = Executors.newSingleThreadExecutor(DaemonThreads.named("remediator-refusal-events"));
-    DecisionListener decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
+    decided = RefusalEvents.all(new DecisionRecorder(decisions, metrics),
         new RefusalEvents(cluster, eventWriter));
     loop = new EpisodeLoop(cluster, kube.workloads(), kube.devices(), reloader::current, selected,
         LoopSettingsOf.config(config),

@@ -5,7 +5,7 @@
  *
  * <p>Uses: {@code action}, {@code config}, {@code decision}, {@code device}, {@code episode}, {@code http}, {@code kube},
  * {@code maintenance}, {@code metrics}, {@code node}, {@code outbound}, {@code outbound.aws}, {@code outbound.http},
- * {@code playbook},
+ * {@code playbook}, {@code sweep},
  * {@code playbook.load}, {@code safety}, {@code threads}; libraries: {@code io.prometheus},
  * {@code io.vertx}, {@code org.slf4j}.
  */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A Job to run on one node (diagnostics, a GPU reset, a reboot): pinned to {@code node} by nodeName, tolerating the
@@ -16,10 +17,21 @@ import java.util.Objects;
  * @param privileged whether the container is privileged (a GPU reset, a reboot)
  * @param hostPid whether the pod shares the host's PID namespace (a reboot through nsenter into PID 1)
  * @param volumes what the container mounts (the node's root for an evidence Job, the claim evidence is stored on)
+ * @param priorityClass the pod's PriorityClass (a sweep's, the lowest: the scheduler preempts it for any other pod),
+ *     whose pod a disruption (a preemption, a drain) sends back to run again rather than failing the Job; empty: the
+ *     cluster's default, and any failure fails the Job
  */
 public record NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
     Map<String, String> env, Duration deadline, Duration keep, Map<String, String> labels, List<String> tolerations,
-    boolean privileged, boolean hostPid, List<JobVolume> volumes) {
+    boolean privileged, boolean hostPid, List<JobVolume> volumes, Optional<String> priorityClass) {
+  /** A Job of the cluster's default priority. */
+  public NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
+      Map<String, String> env, Duration deadline, Duration keep, Map<String, String> labels, List<String> tolerations,
+      boolean privileged, boolean hostPid, List<JobVolume> volumes) {
+    this(namespace, name, node, container, image, command, env, deadline, keep, labels, tolerations, privileged, hostPid,
+        volumes, Optional.empty());
+  }
+
   /** A Job that mounts nothing. */
   public NodeJob(String namespace, String name, String node, String container, String image, List<String> command,
       Map<String, String> env, Duration deadline, Duration keep, Map<String, String> labels, List<String> tolerations,
@@ -42,5 +54,6 @@ public record NodeJob(String namespace, String name, String node, String contain
     labels = Map.copyOf(labels);
     tolerations = List.copyOf(tolerations);
     volumes = List.copyOf(volumes);
+    Objects.requireNonNull(priorityClass, "priorityClass");
   }
 }

@@ -16,10 +16,13 @@ import java.util.Set;
  * @param labels the pod's labels (what a drain policy selects on)
  * @param annotations the pod's annotations (a checkpoint a training job marks itself with)
  * @param conditions the types of the pod's conditions whose status is {@code True}
+ * @param accelerators whether a container requests an accelerator (a resource named {@code nvidia.com/gpu},
+ *     {@code nvidia.com/mig-*}, {@code amd.com/gpu}, {@code aws.amazon.com/neuron*}) or the pod claims devices through DRA
+ *     ({@code spec.resourceClaims}): real GPU work, which a sweep yields to
  */
 public record PodInfo(String namespace, String name, String uid, String phase, boolean daemonSet, boolean mirror,
     boolean terminating, Optional<Long> gracePeriodSeconds, Map<String, String> labels, Map<String, String> annotations,
-    Set<String> conditions) {
+    Set<String> conditions, boolean accelerators) {
   /** Validates presence; copies the maps. */
   public PodInfo {
     Objects.requireNonNull(namespace, "namespace");
@@ -32,6 +35,14 @@ public record PodInfo(String namespace, String name, String uid, String phase, b
     conditions = conditions == null ? Set.of() : Set.copyOf(conditions);
   }
 
+  /** A pod that requests no accelerator. */
+  public PodInfo(String namespace, String name, String uid, String phase, boolean daemonSet, boolean mirror,
+      boolean terminating, Optional<Long> gracePeriodSeconds, Map<String, String> labels, Map<String, String> annotations,
+      Set<String> conditions) {
+    this(namespace, name, uid, phase, daemonSet, mirror, terminating, gracePeriodSeconds, labels, annotations, conditions,
+        false);
+  }
+
   /** A pod with no labels, annotations or conditions to read. */
   public PodInfo(String namespace, String name, String uid, String phase, boolean daemonSet, boolean mirror,
       boolean terminating, Optional<Long> gracePeriodSeconds) {
@@ -41,6 +52,11 @@ public record PodInfo(String namespace, String name, String uid, String phase, b
   /** Whether the pod has finished (Succeeded or Failed): it holds nothing and needs no eviction. */
   public boolean finished() {
     return phase.equals("Succeeded") || phase.equals("Failed");
+  }
+
+  /** Whether the pod holds or will hold an accelerator: it requests one and has not finished or begun to stop. */
+  public boolean usesAccelerators() {
+    return accelerators && !finished() && !terminating;
   }
 
   /** {@code namespace/name}. */

@@ -44,7 +44,7 @@ class CliTest {
         "WARNING: " + config + ": notify receiver gpu-oncall is not defined in notify.receivers (used by cloud-maintenance, gpu-count-dropped,"
             + " gpu-dra-recovery-reset, gpu-dra-xid-reset, gpu-ecc-uncorrectable, gpu-fabric, gpu-hardware-xid, gpu-needs-human, gpu-nvlink-down, gpu-pcie-link-degraded,"
             + " gpu-recovery-drain, gpu-recovery-reboot, gpu-recovery-reset, gpu-recovery-service,"
-            + " gpu-repeat-offender, gpu-row-remap-failure, gpu-telemetry-wedged, gpu-xid-application-repeated, gpu-xid-reboot,"
+            + " gpu-repeat-offender, gpu-row-remap-failure, gpu-sweep, gpu-telemetry-wedged, gpu-xid-application-repeated, gpu-xid-reboot,"
             + " gpu-xid-reset, gpu-xid-service,"
             + " infiniband-link-down, neuron-hardware-error, neuron-health-unclassified, node-condition-reboot,"
             + " node-condition-replace, node-memory-uncorrectable): its messages are counted as"

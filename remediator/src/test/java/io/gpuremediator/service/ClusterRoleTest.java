@@ -123,6 +123,8 @@ class ClusterRoleTest {
         + Path.of("../deploy/playbooks").toAbsolutePath() + "]\n"
         + "safety: {max_unavailable: 50%, max_unavailable_gpus: 50%, rate_limit: 100/1h, breaker: {nodes: 4, window: 10m}}\n"
         + "loop: {interval: 200ms, retry_delay: 200ms}\n"
+        // A sweep of gpu-node-1, idle until its XID: the episode that opens there deletes its Job.
+        + "sweeps: [{name: idle-diag, every: 1h, playbook: gpu-sweep, select: \"kubernetes.io/hostname=gpu-node-1\"}]\n"
         + "leader_election: {enabled: true, namespace: " + NAMESPACE + ", lease: gpu-remediator}\n");
     JumpClock clock = new JumpClock();
     try (RunningService service = RunningService.ready(config, KubeApi.of(server.client()), clock, Optional.of(TOKEN))) {
@@ -132,6 +134,8 @@ class ClusterRoleTest {
           .withStatus("Failure").withReason("Conflict").withCode(409).withMessage("Operation cannot be fulfilled on nodes"
               + " \"gpu-node-1\": the object has been modified; please apply your changes to the latest version and try again")
           .build()).once();
+      await().atMost(Duration.ofSeconds(20)).until(() -> !setup.batch().v1().jobs().inNamespace(NAMESPACE)
+          .withLabel("gpu-remediator.io/sweep").list().getItems().isEmpty());
       Alert xid = Alerts.xid("gpu-node-1", "79");
       assertThat(service.post(xid)).contains("actions_applied");
       // The drain: the budget refuses the eviction until the timeout, then the pod is deleted.
@@ -143,8 +147,10 @@ class ClusterRoleTest {
       await().atMost(Duration.ofSeconds(20)).until(() -> service.get("/api/v1/nodes").body().contains("\"stage\":\"drained\""));
       assertThat(service.post(Alerts.resolved(xid))).contains("resolved_actions_applied");
       // Diagnostics: the Job fails (its pod's log is read) and the episode escalates; a human releases the node.
-      await().atMost(Duration.ofSeconds(20)).until(() -> !setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().isEmpty());
-      Job job = setup.batch().v1().jobs().inNamespace(NAMESPACE).list().getItems().get(0);
+      await().atMost(Duration.ofSeconds(20)).until(() -> !setup.batch().v1().jobs().inNamespace(NAMESPACE)
+          .withLabel("gpu-remediator.io/step", "diagnose").list().getItems().isEmpty());
+      Job job = setup.batch().v1().jobs().inNamespace(NAMESPACE).withLabel("gpu-remediator.io/step", "diagnose").list()
+          .getItems().get(0);
       setup.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("diag-0")
           .withLabels(Map.of("job-name", job.getMetadata().getName())).endMetadata().withNewSpec()
           .withNodeName("gpu-node-1").endSpec().build()).create();

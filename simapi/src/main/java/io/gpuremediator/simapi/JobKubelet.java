@@ -55,8 +55,8 @@ import java.util.function.Predicate;
  * Operator's DaemonSets) runs on the node, its host engine holds every GPU, and the fake nvidia-smi refuses a reset
  * as the real one does. The process's output is the pod's log (both streams, as the log API
  * serves them); its exit status the pod's phase and the Job's condition ({@code Complete}, or {@code Failed} with
- * {@code BackoffLimitExceeded}); past {@code activeDeadlineSeconds} it is killed and the Job fails
- * {@code DeadlineExceeded}.
+ * {@code BackoffLimitExceeded}, or {@code PodFailurePolicy} where a rule of its pod failure policy fails it:
+ * {@link PodFailurePolicies}); past {@code activeDeadlineSeconds} it is killed and the Job fails {@code DeadlineExceeded}.
  */
 public final class JobKubelet implements AutoCloseable {
   /** The GPU Operator's label for nodes its driver DaemonSet runs on. */
@@ -393,8 +393,18 @@ public final class JobKubelet implements AutoCloseable {
       return;
     }
     boolean ok = "Succeeded".equals(phase);
-    current.setStatus(new JobStatusBuilder().withSucceeded(ok ? 1 : 0).withFailed(ok ? 0 : 1).addNewCondition()
-        .withType(ok ? "Complete" : "Failed").withStatus("True").withReason(reason).endCondition().build());
+    String container = job.getSpec().getTemplate().getSpec().getContainers().get(0).getName();
+    Optional<String> failJob = "DeadlineExceeded".equals(reason) ? Optional.empty()
+        : PodFailurePolicies.failJob(job, container, namespace, pod, exit);
+    if (failJob.isPresent()) { // the controller's interim FailureTarget first, then Failed, both of the rule
+      current.setStatus(new JobStatusBuilder().withSucceeded(0).withFailed(1).addNewCondition().withType("FailureTarget")
+          .withStatus("True").withReason(PodFailurePolicies.REASON).withMessage(failJob.get()).endCondition()
+          .addNewCondition().withType("Failed").withStatus("True").withReason(PodFailurePolicies.REASON)
+          .withMessage(failJob.get()).endCondition().build());
+    } else {
+      current.setStatus(new JobStatusBuilder().withSucceeded(ok ? 1 : 0).withFailed(ok ? 0 : 1).addNewCondition()
+          .withType(ok ? "Complete" : "Failed").withStatus("True").withReason(reason).endCondition().build());
+    }
     client.batch().v1().jobs().inNamespace(namespace).resource(current).updateStatus();
   }
 
