@@ -34,7 +34,7 @@ import java.util.stream.Collectors;
  */
 public final class Story {
   /** The story uses GPU nodes 3 to 27 (8 has a Karpenter NodeClaim; 26 and 27 are a spare pool's). */
-  public static final int GPU_NODES_NEEDED = 28;
+  public static final int GPU_NODES_NEEDED = 29;
   private static final String XID_ALERT = "GpuXidHardwareError";
   private static final String APP_XID_ALERT = "GpuXidApplicationError";
   private static final String RECOVERY_ALERT = "GpuRecoveryActionRequired";
@@ -79,6 +79,7 @@ public final class Story {
   private final String draSpare;
   private final String spareFailing;
   private final String spare;
+  private final String swept;
   private final List<String> storm;
   private final FabricChapter fabric;
 
@@ -105,6 +106,7 @@ public final class Story {
     draSpare = gpuNodes.get(25);
     spareFailing = gpuNodes.get(26);
     spare = gpuNodes.get(27);
+    swept = gpuNodes.get(28);
   }
 
   /** Plays every chapter; throws {@link Milestones.Missed} naming what the pipeline did not do in time. */
@@ -239,6 +241,7 @@ public final class Story {
 
     SpareChapter.Seen spared = new SpareChapter(p, t, see, spareFailing, spare, this::report)
         .play(quarantineMilestones(XID_ALERT, spareFailing), repairMilestones(spareFailing, "reboot"));
+    SweepChapter.Seen sweep = new SweepChapter(p, t, see, swept, this::report).play();
 
     t.chapter("5. The silent GPU loss on " + lost + ", once `for: 2m` has passed");
     PendingWait waitLost = new PendingWait(see, t, LOST_ALERT, lost, Instant.parse(pending[0].path("activeAt").asText()), LOST_FOR,
@@ -333,6 +336,10 @@ public final class Story {
         + (spared.beforeDrained() ? " (before the drain ended)" : " (AFTER THE DRAIN)")) + ", the job's worker on "
         + (spared.landedOn().isEmpty() ? "NO NODE" : spared.landedOn() + " " + Timeline.human(spared.milestones().get("landed")))
         + " after; rebooted, diagnosed, " + (spared.refilled() ? "held as the pool's spare" : "NOT HELD AS A SPARE")));
+    t.plain(String.format("  %-18s %-26s %s", swept, "idle, PCIe replays (sweep)", "found by the sweep "
+        + Timeline.human(sweep.milestones().get("failed")) + " after it was selected, quarantined, rebooted as dcgmi diag"
+        + " said: " + (sweep.back() ? "back in service" : "NOT BACK") + (sweep.noJobLanded() ? ", no job ever on it"
+        : ", A JOB LANDED ON IT")));
     t.plain(String.format("  %-18s %-26s %s", lost, "GPU lost, no XID", "quarantined " + Timeline.human(l.get("node"))
         + " after the loss (for: 2m), drained, diagnosed: " + (lostReleased ? "passed, back in service" : "NOT RELEASED")));
     t.plain(String.format("  %-18s %-26s %s", lost2, "GPU lost, still faulty", "quarantined, drained, diagnosed: "
@@ -361,7 +368,8 @@ public final class Story {
         stormDecisions, stormTouched, xidSilenced, lostUnsilenced, p.notifications(), replaced.through(), replaced.newcomer(),
         replaced.earned(), ibBack, fabricSeen.decisions(), fabricSeen.incident(), fabricSeen.pages(), fabricSeen.repaired(),
         evidenceFirst, stored.isEmpty() || !Files.isRegularFile(report) ? "" : stored, dra.cordoned(), dra.othersRunning(),
-        dra.exporterKept(), spared.released(), spared.beforeDrained(), spared.landedOn(), spared.refilled());
+        dra.exporterKept(), spared.released(), spared.beforeDrained(), spared.landedOn(), spared.refilled(), sweep.noJobLanded()
+        && sweep.milestones().containsKey("failed"), sweep.back());
   }
 
   /**

@@ -45,6 +45,9 @@ import java.util.Map;
  * @param spareBeforeDrained whether it was released before that node's drain ended
  * @param spareLandedOn the node the job's worker was placed on by the scheduler's filters once evicted (empty: none)
  * @param spareRefilled whether the repaired node was held as the pool's spare after its episode
+ * @param sweepFoundIdle whether the sweep's diagnostic found the idle node's bad GPU and opened an episode, no job's pod
+ *     ever on the node
+ * @param sweepBack whether that node, rebooted as the diagnostic said, returned to service
  */
 public record StoryResult(
     Duration xidFaultToQuarantine,
@@ -82,4 +85,6 @@ public record StoryResult(
     String spareReleased,
     boolean spareBeforeDrained,
     String spareLandedOn,
-    boolean spareRefilled) {}
+    boolean spareRefilled,
+    boolean sweepFoundIdle,
+    boolean sweepBack) {}

@@ -137,7 +137,8 @@ public final class Pipeline implements AutoCloseable {
   private String serviceConfig(Path tokenFile, Path kubeconfig, Path notifyUrl) throws IOException {
     return String.join("\n",
         "# Generated for the demo: the playbooks and the replacement and pre-flight settings of deploy/karpenter, a spare",
-        "# pool of the nodes labelled pool=llm-finetune (none is, until the story labels two),",
+        "# pool of the nodes labelled pool=llm-finetune (none is, until the story labels two), a sweep of those labelled",
+        "# sweep=weekly (none is, until the story labels one),",
         "# every other key at its default.",
         "listen: 127.0.0.1:" + remediatorPort,
         "auth: {webhook_token_file: " + tokenFile + ", operator_token_file: " + tokenFile.resolveSibling("operator-token")
@@ -158,6 +159,7 @@ public final class Pipeline implements AutoCloseable {
         "  max_concurrent: 2",
         "  on_fail: gpu-needs-human",
         "spares: {select: \"pool=llm-finetune\", count: 1}",
+        "sweeps: [{name: idle-diag, every: 7d, playbook: gpu-sweep, select: \"sweep=weekly\"}]",
         options.safetyYaml() == null ? "" : "safety: " + options.safetyYaml(), "");
   }
 

@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 final class JobController implements AutoCloseable {
   private static final String NAMESPACE = "gpu-remediator";
   private static final String STEP_LABEL = "gpu-remediator.io/step";
+  /** A sweep's Job carries this label, and no step label: its diagnostic runs as a diagnose step's does. */
+  private static final String SWEEP_LABEL = "gpu-remediator.io/sweep";
   private static final long RUN_MILLIS = 3_000;
   /** From the reboot to the new boot (a GPU server's firmware and kernel take minutes; the demo a few seconds). */
   private static final long BOOT_MILLIS = 2_500;
@@ -53,11 +55,12 @@ final class JobController implements AutoCloseable {
 
   /**
    * Whether the Job is one whose command runs for real when a kubelet of its own is given: evidence, a GPU reset, a
-   * diagnostic or a pre-flight.
+   * diagnostic, a pre-flight or a sweep.
    */
   static boolean runsForReal(Job job) {
-    String step = job.getMetadata().getLabels() == null ? null : job.getMetadata().getLabels().get(STEP_LABEL);
-    return List.of("collect", "gpu_reset", "diagnose", "preflight").contains(step);
+    Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
+    return List.of("collect", "gpu_reset", "diagnose", "preflight").contains(labels.getOrDefault(STEP_LABEL, ""))
+        || labels.containsKey(SWEEP_LABEL);
   }
 
   void start() {

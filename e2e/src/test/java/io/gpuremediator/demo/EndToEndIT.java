@@ -51,6 +51,8 @@ class EndToEndIT {
     assertThat(r.spareBeforeDrained()).as("the spare takes work before the failed node's drain ends").isTrue();
     assertThat(r.spareLandedOn()).as("the evicted worker lands on the released spare").isEqualTo("gpu-node-27");
     assertThat(r.spareRefilled()).as("the repaired node refills the pool").isTrue();
+    assertThat(r.sweepFoundIdle()).as("a sweep finds the idle node's bad GPU, an episode opened, no job ever on it").isTrue();
+    assertThat(r.sweepBack()).as("that node, rebooted as dcgmi diag said, returns to service").isTrue();
     assertThat(r.lostReleased()).as("the node whose GPU came back passed diagnostics and returned to service").isTrue();
     assertThat(r.lost2Escalated()).as("the node that failed diagnostics stays out, escalated").isTrue();
     assertThat(r.replacedThrough()).as("the node beyond repair: its NodeClaim deleted").contains("NodeClaim ")

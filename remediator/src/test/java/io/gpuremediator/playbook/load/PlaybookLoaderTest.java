@@ -152,7 +152,7 @@ class PlaybookLoaderTest {
         "gpu-recovery-drain", "gpu-recovery-service", "gpu-xid-application-repeated", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
         "gpu-count-dropped", "gpu-telemetry-wedged", "neuron-hardware-error", "neuron-health-unclassified",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "node-condition-reboot",
-        "node-condition-replace", "cloud-maintenance", "gpu-sweep", "gpu-repeat-offender",
+        "node-condition-replace", "cloud-maintenance", "gpu-sweep", "gpu-sweep-reboot", "gpu-repeat-offender",
         "gpu-needs-human");
   }
 
