@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * the chapter gives an idle node a GPU whose PCIe link replays packets (the recorded dcgmi document
  * {@code diag-v4-pcie-replay-fail.json}: no metric, no XID, only dcgmi diag sees it) and labels it: the sweep's Job
  * runs dcgmi diag there at the lowest priority, fails, and GpuSweepFailed opens an episode of gpu-sweep: quarantined,
- * diagnosed again, and the rung DCGM names (a reboot: gpu-sweep-reboot) taken; the reboot clears the replays, and the
+ * diagnosed again, and the rung DCGM names (a reboot: gpu-verdict-reboot) taken; the reboot clears the replays, and the
  * node returns having never run a job.
  */
 final class SweepChapter {

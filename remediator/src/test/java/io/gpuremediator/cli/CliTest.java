@@ -59,7 +59,7 @@ class CliTest {
             + " neuron-hardware-error, node-condition-replace: each is a replace_failed or repair_failed decision, nothing is called, and the node"
             + " waits for a human (or its on_fail)",
         "WARNING: " + config + ": collect steps with no store, and no evidence.store configured: gpu-recovery-reboot,"
-            + " gpu-repeat-offender, gpu-sweep-reboot, gpu-xid-reboot, neuron-hardware-error, neuron-health-unclassified,"
+            + " gpu-repeat-offender, gpu-verdict-reboot, gpu-xid-reboot, neuron-hardware-error, neuron-health-unclassified,"
             + " node-condition-reboot, node-condition-replace:"
             + " each report stays only as its Job's pod log, on the node that is then rebooted or replaced",
         "WARNING: " + config + ": safety.max_unavailable 10% rounds down to 0 for fewer than 10 selected nodes: on such a"

@@ -152,7 +152,7 @@ class PlaybookLoaderTest {
         "gpu-recovery-drain", "gpu-recovery-service", "gpu-xid-application-repeated", "gpu-ecc-uncorrectable", "gpu-row-remap-failure", "gpu-nvlink-down", "gpu-fabric",
         "gpu-count-dropped", "gpu-telemetry-wedged", "neuron-hardware-error", "neuron-health-unclassified",
         "node-memory-uncorrectable", "infiniband-link-down", "gpu-pcie-link-degraded", "node-condition-reboot",
-        "node-condition-replace", "cloud-maintenance", "gpu-sweep", "gpu-sweep-reboot", "gpu-repeat-offender",
+        "node-condition-replace", "gpu-verdict-reboot", "cloud-maintenance", "gpu-sweep", "gpu-repeat-offender",
         "gpu-needs-human");
   }
 
@@ -161,7 +161,7 @@ class PlaybookLoaderTest {
     PlaybookSet set = PlaybookLoader.load(List.of(Path.of("../deploy/playbooks"))).set();
     assertThat(set.ladderOf(set.named("gpu-xid-reset").orElseThrow())).containsExactly("gpu-count-dropped",
         "gpu-dra-recovery-reset", "gpu-dra-xid-reset", "gpu-hardware-xid", "gpu-nvlink-down", "gpu-pcie-link-degraded", "gpu-recovery-drain", "gpu-recovery-reboot",
-        "gpu-recovery-reset", "gpu-telemetry-wedged", "gpu-xid-reboot", "gpu-xid-reset", "infiniband-link-down", "node-condition-reboot");
+        "gpu-recovery-reset", "gpu-telemetry-wedged", "gpu-verdict-reboot", "gpu-xid-reboot", "gpu-xid-reset", "infiniband-link-down", "node-condition-reboot");
     assertThat(set.ladderOf(set.named("gpu-xid-service").orElseThrow())).as("no escalate: a rung of its own")
         .containsExactly("gpu-xid-service");
   }
