@@ -203,7 +203,8 @@ final class Fabric8Workloads implements Workloads {
       List<LabelledJob> out = new ArrayList<>();
       for (Job j : throttle.read(() -> client.batch().v1().jobs().inNamespace(namespace).withLabel(key).list()).getItems()) {
         JobWatch.runOf(j).ifPresent(run -> out.add(new LabelledJob(j.getMetadata().getName(), JobManifest.node(j).orElse(""),
-            j.getMetadata().getLabels(), run)));
+            j.getMetadata().getLabels(), run, j.getStatus() != null && j.getStatus().getReady() != null
+                && j.getStatus().getReady() > 0)));
       }
       return out;
     } catch (KubernetesClientException e) {

@@ -4,6 +4,7 @@ import io.gpuremediator.action.DiagnoseAction.DiagnoseSpec;
 import io.gpuremediator.node.NodeInfo;
 import io.gpuremediator.node.NodeKeys;
 import io.gpuremediator.node.Taint;
+import io.gpuremediator.safety.SafetyGate.Candidate;
 import io.gpuremediator.workload.NodeJob;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -39,6 +40,16 @@ final class SweepJobs {
   /** {@code gpu-sweep-} and a hash of the sweep, the node and the start: a new name for each run. */
   static String name(String sweep, String node, Instant started) {
     return "gpu-sweep-" + hash(sweep + "/" + node + "/" + started.getEpochSecond()).substring(0, 16);
+  }
+
+  /** A node a sweep holds, as the gate counts it: out of service, of no playbook's rate or cooldown. */
+  static Candidate candidate(NodeInfo n, String playbook) {
+    return new Candidate(n, playbook, true, Optional.empty(), Optional.empty());
+  }
+
+  /** The key of a sweep's last start on a node. */
+  static String key(String sweep, String node) {
+    return sweep + "/" + node;
   }
 
   static String hash(String text) {

@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * Each look lists the sweep Jobs ({@link SweepJobs#LABEL}) and: deletes one under way whose node now holds GPU work
  * (a pod requesting an accelerator, {@link PodInfo#usesAccelerators}), opened an episode, or left service or the
  * selection ({@code sweep_preempted}, no episode); raises {@link SweepFailure#ALERTNAME} for one whose diagnostic
- * failed or timed out, to the engine as a webhook would, until the node's ledger holds its episode (a refused one is
- * raised again, as Alertmanager repeats); records {@code sweep_not_run} for one whose pod never ran the diagnostic.
+ * failed, or timed out once a look had seen its pod Ready, to the engine as a webhook would, until the node's ledger
+ * holds its episode (a refused one is raised again, as Alertmanager repeats); records {@code sweep_not_run} for one
+ * whose pod never ran the diagnostic.
  * Then each sweep starts Jobs on its idle due nodes (selected, matching its {@code select}, Ready and schedulable, no
  * episode, GPUs in capacity, no pod of GPU work, not swept within {@code every}; never swept first) up to
  * {@code max_concurrent}, each only where the fleet gate admits it with every sweep under way counted as a node out of
@@ -73,7 +74,9 @@ public final class SweepRunner {
   /** Failed Jobs raised, and when last. */
   private final Map<String, Instant> raised = new ConcurrentHashMap<>();
   /** Jobs whose not-run decision is recorded. */
-  private final Map<String, Boolean> notRun = new ConcurrentHashMap<>();
+  private final Set<String> notRun = ConcurrentHashMap.newKeySet();
+  /** Jobs a look saw with a Ready pod: their container started, so a deadline passed is the diagnostic's. */
+  private final Set<String> ran = ConcurrentHashMap.newKeySet();
   /** The last refusal recorded for each sweep: a new one is recorded when it changes. */
   private final Map<String, Reason> lastRefusal = new ConcurrentHashMap<>();
   private volatile List<SweepStatus> status = List.of();
@@ -106,10 +109,13 @@ public final class SweepRunner {
     Map<String, NodeInfo> nodes = selected.get().stream().collect(Collectors.toMap(NodeInfo::name, n -> n, (a, b) -> a));
     List<LabelledJob> running = new ArrayList<>();
     for (LabelledJob j : jobs) {
-      lastSwept.merge(key(j.labels().getOrDefault(SweepJobs.LABEL, ""), j.node()), j.run().created(),
+      lastSwept.merge(SweepJobs.key(j.labels().getOrDefault(SweepJobs.LABEL, ""), j.node()), j.run().created(),
           (a, b) -> a.isAfter(b) ? a : b);
       switch (j.run().state()) {
         case RUNNING -> {
+          if (j.ready()) {
+            ran.add(j.name());
+          }
           if (!preempted(j, nodes.get(j.node()), now)) {
             running.add(j);
           }
@@ -119,7 +125,7 @@ public final class SweepRunner {
       }
     }
     List<Candidate> lent = new ArrayList<>();
-    running.forEach(j -> Optional.ofNullable(nodes.get(j.node())).ifPresent(n -> lent.add(candidate(n, j))));
+    running.forEach(j -> Optional.ofNullable(nodes.get(j.node())).ifPresent(n -> lent.add(SweepJobs.candidate(n, playbookOf(j)))));
     List<SweepStatus> out = new ArrayList<>();
     for (SweepPolicy sweep : sweeps) {
       out.add(start(sweep, nodes, running, lent, now));
@@ -127,7 +133,8 @@ public final class SweepRunner {
     status = List.copyOf(out);
     Set<String> kept = jobs.stream().map(LabelledJob::name).collect(Collectors.toSet());
     raised.keySet().retainAll(kept);
-    notRun.keySet().retainAll(kept);
+    notRun.retainAll(kept);
+    ran.retainAll(kept);
     busyUntil.values().removeIf(t -> !t.isAfter(now));
   }
 
@@ -143,8 +150,8 @@ public final class SweepRunner {
       why = node == null ? Optional.of("its node is no longer selected")
           : !node.ledger().episodes().isEmpty() ? Optional.of("an episode opened on the node")
           : FleetGate.isUnavailable(node) ? Optional.of("the node left service (cordoned, NotReady or quarantined)")
-          : workloads.podsOn(j.node()).stream().filter(p -> p.usesAccelerators() && !p.labels().containsKey(SweepJobs.LABEL))
-              .findFirst().map(p -> "GPU work was scheduled on the node: pod " + p.ref());
+          : workloads.podsOn(j.node()).stream().filter(PodInfo::usesAccelerators).findFirst()
+              .map(p -> "GPU work was scheduled on the node: pod " + p.ref());
       if (why.isPresent()) {
         workloads.deleteJob(namespace, j.name());
       }
@@ -157,13 +164,22 @@ public final class SweepRunner {
     return why.isPresent();
   }
 
-  /** A failed diagnostic raises its alert until the ledger holds its episode; a pod that never ran it is only noted. */
+  /**
+   * A failed diagnostic raises its alert until the ledger holds its episode; a pod that never ran it is only noted: a
+   * Job failed for another reason than its pod failure policy, or past its deadline without a look having seen its pod
+   * Ready (an image that cannot be pulled, a PriorityClass that does not exist, a kubelet that refused the pod).
+   */
   private void failed(LabelledJob j, NodeInfo node, Instant now) {
     JobRun run = j.run();
-    if (run.state() == JobState.FAILED && !run.reason().equals(JobRun.POD_FAILURE_POLICY)) {
-      if (notRun.putIfAbsent(j.name(), Boolean.TRUE) == null) {
-        record(j, Reason.SWEEP_NOT_RUN, "sweep Job " + namespace + "/" + j.name() + " failed (" + run.reason()
-            + ") without its diagnostic failing: no episode, the node is swept again when due", now);
+    Optional<String> notRunBecause = run.state() == JobState.FAILED && !run.reason().equals(JobRun.POD_FAILURE_POLICY)
+        ? Optional.of("failed (" + run.reason() + ") without its diagnostic failing")
+        : run.state() == JobState.TIMED_OUT && !ran.contains(j.name())
+            ? Optional.of("passed its deadline without a look having seen its pod Ready (its container never started, or"
+                + " the service restarted while it ran)") : Optional.empty();
+    if (notRunBecause.isPresent()) {
+      if (notRun.add(j.name())) {
+        record(j, Reason.SWEEP_NOT_RUN, "sweep Job " + namespace + "/" + j.name() + " " + notRunBecause.get()
+            + ": no episode, the node is swept again when due", now);
       }
       return;
     }
@@ -197,9 +213,9 @@ public final class SweepRunner {
       return new SweepStatus(sweep.name(), sweep.playbook(), sweep.maxConcurrent(), mine, 0, "playbook " + sweep.playbook()
           + " is not loaded or has no diagnose step");
     }
-    List<String> sweeping = running.stream().map(LabelledJob::node).toList();
+    Set<String> sweeping = running.stream().map(LabelledJob::node).collect(Collectors.toSet());
     List<NodeInfo> due = nodes.values().stream().filter(n -> idle(sweep, n, now) && !sweeping.contains(n.name()))
-        .sorted(Comparator.comparing((NodeInfo n) -> lastSwept.getOrDefault(key(sweep.name(), n.name()), Instant.EPOCH))
+        .sorted(Comparator.comparing((NodeInfo n) -> lastSwept.getOrDefault(SweepJobs.key(sweep.name(), n.name()), Instant.EPOCH))
             .thenComparing(NodeInfo::name)).toList();
     String blocked = "";
     int reads = 0;
@@ -208,8 +224,7 @@ public final class SweepRunner {
       if (mine.size() >= sweep.maxConcurrent() || reads >= POD_READS_A_LOOK) {
         break;
       }
-      Optional<Refusal> refused = gate.checkBeside(new Candidate(n, sweep.playbook(), true, Optional.empty(),
-          Optional.empty()), lent);
+      Optional<Refusal> refused = gate.checkBeside(SweepJobs.candidate(n, sweep.playbook()), lent);
       if (refused.isPresent()) {
         blocked = refused.get().reason().code() + ": " + refused.get().detail();
         refusedOnce(sweep, n, refused.get(), now);
@@ -221,7 +236,7 @@ public final class SweepRunner {
       if (job.isPresent()) {
         started++;
         mine.add(new SweepStatus.Running(n.name(), job.get(), now));
-        lent.add(new Candidate(n, sweep.playbook(), true, Optional.empty(), Optional.empty()));
+        lent.add(SweepJobs.candidate(n, sweep.playbook()));
       }
     }
     return new SweepStatus(sweep.name(), sweep.playbook(), sweep.maxConcurrent(), mine, due.size() - started, blocked);
@@ -237,7 +252,7 @@ public final class SweepRunner {
       }
       var job = SweepJobs.of(sweep, spec, n, namespace, now);
       workloads.createJob(job);
-      lastSwept.put(key(sweep.name(), n.name()), now);
+      lastSwept.put(SweepJobs.key(sweep.name(), n.name()), now);
       decided.decided(new Decision(now, SweepFailure.fingerprint(n.name(), job.name()), now, STATUS, STATUS, n.name(),
           sweep.playbook(), Reason.SWEEP_STARTED, "sweep " + sweep.name() + " started " + namespace + "/" + job.name()
           + " (" + String.join(" ", spec.command()) + ") on idle node " + n.name(), List.of()));
@@ -250,7 +265,7 @@ public final class SweepRunner {
 
   /** Idle and due: selected by the sweep, in service, no episode, GPUs in capacity, not known busy, not swept lately. */
   private boolean idle(SweepPolicy sweep, NodeInfo n, Instant now) {
-    Instant last = lastSwept.get(key(sweep.name(), n.name()));
+    Instant last = lastSwept.get(SweepJobs.key(sweep.name(), n.name()));
     Instant busy = busyUntil.get(n.name());
     return sweep.select().map(s -> s.matches(n.labels())).orElse(true) && n.gpuCapacity() > 0
         && !FleetGate.isUnavailable(n) && n.ledger().episodes().isEmpty() && n.ledgerFault().isEmpty()
@@ -271,17 +286,10 @@ public final class SweepRunner {
         j.node(), playbookOf(j), reason, detail, List.of()));
   }
 
-  private Candidate candidate(NodeInfo n, LabelledJob j) {
-    return new Candidate(n, playbookOf(j), true, Optional.empty(), Optional.empty());
-  }
 
   /** The playbook of the Job's sweep (one no longer configured: its name). */
   private String playbookOf(LabelledJob j) {
     String name = j.labels().getOrDefault(SweepJobs.LABEL, "");
     return sweeps.stream().filter(s -> s.name().equals(name)).map(SweepPolicy::playbook).findFirst().orElse(name);
-  }
-
-  private static String key(String sweep, String node) {
-    return sweep + "/" + node;
   }
 }

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuremediator.kube.KubeApi;
 import io.gpuremediator.simapi.EmulatedApiServer;
@@ -114,14 +116,43 @@ class SweepServiceMockTest {
   }
 
   @Test
-  void sweepsStayInsideTheFleetBudget() throws Exception {
-    cordon("gpu-node-3");
-    Path config = config("safety: {max_unavailable: 1}\n",
+  void sweepsStayInsideTheFleetBudgetCountingTheSweepsUnderWay() throws Exception {
+    cordon("gpu-node-3"); // one of max_unavailable 2 out: room for one sweep, and the sweep under way fills it
+    Path config = config("safety: {max_unavailable: 2}\n",
         "sweeps: [{name: idle-diag, every: 1h, playbook: gpu-sweep, max_concurrent: 4}]\n");
     try (RunningService service = RunningService.ready(config, KubeApi.of(client), Clock.systemUTC(), Optional.of(TOKEN))) {
       await().atMost(Duration.ofSeconds(20)).until(() -> sweeps(service).getString("blocked_by").startsWith("max_unavailable"));
-      assertThat(sweptNodes()).isEmpty();
+      assertThat(sweptNodes()).singleElement().isIn("gpu-node-0", "gpu-node-1", "gpu-node-2");
+      assertThat(sweeps(service).getJsonArray("running")).hasSize(1);
     }
+  }
+
+  @Test
+  void aSweepPastItsDeadlineOpensAnEpisodeOnlyWhenItsPodWasSeenReady() throws Exception {
+    Path config = config("safety: {max_unavailable: 4}\n",
+        "sweeps: [{name: idle-diag, every: 1h, playbook: gpu-sweep, max_concurrent: 2}]\n");
+    try (RunningService service = RunningService.ready(config, KubeApi.of(client), Clock.systemUTC(), Optional.of(TOKEN))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> sweptNodes().size() == 2);
+      // No kubelet here: the test plays the Job controller. gpu-node-0's pod never starts (an image that cannot be
+      // pulled); gpu-node-1's starts (Ready), and its diagnostic hangs past the deadline.
+      jobStatus(jobOn("gpu-node-1"), new JobStatusBuilder().withActive(1).withReady(1).build());
+      long lists = jobLists();
+      await().atMost(Duration.ofSeconds(20)).until(() -> jobLists() >= lists + 2); // a look has seen it Ready
+      for (String node : List.of("gpu-node-0", "gpu-node-1")) {
+        jobStatus(jobOn(node), new JobStatusBuilder().withFailed(1).addNewCondition().withType("Failed").withStatus("True")
+            .withReason("DeadlineExceeded").endCondition().build());
+      }
+      await().atMost(Duration.ofSeconds(20)).until(() -> service.node("gpu-node-1").isPresent()
+          && service.decisions().contains("sweep_not_run"));
+      assertThat(service.node("gpu-node-1").orElseThrow().encode()).contains("GpuSweepFailed");
+      assertThat(service.node("gpu-node-0")).as("a pod never seen Ready did not run the diagnostic").isEmpty();
+      assertThat(service.decisions()).contains("passed its deadline without a look having seen its pod Ready");
+    }
+  }
+
+  private void jobStatus(Job job, JobStatus status) {
+    job.setStatus(status);
+    client.batch().v1().jobs().inNamespace(NS).resource(job).updateStatus();
   }
 
   @Test

@@ -186,6 +186,7 @@ public final class JobKubelet implements AutoCloseable {
       dcgmHolds(node);
       faultyMemory(node, n);
       createPod(job, pod, node, "Running");
+      running(job);
       Container c = spec.getContainers().get(0);
       List<String> command = new ArrayList<>();
       if (c.getCommand() != null) {
@@ -365,7 +366,19 @@ public final class JobKubelet implements AutoCloseable {
         .withNewStatus().withPhase(phase).endStatus().build()).create();
   }
 
-  private void pending(Job job, String pod, String node, String claim) {
+  /**
+   * The Job as its controller shows it while its pod runs: one active, one Ready ({@code status.active},
+   * {@code status.ready}: a pod without a readiness probe is Ready once its container started).
+   */
+  private void running(Job job) {
+    Job current = client.batch().v1().jobs().inNamespace(namespace).withName(job.getMetadata().getName()).get();
+    if (current != null) {
+      current.setStatus(new JobStatusBuilder().withActive(1).withReady(1).build());
+      client.batch().v1().jobs().inNamespace(namespace).resource(current).updateStatus();
+    }
+  }
+
+    private void pending(Job job, String pod, String node, String claim) {
     createPod(job, pod, node, "Pending");
     client.pods().inNamespace(namespace).withName(pod).editStatus(p -> {
       p.getStatus().setConditions(List.of(new PodConditionBuilder()
