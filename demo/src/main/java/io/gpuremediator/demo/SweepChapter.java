@@ -1,9 +1,9 @@
 package io.gpuremediator.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuremediator.demo.Milestones.Milestone;
 import io.gpuremediator.pipeline.Pipeline;
+import io.gpuremediator.pipeline.Poll;
 import io.gpuremediator.simapi.JobKubelet;
 import io.gpuremediator.simcluster.SimCluster;
 import java.io.IOException;
@@ -29,6 +29,7 @@ final class SweepChapter {
   private static final String DOCUMENT = "pcie-replay-fail";
   private static final Duration TIMEOUT = Duration.ofSeconds(90);
   private static final Duration CONFLICT_RETRIES = Duration.ofSeconds(10);
+  private static final Duration CONFLICT_PAUSE = Duration.ofMillis(50);
 
   /** What the chapter saw: the milestones' times, whether no pod of a job was ever on the node, and whether it returned. */
   record Seen(Map<String, Duration> milestones, boolean noJobLanded, boolean back) {}
@@ -81,24 +82,16 @@ final class SweepChapter {
 
   /**
    * Changes the node's labels, as a person's kubectl does: read fresh and written again when the write meets another's
-   * (409: the remediator writes the node too), for a few seconds at most.
+   * (409: the remediator writes the node too), within a deadline ({@link Poll}).
    */
-  private void labels(Consumer<Map<String, String>> change) throws InterruptedException {
-    long deadline = System.nanoTime() + CONFLICT_RETRIES.toNanos();
-    while (true) {
-      try {
-        p.kube().nodes().withName(node).edit(n -> {
-          change.accept(n.getMetadata().getLabels());
-          return n;
-        });
-        return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(50);
-      }
-    }
+  private void labels(Consumer<Map<String, String>> change) throws Exception {
+    Poll.until("the labels of " + node + " changed", CONFLICT_RETRIES, CONFLICT_PAUSE, () -> {
+      p.kube().nodes().withName(node).edit(n -> {
+        change.accept(n.getMetadata().getLabels());
+        return n;
+      });
+      return Optional.of(true);
+    });
   }
 
   /** Notes whether a pod of a job (the training job's namespace) is on the node, at each poll of the milestones. */

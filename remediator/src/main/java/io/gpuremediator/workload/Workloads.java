@@ -33,14 +33,10 @@ public interface Workloads {
   Optional<JobRun> job(String namespace, String name) throws ClusterException;
 
   /** The Jobs of {@code namespace} that carry the label {@code key} (any value), none being deleted. */
-  default List<LabelledJob> jobsLabelled(String namespace, String key) throws ClusterException {
-    throw new ClusterException("listing Jobs by label is not supported here", false, null);
-  }
+  List<LabelledJob> jobsLabelled(String namespace, String key) throws ClusterException;
 
   /** Deletes the Job and its pods (in the background); gone already is fine. */
-  default void deleteJob(String namespace, String name) throws ClusterException {
-    throw new ClusterException("deleting Jobs is not supported here", false, null);
-  }
+  void deleteJob(String namespace, String name) throws ClusterException;
 
   /** The last {@code lines} lines of the log of the Job's pod, or empty when there is none to read. */
   String logTail(String namespace, String job, int lines) throws ClusterException;

@@ -4,6 +4,7 @@ import io.gpuremediator.action.EpisodeNames;
 import io.gpuremediator.workload.Eviction;
 import io.gpuremediator.workload.JobRun;
 import io.gpuremediator.workload.JobState;
+import io.gpuremediator.workload.LabelledJob;
 import io.gpuremediator.workload.NodeJob;
 import io.gpuremediator.workload.PodInfo;
 import io.gpuremediator.workload.Workloads;
@@ -123,6 +124,19 @@ final class InMemoryWorkloads implements Workloads {
   @Override
   public synchronized Optional<JobRun> job(String namespace, String name) {
     return Optional.ofNullable(jobs.get(name)).map(s -> new JobRun(s, created.get(name)));
+  }
+
+  @Override
+  public synchronized List<LabelledJob> jobsLabelled(String namespace, String key) {
+    return specs.values().stream().filter(j -> j.labels().containsKey(key) && jobs.containsKey(j.name()))
+        .map(j -> new LabelledJob(j.name(), j.node(), j.labels(), new JobRun(jobs.get(j.name()), created.get(j.name())),
+            false)).toList();
+  }
+
+  @Override
+  public synchronized void deleteJob(String namespace, String name) {
+    jobs.remove(name);
+    jobNode.remove(name);
   }
 
   @Override
