@@ -17,7 +17,6 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.crud.AttributeSet;
-import io.fabric8.mockwebserver.crud.CrudDispatcher;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Dispatcher;
@@ -198,7 +197,7 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
    * to create one request at a time (each create scans the whole store). Call it before any client watches. The mock keeps its store private ({@link MockInternals}).
    */
   public void preload(String collectionPath, List<? extends HasMetadata> objects) {
-    CrudDispatcher store = internals.store();
+    IndexedCrudDispatcher store = internals.store();
     for (HasMetadata o : objects) {
       o.getMetadata().setResourceVersion("1");
       o.getMetadata().setUid(UUID.randomUUID().toString());
@@ -389,16 +388,9 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
   /** A list being paged through: the whole list as first read, and where the next page starts. */
   private record Snapshot(ObjectNode list, int next) {}
 
+  /** The pods bound to a node, from the store's index of them (the API server's watch cache indexes pods by node). */
   private MockResponse podsOn(String node) {
-    ObjectNode list = (ObjectNode) read("/api/v1/pods");
-    ArrayNode kept = JSON.createArrayNode();
-    for (JsonNode pod : list.path("items")) {
-      if (node.equals(pod.path("spec").path("nodeName").asText())) {
-        kept.add(pod);
-      }
-    }
-    list.set("items", kept);
-    return json(200, list.toString());
+    return json(200, internals.store().podsOn(node));
   }
 
   /** The eviction handler of the API server (pkg/registry/core/pod/storage/eviction.go), as documented. */

@@ -1,29 +1,38 @@
 package io.gpuremediator.simapi;
 
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.mockwebserver.crud.CrudDispatcher;
 import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.lang.reflect.Field;
 import java.util.Set;
 import java.util.concurrent.locks.ReadWriteLock;
 
 /**
- * What the mock keeps private and the emulation needs, read by reflection here only (kubernetes-server-mock 7.8.0): the
- * store of its CRUD dispatcher, the lock every write of that store holds, and the set of its open watches.
+ * What the mock keeps private and the emulation needs, reached by reflection here (kubernetes-server-mock 7.8.0): its CRUD
+ * dispatcher, replaced by one over an indexed store ({@link IndexedCrudDispatcher}, which reads its own parent's fields),
+ * the lock every write of that store holds, and the set of its open watches.
  */
 final class MockInternals {
-  private final CrudDispatcher store;
+  private final IndexedCrudDispatcher store;
   private final ReadWriteLock lock;
   private final Set<?> watches;
 
+  /** Puts an {@link IndexedCrudDispatcher} in the place of the mixed dispatcher's own CRUD dispatcher, before any request. */
   MockInternals(KubernetesMixedDispatcher mixed) {
-    store = (CrudDispatcher) read(KubernetesMixedDispatcher.class, mixed, "kubernetesCrudDispatcher");
-    lock = (ReadWriteLock) read(store.getClass(), store, "lock");
-    watches = (Set<?>) read(store.getClass(), store, "watchEventListeners");
+    store = new IndexedCrudDispatcher();
+    try {
+      Field f = KubernetesMixedDispatcher.class.getDeclaredField("kubernetesCrudDispatcher");
+      f.setAccessible(true);
+      f.set(mixed, store);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the mock keeps no kubernetesCrudDispatcher where this fabric8 version was read", e);
+    }
+    lock = store.lock();
+    watches = (Set<?>) read(KubernetesCrudDispatcher.class, store, "watchEventListeners");
   }
 
   /** The CRUD dispatcher, whose map is the store. */
-  CrudDispatcher store() {
+  IndexedCrudDispatcher store() {
     return store;
   }
 
