@@ -103,7 +103,7 @@ public final class Bench {
 
     section("latency-under-load", () -> {
       System.out.println("\n== webhook to cordon under load: " + LatencyUnderLoad.PER_SECOND + " firing alerts a second on"
-          + " distinct nodes of " + String.format(Locale.ROOT, "%,d", LatencyUnderLoad.SELECTED) + " selected, their drains,"
+          + " distinct nodes of " + String.format(Locale.ROOT, "%,d", MockApiServer.SELECTED) + " selected, their drains,"
           + " GPU resets and diagnostics running behind them, a floor sample halfway between two alerts (service, simulated"
           + " API server with its Job controller and kubelet, and client in one JVM on both cores)");
       Path jfr = work.resolve("under-load.jfr");
@@ -221,6 +221,9 @@ public final class Bench {
       System.out.printf(Locale.ROOT, "heap a selected node costs: %.1f KiB ((heap at %,d - heap at %,d) / %,d; the unselected"
           + " nodes are filtered by the API server and cost nothing); written down in deploy/README.md%n",
           (larger.heapMiB() - large.heapMiB()) * 1024.0 / (full - half), full, half, full - half);
+      System.out.printf(Locale.ROOT, "what a selected node costs the heap, by structure ((live bytes at %,d - at %,d) / %,d,"
+          + " each after a full GC: jcmd GC.class_histogram):%n", full, half, full - half);
+      Scale.perNode(large, larger).forEach(l -> System.out.println("    " + l));
     });
 
     section("memory", () -> {
@@ -314,12 +317,12 @@ public final class Bench {
     int warmup = 1_500;
     int samples = 500;
     int n = warmup + samples;
-    try (MockApiServer api = new MockApiServer(2 * n);
+    try (MockApiServer api = MockApiServer.fleet();
         KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
             .withRequestRetryBackoffLimit(0).build()).build()) {
       Path config = work.resolve("latency-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
-          + "]\nsafety: " + WIDE_LIMITS + "\n" + LOAD_LIMITS);
+          + "]\nsafety: " + WIDE_LIMITS + "\n" + LOAD_LIMITS + MockApiServer.SELECTOR);
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
           Clock.systemUTC())) {
         int port = awaitReady(service.start());
@@ -458,7 +461,8 @@ public final class Bench {
     System.out.println("profile (JFR, " + r.samples() + " samples): " + base + ".svg, " + base.getFileName()
         + ".collapsed.txt; hottest frames (self):");
     r.topSelf().forEach(l -> System.out.println("    " + l));
-    System.out.println("  our code, total (with what it calls):");
+    System.out.println("  the samples by party: " + r.shares());
+    System.out.println("  the service's code, total (with what it calls):");
     r.topOurs().forEach(l -> System.out.println("    " + l));
   }
 
@@ -470,12 +474,12 @@ public final class Bench {
   private static void storm(Path playbooks, Path work) throws Exception {
     int warmup = 150;
     int rounds = 50;
-    try (MockApiServer api = new MockApiServer(1000);
+    try (MockApiServer api = MockApiServer.fleet();
         KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
             .withRequestRetryBackoffLimit(0).build()).build()) {
       Path config = work.resolve("storm-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
-          + "]\nleader_election: {enabled: false}\n" + LOAD_LIMITS);
+          + "]\nleader_election: {enabled: false}\n" + LOAD_LIMITS + MockApiServer.SELECTOR);
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
           Clock.systemUTC())) {
         int port = awaitReady(service.start());

@@ -48,12 +48,13 @@ final class BigStorm {
   private BigStorm() {}
 
   static void run(Path playbooks, Path work) throws Exception {
-    try (MockApiServer api = MockApiServer.preloaded(NODES + 1);
+    try (MockApiServer api = MockApiServer.fleet();
         KubernetesClient client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
             .withRequestRetryBackoffLimit(0).build()).build()) {
       Path config = work.resolve("big-storm-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
-          + "]\nleader_election: {enabled: false}\n" + Bench.LOAD_LIMITS);
+          + "]\nleader_election: {enabled: false}\n" + Bench.LOAD_LIMITS
+          + MockApiServer.SELECTOR);
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(), KubeApi.of(client),
           Clock.systemUTC())) {
         int port = Bench.awaitReady(service.start());

@@ -43,19 +43,13 @@ final class FenceLatency {
     int warmup = 50;
     int samples = 200;
     int n = warmup + samples;
-    try (MockApiServer api = new MockApiServer(2 * n)) {
+    try (MockApiServer api = MockApiServer.fleet()) {
       KubernetesClient client = api.client();
       for (int i = 0; i < n; i++) {
         dra(client, MockApiServer.nodeName(i));
       }
-      // The floor's nodes are GPU nodes too, counted as GPU Feature Discovery labels them: a selected node whose GPUs
-      // cannot be counted refuses every fence (gpu_count_unknown, never guessed).
-      for (int i = n; i < 2 * n; i++) {
-        client.nodes().withName(MockApiServer.nodeName(i)).edit(x -> {
-          x.getMetadata().getLabels().put("nvidia.com/gpu.count", "8");
-          return x;
-        });
-      }
+      // Every selected node's GPUs are counted (the fleet's nodes carry GPU Feature Discovery's nvidia.com/gpu.count):
+      // one whose GPUs cannot be counted refuses every fence (gpu_count_unknown, never guessed).
       Map<String, Long> seen = new ConcurrentHashMap<>();
       Watch watch = client.genericKubernetesResources(DraShapes.RULES).watch(new Watcher<>() {
         @Override
@@ -71,7 +65,8 @@ final class FenceLatency {
       Path config = work.resolve("fence-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nleader_election: {enabled: false}\nsafety: {max_unavailable: 100%, max_unavailable_gpus: 100%,"
-          + " max_fenced_per_node: 8, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n" + Bench.LOAD_LIMITS);
+          + " max_fenced_per_node: 8, rate_limit: 100000/1h, breaker: {nodes: 100000, window: 10m}}\n" + Bench.LOAD_LIMITS
+          + MockApiServer.SELECTOR);
       try (RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
           KubeApi.of(client), Clock.systemUTC())) {
         int port = Bench.awaitReady(service.start());

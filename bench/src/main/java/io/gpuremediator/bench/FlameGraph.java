@@ -47,14 +47,48 @@ final class FlameGraph {
     }
   }
 
-  /** What a recording shows: samples, and the costliest frames by self time and by total time in our code. */
-  record Reading(long samples, List<String> topSelf, List<String> topOurs) {}
+  /**
+   * What a recording shows: samples, the costliest frames by self time and by total time in the service's code, and
+   * the share of the samples each party of the run took ({@link #party}), so that a ratio to a floor can be read
+   * beside what the emulated API server cost.
+   */
+  record Reading(long samples, List<String> topSelf, List<String> topOurs, Map<String, Long> parties) {
+    /** {@code the service 12.0%, emulated API server 70.1%, ...}, largest first. */
+    String shares() {
+      return top(parties, samples, parties.size()).stream().map(l -> l.strip().replaceFirst("^(\\S+) (.*)$", "$2 $1"))
+          .reduce((a, b) -> a + ", " + b).orElse("no samples");
+    }
+  }
+
+  /** Packages of the emulated API server: fabric8's mock and simapi's emulation over it. */
+  private static final List<String> SERVER = List.of("io.gpuremediator.simapi.", "io.fabric8.mockwebserver.",
+      "io.fabric8.kubernetes.client.server.mock.");
+
+  /**
+   * Whose work a sample is: the emulated API server's when any frame is in its packages (its HTTP threads, its watches'
+   * senders), else the simulated cluster's (its Job controller, kubelet, provisioner), else the service's when any frame
+   * is the service's, else the rest (the bench's own clients, the HTTP I/O both sides share).
+   */
+  private static String party(List<RecordedFrame> frames) {
+    boolean cluster = false;
+    boolean service = false;
+    for (RecordedFrame f : frames) {
+      String name = f.getMethod().getType().getName();
+      if (SERVER.stream().anyMatch(name::startsWith)) {
+        return "emulated API server";
+      }
+      cluster |= name.startsWith("io.gpuremediator.simcluster.");
+      service |= name.startsWith("io.gpuremediator.") && !name.startsWith("io.gpuremediator.bench.");
+    }
+    return cluster ? "simulated cluster" : service ? "the service" : "the rest (the bench's clients, HTTP I/O)";
+  }
 
   /** Folds {@code jfr} into {@code base}.collapsed.txt and {@code base}.svg; returns the reading. */
   static Reading write(Path jfr, Path base, String title) throws IOException {
     Map<String, Long> folded = new HashMap<>();
     Map<String, Long> self = new HashMap<>();
     Map<String, Long> ours = new HashMap<>();
+    Map<String, Long> parties = new HashMap<>();
     long samples = 0;
     for (RecordedEvent e : RecordingFile.readAllEvents(jfr)) {
       if (!e.getEventType().getName().equals("jdk.ExecutionSample")) {
@@ -66,6 +100,7 @@ final class FlameGraph {
       }
       samples++;
       List<RecordedFrame> frames = st.getFrames();
+      parties.merge(party(frames), 1L, Long::sum);
       StringBuilder b = new StringBuilder();
       Set<String> seenOurs = new HashSet<>();
       for (int i = frames.size() - 1; i >= 0; i--) {
@@ -74,7 +109,9 @@ final class FlameGraph {
           b.append(';');
         }
         b.append(name);
-        if (name.startsWith("io.gpuremediator.") && !name.startsWith("io.gpuremediator.bench.") && seenOurs.add(name)) {
+        if (name.startsWith("io.gpuremediator.") && !name.startsWith("io.gpuremediator.bench.")
+            && !name.startsWith("io.gpuremediator.simapi.") && !name.startsWith("io.gpuremediator.simcluster.")
+            && seenOurs.add(name)) {
           ours.merge(name, 1L, Long::sum);
         }
       }
@@ -104,7 +141,7 @@ final class FlameGraph {
     draw(svg, root, 0, WIDTH, height - ROW, root.samples);
     svg.append("</svg>\n");
     Files.writeString(Path.of(base + ".svg"), svg);
-    return new Reading(samples, top(self, samples, 12), top(ours, samples, 12));
+    return new Reading(samples, top(self, samples, 12), top(ours, samples, 12), parties);
   }
 
   private static String name(RecordedFrame f) {

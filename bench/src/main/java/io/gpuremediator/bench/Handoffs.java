@@ -39,6 +39,7 @@ final class Handoffs {
         SimNode.Kind.GPU, "10.0." + (i / 250) + "." + (i % 250 + 1))).toList();
     try (SimCluster cluster = SimCluster.start("127.0.0.1", 0)) {
       cluster.seed(nodes);
+      cluster.preloadNodes(MockApiServer.fleetNodes(SKIPPED + EPISODES)); // the rest of the fleet, as the other sections
       KubernetesClient client = cluster.client();
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("batch").endMetadata().build()).create();
       List<String> names = nodes.subList(SKIPPED, nodes.size()).stream().map(SimNode::name).toList();
@@ -50,7 +51,8 @@ final class Handoffs {
       Path config = work.resolve("handoffs-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nleader_election: {enabled: false}\nsafety: {max_unavailable: 100%, max_draining: 100%, rate_limit: 100000/1h,"
-          + " breaker: {nodes: 100000, window: 10m}}\nloop: {interval: 10m, retry_delay: 10m}\n" + Bench.LOAD_LIMITS);
+          + " breaker: {nodes: 100000, window: 10m}}\nloop: {interval: 10m, retry_delay: 10m}\n" + Bench.LOAD_LIMITS
+          + MockApiServer.SELECTOR);
       try (StageHandoffs handoffs = new StageHandoffs(client, "gpu-remediator");
           RemediatorService service = new RemediatorService(ConfigLoader.load(config).config().orElseThrow(),
               KubeApi.of(client), Clock.systemUTC())) {

@@ -35,24 +35,22 @@ import java.util.concurrent.locks.LockSupport;
  * of the webhook's answer, the floor found every thread of the path awake and its hop took 0.95 ms where, taken first, it
  * took 1.43 ms (one run, the order alternated): a floor measured warm against a webhook that arrives cold.
  *
- * <p>{@code -Dbench.underload.nodes} nodes, 1,000 by default: the emulated API server scans its whole store for each
- * request (fabric8's mock), so at 20,000 nodes its answers to this load took over 20 s (a floor update timed out) and
- * at 2,000 realistic nodes one update took 160 ms; that measures the mock, not the service. What 20,000 nodes cost the
- * service itself (its cache, its decisions) is the scale section's.
+ * <p>The fleet is {@link MockApiServer#fleet}'s: 20,000 selected GPU nodes of 100,000. Before the emulated API server
+ * answered from indexes, it scanned its whole store for each request, and at 20,000 nodes its answers to this load took
+ * over 20 s (a floor update timed out): the section ran at 1,000 nodes.
  */
 final class LatencyUnderLoad {
-  static final int SELECTED = Integer.getInteger("bench.underload.nodes", 1_000);
   static final int PER_SECOND = 10;
   private static final int WARMUP_SECONDS = 10;
   private static final int MEASURED_SECONDS = 30;
   /** The floor's nodes: at the other end of the fleet, never alerted. */
-  private static final int FLOOR_BASE = SELECTED / 2;
+  private static final int FLOOR_BASE = MockApiServer.SELECTED / 2;
 
   private LatencyUnderLoad() {}
 
   static void run(Path playbooks, Path work, Path jfr) throws Exception {
     int alerts = PER_SECOND * (WARMUP_SECONDS + MEASURED_SECONDS);
-    try (MockApiServer api = MockApiServer.preloaded(SELECTED);
+    try (MockApiServer api = MockApiServer.fleet();
         KubernetesClient bare = new KubernetesClientBuilder().withConfig(new ConfigBuilder(api.client().getConfiguration())
             .withRequestRetryBackoffLimit(0).build()).build()) {
       KubernetesClient client = api.client();

@@ -21,6 +21,12 @@ import java.util.Optional;
  * minimal Ready GPU nodes: the benchmarks measure the service, so its nodes stay as small as they were.
  */
 final class MockApiServer implements AutoCloseable {
+  /** The cluster every latency section runs in: {@code -Dbench.fleet} nodes, 100,000 by default. */
+  static final int FLEET = Integer.getInteger("bench.fleet", 100_000);
+  /** Of which GPU nodes, the ones the service selects: {@code -Dbench.selected}, 20,000 by default. */
+  static final int SELECTED = Integer.getInteger("bench.selected", 20_000);
+  /** The service's node_selector over that fleet, as deployed (the chart's default). */
+  static final String SELECTOR = "node_selector: nvidia.com/gpu.present=true\n";
   private final SimCluster cluster;
 
   static void quiet() {
@@ -35,26 +41,44 @@ final class MockApiServer implements AutoCloseable {
     }
   }
 
-  /** A server seeded with {@code nodes} minimal Ready GPU nodes, straight into the store (thousands in seconds). */
-  static MockApiServer preloaded(int nodes) {
-    MockApiServer api = new MockApiServer();
-    List<Node> fleet = new ArrayList<>(nodes);
-    for (int i = 0; i < nodes; i++) {
-      fleet.add(minimalNode(i));
-    }
-    api.cluster.preloadNodes(fleet);
-    return api;
-  }
-
   private MockApiServer() {
     cluster = SimCluster.start("127.0.0.1", 0);
   }
 
+  /**
+   * The latency sections' cluster: {@link #SELECTED} minimal Ready GPU nodes ({@code gpu-node-0...}) among
+   * {@link #FLEET} nodes, the rest minimal nodes without GPUs ({@code cpu-node-0...}), straight into the store. The
+   * service selects the GPU nodes by {@link #SELECTOR}; every read and write it makes goes to a server holding them all.
+   */
+  static MockApiServer fleet() {
+    MockApiServer api = new MockApiServer();
+    api.cluster.preloadNodes(fleetNodes(0));
+    return api;
+  }
+
+  /** The fleet's nodes, GPU nodes from {@code gpuFrom} on (those before are another's to make). */
+  static List<Node> fleetNodes(int gpuFrom) {
+    List<Node> fleet = new ArrayList<>(FLEET - gpuFrom);
+    for (int i = gpuFrom; i < SELECTED; i++) {
+      fleet.add(minimalNode(i));
+    }
+    for (int i = 0; i < FLEET - SELECTED; i++) {
+      Node cpu = minimalNode(i);
+      cpu.getMetadata().setName("cpu-node-" + i);
+      cpu.getMetadata().setLabels(Map.of("kubernetes.io/hostname", "cpu-node-" + i));
+      cpu.getStatus().getAddresses().get(0).setAddress("11." + (i / 62500) + "." + (i / 250 % 250) + "." + (i % 250 + 1));
+      fleet.add(cpu);
+    }
+    return fleet;
+  }
+
   private static Node minimalNode(int i) {
     return new NodeBuilder()
-        .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true").endMetadata()
+        .withNewMetadata().withName(nodeName(i)).addToLabels("nvidia.com/gpu.present", "true")
+        .addToLabels("nvidia.com/gpu.count", "8").endMetadata() // as GPU Feature Discovery labels it: GPUs never guessed
         .withNewSpec().endSpec()
-        .withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.1." + (i / 250) + "." + (i % 250 + 1)).endAddress()
+        .withNewStatus().addNewAddress().withType("InternalIP")
+        .withAddress("10." + (1 + i / 62500) + "." + (i / 250 % 250) + "." + (i % 250 + 1)).endAddress()
         .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
         .build();
   }
@@ -126,7 +150,7 @@ final class MockApiServer implements AutoCloseable {
     return gpu;
   }
 
-  /** Puts running pods straight into the store, as {@link #preloaded} does nodes. */
+  /** Puts running pods straight into the store, as {@link #fleet} does nodes. */
   void preloadPods(String namespace, List<Pod> pods) {
     cluster.preloadPods(namespace, pods);
   }

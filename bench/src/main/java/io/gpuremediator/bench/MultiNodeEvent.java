@@ -57,12 +57,12 @@ final class MultiNodeEvent {
 
   /** Runs the event once; the recording of it goes to {@code jfr}. */
   static void run(Path playbooks, Path work, Path jfr) throws Exception {
-    try (MockApiServer api = new MockApiServer(NODES)) {
+    try (MockApiServer api = MockApiServer.fleet()) {
       KubernetesClient client = api.client();
       Path config = work.resolve("multi-node-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nleader_election: {enabled: false}\nsafety: " + Bench.WIDE_LIMITS + "\n" + Bench.LOAD_LIMITS
-          + "kubernetes: {qps: " + QPS + ", burst: " + BURST + ", writes_in_flight: " + WRITES_IN_FLIGHT + "}\n");
+          + "kubernetes: {qps: " + QPS + ", burst: " + BURST + ", writes_in_flight: " + WRITES_IN_FLIGHT + "}\n" + MockApiServer.SELECTOR);
       RemediatorConfig loaded = ConfigLoader.load(config).config().orElseThrow();
       RemediatorConfig.Kubernetes k = loaded.kubernetes();
       try (RemediatorService service = new RemediatorService(loaded, api.serviceApi(work, k.qps(), k.burst(),

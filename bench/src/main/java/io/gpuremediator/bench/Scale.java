@@ -5,8 +5,11 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,7 +25,52 @@ final class Scale {
 
   private Scale() {}
 
-  record Figures(int nodes, int others, double readySeconds, long rssMiB, long heapMiB, double alertsPerSecond) {}
+  /** {@code classBytes}: the live heap by class after a full GC (jcmd GC.class_histogram), bytes. */
+  record Figures(int nodes, int others, double readySeconds, long rssMiB, long heapMiB, double alertsPerSecond,
+      Map<String, Long> classBytes) {}
+
+  private static final Pattern HISTOGRAM_ROW = Pattern.compile("^\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+)");
+
+  /**
+   * What each selected node costs the heap, by the structure it is held in: the difference of two runs' class
+   * histograms over the difference of their nodes, largest first; each line {@code 4.1 KiB byte[] (group)}.
+   */
+  static List<String> perNode(Figures small, Figures large) {
+    int nodes = large.nodes() - small.nodes();
+    Map<String, Long> groups = new TreeMap<>();
+    List<Map.Entry<String, Long>> classes = new ArrayList<>();
+    for (Map.Entry<String, Long> e : large.classBytes().entrySet()) {
+      long grown = e.getValue() - small.classBytes().getOrDefault(e.getKey(), 0L);
+      classes.add(Map.entry(e.getKey(), grown));
+      groups.merge(group(e.getKey()), grown, Long::sum);
+    }
+    classes.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+    List<String> lines = new ArrayList<>();
+    long total = groups.values().stream().mapToLong(Long::longValue).sum();
+    lines.add(String.format(Locale.ROOT, "all: %.1f KiB a node", total / 1024.0 / nodes));
+    groups.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).forEach(g ->
+        lines.add(String.format(Locale.ROOT, "%.1f KiB %s", g.getValue() / 1024.0 / nodes, g.getKey())));
+    classes.stream().limit(10).forEach(c -> lines.add(String.format(Locale.ROOT, "  %.2f KiB %s (%s)",
+        c.getValue() / 1024.0 / nodes, c.getKey(), group(c.getKey()))));
+    return lines;
+  }
+
+  /** The structure a class's instances make up, for the heap's account per node. */
+  private static String group(String type) {
+    if (type.startsWith("io.fabric8.kubernetes.api.model.")) {
+      return "the cached Nodes' fabric8 model objects";
+    } else if (type.startsWith("io.gpuremediator.")) {
+      return "the service's own view of the nodes";
+    } else if (type.equals("java.lang.String") || type.equals("[B")) {
+      return "strings (names, label and annotation values)";
+    } else if (type.startsWith("java.util.") || type.equals("[Ljava.util.HashMap$Node;")
+        || type.startsWith("[Ljava.util.")) {
+      return "collections (the labels', annotations' and lists' maps and arrays)";
+    } else if (type.startsWith("io.fabric8.")) {
+      return "the fabric8 client's informer and its cache";
+    }
+    return "other";
+  }
 
   /**
    * The JVM flags the service runs with when deployed: the image's {@code JAVA_TOOL_OPTIONS} (Dockerfile) and, for the
@@ -78,6 +126,7 @@ final class Scale {
         Thread.sleep(10_000); // idle for 10 s after ready, as the memory section measures it
         long rss = Bench.rssKiB(service.pid()) / 1024;
         long heap = heapAfterFullGc(service.pid());
+        Map<String, Long> classBytes = classHistogram(service.pid());
         Path loadLog = work.resolve("scale-" + nodes + "-load.log");
         Process load = new ProcessBuilder("taskset", "-c", "1", java, "-Xmx1g", "-cp", System.getProperty("java.class.path"),
             LoadGenerator.class.getName(), Integer.toString(port), Integer.toString(Bench.STORM), "8", "10", "15")
@@ -91,7 +140,7 @@ final class Scale {
         System.out.printf(Locale.ROOT, "%,6d selected of %,d nodes (seeded in %.0f s): ready %.1f s after start, idle RSS %d MiB,"
             + " heap after full GC %d MiB, dry-run %.0f alerts/s%n", nodes, nodes + others, seeding, ready, rss, heap, alerts);
         Files.deleteIfExists(work.resolve("scale-" + nodes + ".log")); // every dry-run decision logged: hundreds of MB
-        return new Figures(nodes, others, ready, rss, heap, alerts);
+        return new Figures(nodes, others, ready, rss, heap, alerts, classBytes);
       } finally {
         service.destroy();
         if (!service.waitFor(10, TimeUnit.SECONDS)) {
@@ -121,6 +170,22 @@ final class Scale {
       throw new IllegalStateException("no heap figure in jcmd GC.heap_info: " + info);
     }
     return kib / 1024;
+  }
+
+  /** The live objects by class after a full GC, in bytes: {@code jcmd GC.class_histogram} (which runs one first). */
+  private static Map<String, Long> classHistogram(long pid) throws Exception {
+    String out = jcmd(Path.of(System.getProperty("java.home"), "bin", "jcmd"), pid, "GC.class_histogram");
+    Map<String, Long> bytes = new HashMap<>();
+    for (String line : out.split("\n")) {
+      Matcher m = HISTOGRAM_ROW.matcher(line);
+      if (m.find()) {
+        bytes.merge(m.group(3), Long.parseLong(m.group(2)), Long::sum);
+      }
+    }
+    if (bytes.isEmpty()) {
+      throw new IllegalStateException("no class histogram from jcmd: " + out.substring(0, Math.min(300, out.length())));
+    }
+    return bytes;
   }
 
   private static String jcmd(Path jcmd, long pid, String command) throws Exception {

@@ -25,7 +25,7 @@ final class UnknownNodes {
   private UnknownNodes() {}
 
   static void run(Path playbooks, Path work) throws Exception {
-    try (MockApiServer api = new MockApiServer(100)) {
+    try (MockApiServer api = MockApiServer.fleet()) {
       Path config = work.resolve("unknown-nodes-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nleader_election: {enabled: false}\nnode_selector: ['nvidia.com/gpu.present=true']\n" + Bench.LOAD_LIMITS);
