@@ -70,6 +70,14 @@ public interface Devices {
     return OptionalInt.empty();
   }
 
+  /**
+   * A number that moves whenever what {@link #publishedGpus} answers for {@code driver} may have changed (a slice
+   * written or gone, the watch's first list): the GPU limits count a node's GPUs again only when it or this moves.
+   */
+  default long publishedGeneration(String driver) {
+    return 0;
+  }
+
   /** The devices the node publishes in the ResourceSlices of {@code driver}; none on a device-plugin node. */
   List<Device> onNode(String node, String driver) throws ClusterException;
 

@@ -78,6 +78,11 @@ final class Fabric8Devices implements Devices {
   }
 
   @Override
+  public long publishedGeneration(String driver) {
+    return published.generation(driver);
+  }
+
+  @Override
   public List<Device> onNode(String node, String driver) throws ClusterException {
     List<GenericKubernetesResource> slices;
     try {

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,7 @@ final class PublishedGpuWatch implements AutoCloseable {
 
   private final Map<String, Published> bySlice = new ConcurrentHashMap<>();
   private final Map<String, Integer> byNode = new ConcurrentHashMap<>();
+  private final AtomicLong changes = new AtomicLong();
   private final String driver;
   private final SharedIndexInformer<GenericKubernetesResource> informer;
   private volatile boolean absent;
@@ -124,8 +126,14 @@ final class PublishedGpuWatch implements AutoCloseable {
     return gpus == null ? OptionalInt.empty() : OptionalInt.of(gpus);
   }
 
+  /** Moves whenever {@link #on} may answer otherwise: -1 until the first list, then the count of slices written or gone. */
+  long generation() {
+    return informer.hasSynced() ? changes.get() : -1;
+  }
+
   /** Records what a slice publishes now (or, {@code now} null, that it is gone), keeping the node's sum. */
   private synchronized void publish(String slice, Published now) {
+    changes.incrementAndGet();
     Published before = now == null ? bySlice.remove(slice) : bySlice.put(slice, now);
     if (before != null) {
       byNode.computeIfPresent(before.node(), (n, sum) -> sum - before.gpus() == 0 && !hasSlice(n) ? null : sum - before.gpus());

@@ -48,6 +48,12 @@ final class PublishedWatches {
     }).on(node);
   }
 
+  /** A number that moves whenever the driver's watch may answer {@link #gpus} otherwise; no watch yet is one more value. */
+  long generation(String driver) {
+    PublishedGpuWatch w = byDriver.get(driver);
+    return w == null ? -2 : w.generation();
+  }
+
   /** Whether the driver's watch runs. */
   boolean watching(String driver) {
     PublishedGpuWatch w = byDriver.get(driver);

@@ -202,7 +202,7 @@ public final class FleetGate implements SafetyGate {
    */
   public StepLimits.Fleet stepLimits(Duration settle) {
     return new StepLimits.Fleet(replacements(), new GpuBudget(settle, g.limits.maxUnavailableGpus(),
-        g.limits.maxFencedPerNode(), selected::nodes, selected.gpuCounts()));
+        g.limits.maxFencedPerNode(), selected));
   }
 
   /**

@@ -3,19 +3,14 @@ package io.gpuremediator.safety;
 import io.gpuremediator.decision.Reason;
 import io.gpuremediator.decision.Refusal;
 import io.gpuremediator.node.NodeInfo;
-import io.gpuremediator.state.Episode;
-import io.gpuremediator.state.FencedGpu;
 import io.gpuremediator.value.CountOrPercent;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -37,20 +32,29 @@ public final class GpuBudget implements StepLimit {
   private final Duration settle;
   private final CountOrPercent maxUnavailableGpus;
   private final int maxFencedPerNode;
-  private final Supplier<List<NodeInfo>> selected;
-  private final GpuCounts counts;
+  private final GpuTally tally;
 
   /**
    * @param settle how long a place counts on its own before the cache must show the fence
-   * @param selected the nodes of node_selector (whose GPUs a percentage counts)
+   * @param selected the nodes of node_selector (whose GPUs a percentage counts), their GPUs counted by its
+   *     {@link SelectedFleet#gpuCounts}, recounted where they changed
    */
+  public GpuBudget(Duration settle, CountOrPercent maxUnavailableGpus, int maxFencedPerNode, SelectedFleet selected) {
+    this(settle, maxUnavailableGpus, maxFencedPerNode, new GpuTally(selected, selected.gpuCounts()));
+  }
+
+  /** The same over nodes that say nothing of what changed: every count counts them all. */
   public GpuBudget(Duration settle, CountOrPercent maxUnavailableGpus, int maxFencedPerNode, Supplier<List<NodeInfo>> selected,
       GpuCounts counts) {
+    this(settle, maxUnavailableGpus, maxFencedPerNode, new GpuTally(SelectedFleet.countedWhole(selected,
+        new AtomicLong()::incrementAndGet), counts));
+  }
+
+  private GpuBudget(Duration settle, CountOrPercent maxUnavailableGpus, int maxFencedPerNode, GpuTally tally) {
     this.settle = settle;
     this.maxUnavailableGpus = maxUnavailableGpus;
     this.maxFencedPerNode = maxFencedPerNode;
-    this.selected = selected;
-    this.counts = counts;
+    this.tally = tally;
   }
 
   /** The same, counting each node's GPUs from the node alone ({@link GpuCounts#FROM_NODE}). */
@@ -81,7 +85,7 @@ public final class GpuBudget implements StepLimit {
   private synchronized Optional<Refusal> place(String node, String gpu, Instant now, boolean keep) {
     String key = node + "/" + gpu;
     admitted.entrySet().removeIf(e -> e.getValue().plus(settle).isBefore(now));
-    Count c = count(selected.get(), counts);
+    GpuTally.Count c = tally.count();
     if (c.fenced().contains(key)) {
       return Optional.empty();
     }
@@ -124,52 +128,19 @@ public final class GpuBudget implements StepLimit {
 
   @Override
   public List<LimitUsage> usage(Instant now) {
-    return List.of(usage(selected.get(), maxUnavailableGpus, counts));
+    return List.of(usage(tally.count(), maxUnavailableGpus));
   }
 
   /** What {@code safety.max_unavailable_gpus} has used of what it allows, for the page, the API and the metrics. */
   static LimitUsage usage(List<NodeInfo> selected, CountOrPercent maxUnavailableGpus, GpuCounts counts) {
-    Count c = count(selected, counts);
+    return usage(GpuTally.of(selected, counts), maxUnavailableGpus);
+  }
+
+  private static LimitUsage usage(GpuTally.Count c, CountOrPercent maxUnavailableGpus) {
     return new LimitUsage("max_unavailable_gpus", c.used(), maxUnavailableGpus.of(c.total()), "of " + c.total()
         + " GPUs of the selected nodes, fenced or on unavailable nodes (" + maxUnavailableGpus + ")"
         + (c.uncounted().isEmpty() ? "" : "; " + c.uncounted().size() + " node(s) whose GPUs cannot be counted"
             + " (gpu_count_unknown)"));
-  }
-
-  /**
-   * The selected nodes' GPUs, those out (fenced, or on an unavailable node), the fenced ones ({@code node/uuid}) of
-   * nodes in service, and the nodes whose GPUs cannot be counted (all of them; the unavailable among them).
-   */
-  private record Count(int total, int used, Set<String> fenced, List<String> uncounted, List<String> uncountedUnavailable) {}
-
-  private static Count count(List<NodeInfo> selected, GpuCounts counts) {
-    int total = 0;
-    int used = 0;
-    Set<String> fenced = new HashSet<>();
-    List<String> uncounted = new ArrayList<>();
-    List<String> uncountedUnavailable = new ArrayList<>();
-    for (NodeInfo n : selected) {
-      OptionalInt gpus = counts.of(n);
-      if (gpus.isEmpty()) {
-        uncounted.add(n.name());
-      }
-      total += gpus.orElse(0);
-      if (Unavailable.is(n)) {
-        used += gpus.orElse(0);
-        if (gpus.isEmpty()) {
-          uncountedUnavailable.add(n.name());
-        }
-        continue;
-      }
-      for (Episode e : n.ledger().episodes().values()) {
-        for (FencedGpu g : e.fenced()) {
-          if (fenced.add(n.name() + "/" + g.uuid())) {
-            used++;
-          }
-        }
-      }
-    }
-    return new Count(total, used, fenced, uncounted, uncountedUnavailable);
   }
 
   /** The node's fence was written (the cache shows it), failed, or was never written: its places are given back. */

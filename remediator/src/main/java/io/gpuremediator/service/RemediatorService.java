@@ -199,7 +199,8 @@ public final class RemediatorService implements AutoCloseable {
     // The outside ports first: the gate's listener pages through their notifier when the breaker opens.
     outside = OutboundWiring.create(config, vertx, metrics, clock);
     gate = new FleetGate(config.safety().limits(), fleetStore(), SelectedFleet.of(cluster, config.nodeSelector(),
-        GpuCounts.publishedFirst(node -> kube.devices().publishedGpus(node, config.dra().driver()))),
+        GpuCounts.publishedFirst(node -> kube.devices().publishedGpus(node, config.dra().driver()),
+            () -> kube.devices().publishedGeneration(config.dra().driver()))),
         new GateMetrics(metrics, config.safety().page(), () -> outside.ports().notifier()), clock, stateWriter);
     leadership = new Leadership(config.leaderElection(), kube, identity, gate, metrics);
     new LimitsCollector(gate::snapshot).register(registry);
