@@ -63,9 +63,8 @@ final class Scale {
       return "the service's own view of the nodes";
     } else if (type.equals("java.lang.String") || type.equals("[B")) {
       return "strings (names, label and annotation values)";
-    } else if (type.startsWith("java.util.") || type.equals("[Ljava.util.HashMap$Node;")
-        || type.startsWith("[Ljava.util.")) {
-      return "collections (the labels', annotations' and lists' maps and arrays)";
+    } else if (type.startsWith("java.util.") || type.startsWith("[Ljava.util.") || type.equals("[Ljava.lang.Object;")) {
+      return "collections (the labels', annotations' and lists' maps and their arrays)";
     } else if (type.startsWith("io.fabric8.")) {
       return "the fabric8 client's informer and its cache";
     }
