@@ -80,6 +80,9 @@ public final class Bench {
         Files.readString(Path.of("/sys/devices/system/cpu/online")).strip(), cpuModel(), System.getProperty("java.vm.name"),
         System.getProperty("java.version"), STORM, payload.length());
     System.out.println(Calibration.line());
+    System.out.printf(Locale.ROOT, "the latency sections' cluster (all but throughput, fault-to-quarantine, repair, rule-cost,"
+        + " scale and memory): %,d nodes in the emulated API server, %,d of them GPU nodes the service selects"
+        + " (-Dbench.fleet, -Dbench.selected)%n", MockApiServer.FLEET, MockApiServer.SELECTED);
 
     section("throughput", () -> {
       System.out.println("\n== dry-run decision throughput (server JVM alone on core 0, load generator JVM on core 1,"
