@@ -125,7 +125,10 @@ final class DynamicResources {
       terms.add(new String[] {t[0].strip(), t[1].strip(), negated ? "!" : ""});
     }
     JsonNode all = read.apply(path.replaceAll("([?&])fieldSelector=[^&]*&?", "$1").replaceAll("[?&]$", ""));
-    ObjectNode list = all == null ? null : ((ObjectNode) all).deepCopy();
+    ObjectNode list = all == null ? null : JSON.createObjectNode();
+    if (list != null) {
+      all.fields().forEachRemaining(f -> list.set(f.getKey(), f.getValue())); // the list's own fields; its items below
+    }
     ArrayNode kept = list == null ? null : list.putArray("items");
     for (JsonNode slice : all == null ? List.<JsonNode>of() : iterable(all.path("items"))) {
       boolean selected = true;
