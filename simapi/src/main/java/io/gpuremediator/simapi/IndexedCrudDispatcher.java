@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.crud.CrudDispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
-import java.lang.reflect.Field;
 import java.net.HttpURLConnection;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -38,10 +37,10 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
   IndexedCrudDispatcher() {
     super(Collections.emptyList());
-    write(CrudDispatcher.class, "map", store);
-    lock = (ReadWriteLock) read(KubernetesCrudDispatcher.class, "lock");
-    resourceVersion = (AtomicLong) read(KubernetesCrudDispatcher.class, "resourceVersion");
-    crds = (CustomResourceDefinitionProcessor) read(KubernetesCrudDispatcher.class, "crdProcessor");
+    MockInternals.write(CrudDispatcher.class, this, "map", store);
+    lock = (ReadWriteLock) MockInternals.read(KubernetesCrudDispatcher.class, this, "lock");
+    resourceVersion = (AtomicLong) MockInternals.read(KubernetesCrudDispatcher.class, this, "resourceVersion");
+    crds = (CustomResourceDefinitionProcessor) MockInternals.read(KubernetesCrudDispatcher.class, this, "crdProcessor");
   }
 
   /** The lock every write of the store holds. */
@@ -54,8 +53,8 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     if (watch(path)) {
       return super.handleGet(path);
     }
-    return locked(lock.readLock(), () -> answer(attributeExtractor.fromPath(path), path, matching(attributeExtractor
-        .fromPath(path)), false));
+    AttributeSet query = attributeExtractor.fromPath(path);
+    return locked(lock.readLock(), () -> answer(query, path, matching(query), false));
   }
 
   @Override
@@ -133,26 +132,6 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
       return body.get();
     } finally {
       lock.unlock();
-    }
-  }
-
-  private Object read(Class<?> type, String field) {
-    try {
-      Field f = type.getDeclaredField(field);
-      f.setAccessible(true);
-      return f.get(this);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the mock keeps no " + field + " where this fabric8 version was read", e);
-    }
-  }
-
-  private void write(Class<?> type, String field, Object value) {
-    try {
-      Field f = type.getDeclaredField(field);
-      f.setAccessible(true);
-      f.set(this, value);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the mock keeps no " + field + " where this fabric8 version was read", e);
     }
   }
 }

@@ -20,13 +20,7 @@ final class MockInternals {
   /** Puts an {@link IndexedCrudDispatcher} in the place of the mixed dispatcher's own CRUD dispatcher, before any request. */
   MockInternals(KubernetesMixedDispatcher mixed) {
     store = new IndexedCrudDispatcher();
-    try {
-      Field f = KubernetesMixedDispatcher.class.getDeclaredField("kubernetesCrudDispatcher");
-      f.setAccessible(true);
-      f.set(mixed, store);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the mock keeps no kubernetesCrudDispatcher where this fabric8 version was read", e);
-    }
+    write(KubernetesMixedDispatcher.class, mixed, "kubernetesCrudDispatcher", store);
     lock = store.lock();
     watches = (Set<?>) read(KubernetesCrudDispatcher.class, store, "watchEventListeners");
   }
@@ -50,11 +44,23 @@ final class MockInternals {
     }
   }
 
-  private static Object read(Class<?> type, Object owner, String field) {
+  /** A field the mock keeps private, read. */
+  static Object read(Class<?> type, Object owner, String field) {
     try {
       Field f = type.getDeclaredField(field);
       f.setAccessible(true);
       return f.get(owner);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the mock keeps no " + field + " where this fabric8 version was read", e);
+    }
+  }
+
+  /** A field the mock keeps private (final, set once by its constructor), set before any request reads it. */
+  static void write(Class<?> type, Object owner, String field, Object value) {
+    try {
+      Field f = type.getDeclaredField(field);
+      f.setAccessible(true);
+      f.set(owner, value);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("the mock keeps no " + field + " where this fabric8 version was read", e);
     }
