@@ -61,7 +61,7 @@ final class LatencyUnderLoad {
             .withNewSpec().withNodeName(MockApiServer.nodeName(i)).addNewContainer().withName("c").withImage("img")
             .endContainer().endSpec().withNewStatus().withPhase("Running").endStatus().build());
       }
-      api.preloadPods("batch", pods); // created one at a time, each create scans the emulated store: minutes
+      api.preloadPods("batch", pods); // straight into the store, as the fleet: no request, no watch event each
       Path config = work.resolve("under-load-remediator.yaml");
       Files.writeString(config, "listen: 127.0.0.1:0\nauth: {insecure_no_auth: true}\nplaybooks: [" + playbooks.toAbsolutePath()
           + "]\nleader_election: {enabled: false}\nnode_selector: nvidia.com/gpu.present=true\nsafety: {max_unavailable: 100%,"

@@ -193,8 +193,9 @@ public final class EmulatedApiServer extends Dispatcher implements AutoCloseable
 
   /**
    * Puts objects straight into the store under their collection's path ({@code /api/v1/nodes}), as a restored etcd
-   * holds them: no request, no watch event. For fleets of tens of thousands of nodes, which the mock would take hours
-   * to create one request at a time (each create scans the whole store). Call it before any client watches. The mock keeps its store private ({@link MockInternals}).
+   * holds them: no request, no watch event. For fleets of tens of thousands of nodes, each of which a create would cost
+   * a request, a resourceVersion and a watch event. Call it before any client watches. The mock keeps its store private
+   * ({@link MockInternals}).
    */
   public void preload(String collectionPath, List<? extends HasMetadata> objects) {
     IndexedCrudDispatcher store = internals.store();
